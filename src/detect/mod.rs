@@ -1,0 +1,89 @@
+//! The detection engine: a pure library (no I/O, no async) that finds personal data in text.
+//!
+//! Design, after Presidio's analyzer: one [`Recognizer`] per entity type, all behind one trait,
+//! registered in [`recognizers::all`]. [`Detector::detect`] builds a [`Text`] (the original plus an
+//! offset-preserving *matching view*, entities.md §1.2), lets every recognizer add [`Candidate`]s,
+//! then resolves overlaps (§1.7) and converts byte offsets into the code-point offsets that the API
+//! promises. Validators (Luhn, mod-97, …) are pure functions in [`validate`].
+//!
+//! A [`Detector`] is built once at start-up and shared across threads (`Send + Sync`).
+
+mod entity;
+pub mod recognizers;
+mod resolve;
+mod text;
+pub mod validate;
+
+pub use entity::EntityType;
+pub use text::Text;
+
+/// A detected entity, offsets in code points into the submitted text, `end` exclusive.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Finding {
+    pub entity_type: EntityType,
+    pub start: usize,
+    pub end: usize,
+    pub score: f32,
+    /// True only when a check-digit algorithm confirmed the value (IBAN, card, Steuer-ID, SV-Nr).
+    pub validated: bool,
+}
+
+/// What a recognizer proposes: byte offsets into [`Text::view`] (which are also valid byte
+/// offsets into nothing else — [`Detector`] converts them to code points).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Candidate {
+    pub entity_type: EntityType,
+    pub start: usize,
+    pub end: usize,
+    pub score: f32,
+    pub validated: bool,
+}
+
+/// One recognizer per entity type (a type may also be proposed by others, e.g. a container).
+pub trait Recognizer: Send + Sync {
+    /// The type this recognizer is responsible for.
+    fn entity_type(&self) -> EntityType;
+    /// Append candidates found in `text` to `out`. Must not panic on any input.
+    fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>);
+}
+
+/// Score below which a candidate is dropped (entities.md §1.6).
+pub const DEFAULT_THRESHOLD: f32 = 0.5;
+
+/// The engine: every registered recognizer plus overlap resolution.
+pub struct Detector {
+    recognizers: Vec<Box<dyn Recognizer>>,
+    threshold: f32,
+}
+
+impl Detector {
+    /// All recognizers of [`recognizers::all`], default threshold.
+    pub fn new() -> Detector {
+        Detector::with_recognizers(recognizers::all())
+    }
+
+    pub fn with_recognizers(recognizers: Vec<Box<dyn Recognizer>>) -> Detector {
+        Detector {
+            recognizers,
+            threshold: DEFAULT_THRESHOLD,
+        }
+    }
+
+    /// Findings sorted by `start`, never overlapping, offsets in code points.
+    pub fn detect(&self, input: &str) -> Vec<Finding> {
+        let text = Text::new(input);
+        let mut candidates = Vec::new();
+        for recognizer in &self.recognizers {
+            recognizer.recognize(&text, &mut candidates);
+        }
+        candidates.retain(|c| c.score >= self.threshold && c.start < c.end);
+        let accepted = resolve::resolve_overlaps(candidates);
+        text.to_findings(accepted)
+    }
+}
+
+impl Default for Detector {
+    fn default() -> Self {
+        Detector::new()
+    }
+}

@@ -1,0 +1,89 @@
+//! Overlap resolution (entities.md §1.7): containers first, then a greedy pass in order of
+//! validated → score → length → type priority → start.
+
+use super::{Candidate, EntityType};
+
+/// Returns non-overlapping candidates sorted by `start`.
+pub fn resolve_overlaps(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
+    absorb_into_containers(&mut candidates);
+    candidates.sort_by(|a, b| {
+        b.validated
+            .cmp(&a.validated)
+            .then(b.score.total_cmp(&a.score))
+            .then((b.end - b.start).cmp(&(a.end - a.start)))
+            .then(b.entity_type.priority().cmp(&a.entity_type.priority()))
+            .then(a.start.cmp(&b.start))
+    });
+    let mut accepted: Vec<Candidate> = Vec::with_capacity(candidates.len());
+    for c in candidates {
+        if accepted
+            .iter()
+            .all(|a| c.end <= a.start || a.end <= c.start)
+        {
+            accepted.push(c);
+        }
+    }
+    accepted.sort_by_key(|c| c.start);
+    accepted
+}
+
+/// URLs and e-mail addresses swallow every candidate that lies completely inside them.
+fn absorb_into_containers(candidates: &mut Vec<Candidate>) {
+    let containers: Vec<(usize, usize)> = candidates
+        .iter()
+        .filter(|c| matches!(c.entity_type, EntityType::Url | EntityType::EmailAddress))
+        .map(|c| (c.start, c.end))
+        .collect();
+    if containers.is_empty() {
+        return;
+    }
+    candidates.retain(|c| {
+        matches!(c.entity_type, EntityType::Url | EntityType::EmailAddress)
+            || !containers.iter().any(|&(s, e)| s <= c.start && c.end <= e)
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cand(t: EntityType, start: usize, end: usize, score: f32, validated: bool) -> Candidate {
+        Candidate {
+            entity_type: t,
+            start,
+            end,
+            score,
+            validated,
+        }
+    }
+
+    #[test]
+    fn validated_beats_longer_pattern_only() {
+        let out = resolve_overlaps(vec![
+            cand(EntityType::PhoneNumber, 0, 30, 0.9, false),
+            cand(EntityType::Iban, 5, 27, 0.8, true),
+        ]);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].entity_type, EntityType::Iban);
+    }
+
+    #[test]
+    fn container_absorbs_inner_candidates() {
+        let out = resolve_overlaps(vec![
+            cand(EntityType::IpAddress, 7, 15, 0.95, false),
+            cand(EntityType::Url, 0, 20, 0.6, false),
+        ]);
+        assert_eq!(out, vec![cand(EntityType::Url, 0, 20, 0.6, false)]);
+    }
+
+    #[test]
+    fn output_sorted_and_disjoint() {
+        let out = resolve_overlaps(vec![
+            cand(EntityType::Date, 20, 30, 0.7, false),
+            cand(EntityType::Person, 0, 5, 0.7, false),
+            cand(EntityType::Location, 25, 35, 0.6, false),
+        ]);
+        assert_eq!(out.len(), 2);
+        assert!(out[0].end <= out[1].start);
+    }
+}

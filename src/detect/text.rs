@@ -1,0 +1,111 @@
+//! The text model: the original input, an offset-preserving matching view, and the conversion
+//! from byte offsets (what `regex` reports) to code-point offsets (what the API promises).
+
+use std::borrow::Cow;
+
+use super::{Candidate, Finding};
+
+/// Input text prepared for matching.
+pub struct Text<'a> {
+    original: &'a str,
+    /// Same code points as `original`, except typographic variants folded to ASCII
+    /// (entities.md §1.2): protected spaces → space, dashes → `-`, fraction slashes → `/`.
+    view: Cow<'a, str>,
+}
+
+impl<'a> Text<'a> {
+    pub fn new(original: &'a str) -> Text<'a> {
+        let needs_fold = original.chars().any(|c| fold(c) != c);
+        let view = if needs_fold {
+            Cow::Owned(original.chars().map(fold).collect())
+        } else {
+            Cow::Borrowed(original)
+        };
+        Text { original, view }
+    }
+
+    pub fn original(&self) -> &'a str {
+        self.original
+    }
+
+    /// The matching view; candidates carry byte offsets into this string.
+    pub fn view(&self) -> &str {
+        &self.view
+    }
+
+    /// Converts accepted candidates (sorted by start, byte offsets into the view) into findings
+    /// with code-point offsets, in one pass over the view.
+    pub fn to_findings(&self, sorted: Vec<Candidate>) -> Vec<Finding> {
+        let mut boundaries: Vec<usize> = Vec::with_capacity(sorted.len() * 2);
+        for c in &sorted {
+            boundaries.push(c.start);
+            boundaries.push(c.end);
+        }
+        let chars = byte_to_char_offsets(&self.view, &boundaries);
+        sorted
+            .iter()
+            .zip(chars.chunks_exact(2))
+            .map(|(c, se)| Finding {
+                entity_type: c.entity_type,
+                start: se[0],
+                end: se[1],
+                score: c.score.clamp(0.0, 1.0),
+                validated: c.validated,
+            })
+            .collect()
+    }
+}
+
+/// Maps each byte offset of the non-decreasing list `byte_offsets` to its code-point offset,
+/// counting the bytes that start a code point (all but UTF-8 continuation bytes).
+pub fn byte_to_char_offsets(s: &str, byte_offsets: &[usize]) -> Vec<usize> {
+    let bytes = s.as_bytes();
+    let (mut at_byte, mut at_char) = (0usize, 0usize);
+    byte_offsets
+        .iter()
+        .map(|&b| {
+            let b = b.min(bytes.len());
+            if b < at_byte {
+                (at_byte, at_char) = (0, 0);
+            }
+            at_char += bytes[at_byte..b]
+                .iter()
+                .filter(|&&x| x & 0xC0 != 0x80)
+                .count();
+            at_byte = b;
+            at_char
+        })
+        .collect()
+}
+
+fn fold(c: char) -> char {
+    match c {
+        '\u{00A0}' | '\u{202F}' | '\u{2009}' | '\u{2007}' => ' ',
+        '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2212}' => '-',
+        '\u{FF0B}' => '+',
+        '\u{2215}' | '\u{2044}' => '/',
+        c => c,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_offsets_become_code_points() {
+        let s = "Grüße an ä";
+        // "Grüße" is 5 code points, 7 bytes.
+        assert_eq!(
+            byte_to_char_offsets(s, &[0, 7, 8, s.len()]),
+            vec![0, 5, 6, 10]
+        );
+    }
+
+    #[test]
+    fn view_keeps_code_point_count() {
+        let t = Text::new("DE89\u{00A0}3704\u{2013}x");
+        assert_eq!(t.view(), "DE89 3704-x");
+        assert_eq!(t.view().chars().count(), t.original().chars().count());
+    }
+}

@@ -1,0 +1,26 @@
+//! Tarnkappe — a privacy proxy for LLM traffic.
+//!
+//! One process, two doors, one core:
+//!
+//! - [`detect`] — the detection engine, a pure library: 13 German-first entity types, one
+//!   recognizer each, validators as pure functions, overlap resolution.
+//! - [`tokens`] — reversible replacement: `[[PREFIX_n]]` tokens, the anonymize result with its
+//!   stats, and the restorer.
+//! - [`vault`] — sessions: AES-256-GCM sealing bound to session id and tenant, and the stores
+//!   that keep only ciphertext.
+//! - [`api`] — the REST API `/api/v1` (api.md), thin over `tokens` and `vault`.
+//! - [`proxy`] — pingora's `ProxyHttp`: local routes go to `api`, everything else is an LLM
+//!   exchange rewritten per wire format.
+//! - [`config`] — `proxy.toml` plus environment → one validated [`config::Config`].
+//! - [`app`] and [`server`] — the shared state and the pingora server around it.
+//!
+//! `architecture.md` in the shared docs draws the same picture.
+
+pub mod api;
+pub mod app;
+pub mod config;
+pub mod detect;
+pub mod proxy;
+pub mod server;
+pub mod tokens;
+pub mod vault;

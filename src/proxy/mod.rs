@@ -1,0 +1,66 @@
+//! The one `ProxyHttp` implementation: local routes (REST API, web page) are answered in
+//! `request_filter`; everything else is an LLM exchange, anonymized on the way up and restored
+//! on the way down.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use pingora::prelude::*;
+use pingora::proxy::{ProxyHttp, Session};
+
+use crate::api;
+use crate::app::App;
+
+pub struct Gateway {
+    app: Arc<App>,
+}
+
+impl Gateway {
+    pub fn new(app: Arc<App>) -> Gateway {
+        Gateway { app }
+    }
+}
+
+/// Per-request state.
+#[derive(Default)]
+pub struct RequestCtx {}
+
+/// Paths served by this process itself, never proxied.
+pub fn is_local_path(path: &str) -> bool {
+    path == "/"
+        || path == "/openapi.json"
+        || path == "/metrics"
+        || path == "/api/v1"
+        || path.starts_with("/api/v1/")
+}
+
+#[async_trait]
+impl ProxyHttp for Gateway {
+    type CTX = RequestCtx;
+
+    fn new_ctx(&self) -> RequestCtx {
+        RequestCtx::default()
+    }
+
+    async fn request_filter(&self, session: &mut Session, _ctx: &mut RequestCtx) -> Result<bool> {
+        let path = session.req_header().uri.path().to_owned();
+        if is_local_path(&path) {
+            api::serve(session, &self.app).await?;
+            return Ok(true);
+        }
+        let body = serde_json::json!({"error": {"message": "No proxy route matches this path.", "type": "invalid_request_error", "code": "no_route"}});
+        api::respond_json(session, 404, &body).await?;
+        Ok(true)
+    }
+
+    async fn upstream_peer(
+        &self,
+        _session: &mut Session,
+        _ctx: &mut RequestCtx,
+    ) -> Result<Box<HttpPeer>> {
+        Err(Error::explain(
+            ErrorType::InternalError,
+            "no upstream selected",
+        ))
+    }
+}

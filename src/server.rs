@@ -1,0 +1,52 @@
+//! Assembles the pingora `Server`: one HTTP service on the configured listener whose
+//! `ProxyHttp` is [`Gateway`].
+
+use std::sync::Arc;
+
+use pingora::server::configuration::ServerConf;
+use pingora::server::{RunArgs, Server, ShutdownSignalWatch};
+
+use crate::app::{App, StartError};
+use crate::proxy::Gateway;
+
+/// Builds a ready-to-run server for `app`.
+pub fn build(app: Arc<App>) -> Result<Server, StartError> {
+    let config = &app.config;
+    let addr = config
+        .listen_addr()
+        .map_err(|e| StartError(e.to_string()))?;
+    let conf = ServerConf {
+        threads: config.server.threads.max(1),
+        grace_period_seconds: Some(config.server.grace_period_seconds),
+        graceful_shutdown_timeout_seconds: Some(config.server.grace_period_seconds.max(1)),
+        ca_file: config.upstream.ca_file.clone(),
+        ..ServerConf::default()
+    };
+    let mut server = Server::new_with_opt_and_conf(None, conf);
+    server.bootstrap();
+    let mut service = pingora::proxy::http_proxy_service_with_name(
+        &server.configuration,
+        Gateway::new(app),
+        "tarnkappe",
+    );
+    service.add_tcp(&addr.to_string());
+    server.add_service(service);
+    Ok(server)
+}
+
+/// Runs until SIGTERM (graceful) or SIGINT (immediate).
+pub fn run(app: Arc<App>) -> Result<(), StartError> {
+    build(app)?.run(RunArgs::default());
+    Ok(())
+}
+
+/// Runs until `shutdown` fires; for embedding in tests and benches.
+pub fn run_with_signal(
+    app: Arc<App>,
+    shutdown: Box<dyn ShutdownSignalWatch>,
+) -> Result<(), StartError> {
+    build(app)?.run(RunArgs {
+        shutdown_signal: shutdown,
+    });
+    Ok(())
+}

@@ -1,0 +1,228 @@
+use serde::Serialize;
+
+use super::{MappingEntry, Restorer, TokenTable};
+use crate::detect::{Detector, EntityType, Finding};
+
+/// One replaced finding, as `POST /anonymize` reports it (offsets in code points).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Entity {
+    pub entity_type: EntityType,
+    pub start: usize,
+    pub end: usize,
+    pub score: f64,
+    pub token: String,
+    pub text: String,
+}
+
+/// `stats` of api.md, all integers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Stats {
+    #[serde(rename = "entityCount")]
+    pub entity_count: usize,
+    #[serde(rename = "uniqueTokens")]
+    pub unique_tokens: usize,
+    #[serde(rename = "anonymizationRate")]
+    pub anonymization_rate: u32,
+    #[serde(rename = "dataLoss")]
+    pub data_loss: u32,
+}
+
+/// The result of anonymizing one text (without the session id, which the API adds).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Anonymized {
+    pub anonymized_text: String,
+    pub entities: Vec<Entity>,
+    pub mapping: Vec<MappingEntry>,
+    pub stats: Stats,
+}
+
+/// Detects and replaces personal data in `text` with a fresh token table.
+pub fn anonymize(detector: &Detector, text: &str) -> Anonymized {
+    let findings = detector.detect(text);
+    let mut table = TokenTable::new();
+    let (anonymized_text, entities) = anonymize_findings(&mut table, text, &findings);
+    let mapping = table.into_entries();
+    let stats = stats(text, &anonymized_text, &entities, &mapping);
+    Anonymized {
+        anonymized_text,
+        entities,
+        mapping,
+        stats,
+    }
+}
+
+/// Replaces `findings` (sorted, disjoint, code-point offsets into `text`) by tokens from `table`.
+/// Tokens are issued in order of appearance. Findings out of bounds or overlapping a previous
+/// one are skipped rather than trusted.
+pub fn anonymize_findings(
+    table: &mut TokenTable,
+    text: &str,
+    findings: &[Finding],
+) -> (String, Vec<Entity>) {
+    let byte_at = char_to_byte_offsets(text, findings);
+    let mut out = String::with_capacity(text.len());
+    let mut entities = Vec::with_capacity(findings.len());
+    let mut copied_to = 0;
+    for (f, &(start, end)) in findings.iter().zip(&byte_at) {
+        let (Some(start), Some(end)) = (start, end) else {
+            continue;
+        };
+        if start < copied_to || end <= start {
+            continue;
+        }
+        let value = &text[start..end];
+        let token = table.token_for(f.entity_type, value).to_owned();
+        out.push_str(&text[copied_to..start]);
+        out.push_str(&token);
+        copied_to = end;
+        entities.push(Entity {
+            entity_type: f.entity_type,
+            start: f.start,
+            end: f.end,
+            score: round_score(f.score),
+            token,
+            text: value.to_owned(),
+        });
+    }
+    out.push_str(&text[copied_to..]);
+    (out, entities)
+}
+
+fn stats(text: &str, anonymized: &str, entities: &[Entity], mapping: &[MappingEntry]) -> Stats {
+    let total = text.chars().count();
+    let covered: usize = entities.iter().map(|e| e.end - e.start).sum();
+    let restored = Restorer::new(mapping.iter().map(|m| (m.token.as_str(), m.value.as_str())))
+        .restore(anonymized);
+    Stats {
+        entity_count: entities.len(),
+        unique_tokens: mapping.len(),
+        anonymization_rate: percent(covered, total),
+        data_loss: percent(lost_code_points(text, &restored), total),
+    }
+}
+
+/// Code points of `original` that `restored` does not reproduce: everything between the common
+/// prefix and the common suffix. Zero exactly when the round trip is byte-exact.
+fn lost_code_points(original: &str, restored: &str) -> usize {
+    if original == restored {
+        return 0;
+    }
+    let prefix = original
+        .chars()
+        .zip(restored.chars())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let total = original.chars().count();
+    let suffix = original
+        .chars()
+        .rev()
+        .zip(restored.chars().rev())
+        .take_while(|(a, b)| a == b)
+        .count()
+        .min(total - prefix);
+    (total - prefix - suffix).max(1)
+}
+
+fn percent(part: usize, total: usize) -> u32 {
+    if total == 0 {
+        return 0;
+    }
+    ((100.0 * part as f64 / total as f64).round() as u32).min(100)
+}
+
+/// Scores travel as f64 rounded to 2 decimals, so `0.85` is not printed as `0.8500000238`.
+fn round_score(score: f32) -> f64 {
+    (f64::from(score) * 100.0).round() / 100.0
+}
+
+/// Byte offsets of each finding's code-point start and end (None when out of bounds), computed
+/// in one pass because findings are sorted.
+fn char_to_byte_offsets(text: &str, findings: &[Finding]) -> Vec<(Option<usize>, Option<usize>)> {
+    let mut wanted: Vec<usize> = findings.iter().flat_map(|f| [f.start, f.end]).collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let mut map = std::collections::HashMap::with_capacity(wanted.len());
+    let mut want = wanted.iter().peekable();
+    for (ci, (bi, _)) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')).map(|x| x))
+        .enumerate()
+    {
+        while let Some(&&w) = want.peek() {
+            if w == ci {
+                map.insert(w, bi);
+                want.next();
+            } else if w < ci {
+                want.next();
+            } else {
+                break;
+            }
+        }
+        if want.peek().is_none() {
+            break;
+        }
+    }
+    findings
+        .iter()
+        .map(|f| (map.get(&f.start).copied(), map.get(&f.end).copied()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(t: EntityType, start: usize, end: usize) -> Finding {
+        Finding {
+            entity_type: t,
+            start,
+            end,
+            score: 0.9,
+            validated: false,
+        }
+    }
+
+    #[test]
+    fn replaces_in_code_points_and_reports_stats() {
+        let text = "Grüße an Jörg, Jörg!";
+        let findings = [
+            finding(EntityType::Person, 9, 13),
+            finding(EntityType::Person, 15, 19),
+        ];
+        let mut table = TokenTable::new();
+        let (out, entities) = anonymize_findings(&mut table, text, &findings);
+        assert_eq!(out, "Grüße an [[NAME_1]], [[NAME_1]]!");
+        assert_eq!(entities[1].text, "Jörg");
+        let s = stats(text, &out, &entities, table.entries());
+        assert_eq!(
+            (
+                s.entity_count,
+                s.unique_tokens,
+                s.anonymization_rate,
+                s.data_loss
+            ),
+            (2, 1, 40, 0)
+        );
+    }
+
+    #[test]
+    fn lost_code_points_counts_the_difference() {
+        assert_eq!(lost_code_points("abcdef", "abcdef"), 0);
+        assert_eq!(lost_code_points("abcdef", "abXYef"), 2);
+        assert_eq!(lost_code_points("aa", "aaa"), 1);
+    }
+
+    #[test]
+    fn empty_text_has_zero_rates() {
+        let a = anonymize(&Detector::new(), "");
+        assert_eq!(
+            a.stats,
+            Stats {
+                entity_count: 0,
+                unique_tokens: 0,
+                anonymization_rate: 0,
+                data_loss: 0
+            }
+        );
+    }
+}

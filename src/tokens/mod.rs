@@ -1,0 +1,20 @@
+//! Tokens: the reversible replacement of findings by `[[PREFIX_n]]` and the way back.
+//!
+//! - [`TokenTable`] assigns tokens: per prefix, numbered in order of first appearance, the same
+//!   exact value of the same type always gets the same token, numbers already used by literal
+//!   tokens in the input are skipped.
+//! - [`anonymize`] turns findings into the API's result (anonymized text, entities, mapping,
+//!   stats — `dataLoss` computed by a real round trip).
+//! - [`Restorer`] puts values back: only known tokens are replaced, everything else stays.
+//!
+//! Used by both doors of the process, the REST API and the LLM proxy.
+
+mod anonymize;
+mod reserved;
+mod restore;
+mod table;
+
+pub use anonymize::{anonymize, anonymize_findings, Anonymized, Entity, Stats};
+pub use reserved::{contains_reserved_token, reserved_tokens};
+pub use restore::Restorer;
+pub use table::{MappingEntry, TokenTable};

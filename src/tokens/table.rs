@@ -1,0 +1,119 @@
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+
+use super::reserved::reserved_tokens;
+use crate::detect::EntityType;
+
+/// One row of the mapping: which token stands for which original value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MappingEntry {
+    pub token: String,
+    pub entity_type: EntityType,
+    pub value: String,
+}
+
+/// Assigns tokens to (type, value) pairs. One table per anonymized text (API) or per proxied
+/// exchange (proxy), so numbering is consistent across all text fields of one request.
+#[derive(Debug, Default, Clone)]
+pub struct TokenTable {
+    index: HashMap<(EntityType, String), usize>,
+    entries: Vec<MappingEntry>,
+    next_number: HashMap<EntityType, u64>,
+    /// Literal tokens present in the input; their numbers are never issued again.
+    taken: HashSet<String>,
+}
+
+impl TokenTable {
+    pub fn new() -> TokenTable {
+        TokenTable::default()
+    }
+
+    /// Marks every literal `[[PREFIX_n]]` in `text` as taken, so new numbers skip them.
+    pub fn reserve_literal_tokens(&mut self, text: &str) {
+        for (_, token) in reserved_tokens(text) {
+            self.taken.insert(token.to_owned());
+        }
+    }
+
+    /// The token for `value` of type `entity_type`, issuing a new one on first sight.
+    pub fn token_for(&mut self, entity_type: EntityType, value: &str) -> &str {
+        let key = (entity_type, value.to_owned());
+        let idx = match self.index.get(&key) {
+            Some(&idx) => idx,
+            None => {
+                let token = self.next_token(entity_type);
+                self.entries.push(MappingEntry {
+                    token,
+                    entity_type,
+                    value: key.1.clone(),
+                });
+                self.index.insert(key, self.entries.len() - 1);
+                self.entries.len() - 1
+            }
+        };
+        &self.entries[idx].token
+    }
+
+    /// The token already issued for this value, if any.
+    pub fn lookup(&self, entity_type: EntityType, value: &str) -> Option<&str> {
+        self.index
+            .get(&(entity_type, value.to_owned()))
+            .map(|&i| self.entries[i].token.as_str())
+    }
+
+    /// Rows in order of issue.
+    pub fn entries(&self) -> &[MappingEntry] {
+        &self.entries
+    }
+
+    pub fn into_entries(self) -> Vec<MappingEntry> {
+        self.entries
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    fn next_token(&mut self, entity_type: EntityType) -> String {
+        let counter = self.next_number.entry(entity_type).or_insert(0);
+        loop {
+            *counter += 1;
+            let token = format!("[[{}_{}]]", entity_type.token_prefix(), counter);
+            if !self.taken.contains(&token) {
+                return token;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbering_is_per_prefix_and_stable() {
+        let mut t = TokenTable::new();
+        assert_eq!(t.token_for(EntityType::Person, "Anna"), "[[NAME_1]]");
+        assert_eq!(t.token_for(EntityType::Iban, "DE89"), "[[IBAN_1]]");
+        assert_eq!(t.token_for(EntityType::Person, "Ben"), "[[NAME_2]]");
+        assert_eq!(t.token_for(EntityType::Person, "Anna"), "[[NAME_1]]");
+        assert_eq!(t.entries().len(), 3);
+    }
+
+    #[test]
+    fn same_value_other_type_gets_other_token() {
+        let mut t = TokenTable::new();
+        let a = t.token_for(EntityType::Person, "Essen").to_owned();
+        let b = t.token_for(EntityType::Location, "Essen").to_owned();
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn literal_tokens_are_skipped() {
+        let mut t = TokenTable::new();
+        t.reserve_literal_tokens("schon da: [[NAME_1]] und [[NAME_3]]");
+        assert_eq!(t.token_for(EntityType::Person, "Anna"), "[[NAME_2]]");
+        assert_eq!(t.token_for(EntityType::Person, "Ben"), "[[NAME_4]]");
+    }
+}

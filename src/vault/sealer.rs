@@ -1,0 +1,201 @@
+use aes_gcm::aead::{Aead, KeyInit, OsRng, Payload};
+use aes_gcm::{AeadCore, Aes256Gcm, Nonce};
+
+/// Record layout: `version (1) | key id (1) | nonce (12) | ciphertext + tag (16)`.
+const VERSION: u8 = 1;
+const HEADER: usize = 2 + 12;
+
+/// One AES-256 key with the id that records sealed under it carry.
+#[derive(Clone)]
+pub struct SealingKey {
+    pub id: u8,
+    pub key: [u8; 32],
+}
+
+impl std::fmt::Debug for SealingKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SealingKey {{ id: {}, key: <redacted> }}", self.id)
+    }
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum OpenError {
+    #[error("record is malformed")]
+    Malformed,
+    #[error("record was sealed with an unknown key id")]
+    UnknownKey,
+    #[error("record failed authentication")]
+    Forged,
+}
+
+/// Seals and opens session records. The newest key (highest id) seals; every key opens.
+pub struct Sealer {
+    keys: Vec<(u8, Aes256Gcm)>,
+    sealing: usize,
+}
+
+impl Sealer {
+    /// `keys` must not be empty; the key with the highest id seals.
+    pub fn new(keys: &[SealingKey]) -> Option<Sealer> {
+        let sealing_id = keys.iter().map(|k| k.id).max()?;
+        let keys: Vec<(u8, Aes256Gcm)> = keys
+            .iter()
+            .map(|k| (k.id, Aes256Gcm::new((&k.key).into())))
+            .collect();
+        let sealing = keys.iter().position(|(id, _)| *id == sealing_id)?;
+        Some(Sealer { keys, sealing })
+    }
+
+    /// A sealer with one random key, for processes without a configured key.
+    pub fn random() -> Sealer {
+        let key: [u8; 32] = Aes256Gcm::generate_key(&mut OsRng).into();
+        Sealer::new(&[SealingKey { id: 1, key }]).expect("one key")
+    }
+
+    pub fn seal(&self, session_id: &str, tenant: &str, plaintext: &[u8]) -> Vec<u8> {
+        let (key_id, cipher) = &self.keys[self.sealing];
+        let nonce = Aes256Gcm::generate_nonce(&mut OsRng);
+        let aad = associated_data(*key_id, session_id, tenant);
+        let ciphertext = cipher
+            .encrypt(
+                &nonce,
+                Payload {
+                    msg: plaintext,
+                    aad: &aad,
+                },
+            )
+            .expect("AES-GCM encryption of an in-memory buffer cannot fail");
+        let mut out = Vec::with_capacity(HEADER + ciphertext.len());
+        out.push(VERSION);
+        out.push(*key_id);
+        out.extend_from_slice(&nonce);
+        out.extend_from_slice(&ciphertext);
+        out
+    }
+
+    pub fn open(
+        &self,
+        session_id: &str,
+        tenant: &str,
+        record: &[u8],
+    ) -> Result<Vec<u8>, OpenError> {
+        if record.len() < HEADER + 16 || record[0] != VERSION {
+            return Err(OpenError::Malformed);
+        }
+        let key_id = record[1];
+        let (_, cipher) = self
+            .keys
+            .iter()
+            .find(|(id, _)| *id == key_id)
+            .ok_or(OpenError::UnknownKey)?;
+        let nonce = Nonce::from_slice(&record[2..HEADER]);
+        let aad = associated_data(key_id, session_id, tenant);
+        cipher
+            .decrypt(
+                nonce,
+                Payload {
+                    msg: &record[HEADER..],
+                    aad: &aad,
+                },
+            )
+            .map_err(|_| OpenError::Forged)
+    }
+}
+
+/// Binds a record to its format version, key id, session id and tenant. Lengths are prefixed so
+/// that no two (id, tenant) pairs share an encoding.
+fn associated_data(key_id: u8, session_id: &str, tenant: &str) -> Vec<u8> {
+    let mut aad = Vec::with_capacity(16 + session_id.len() + tenant.len());
+    aad.extend_from_slice(b"tarnkappe-session");
+    aad.push(VERSION);
+    aad.push(key_id);
+    for part in [session_id, tenant] {
+        aad.extend_from_slice(&(part.len() as u32).to_be_bytes());
+        aad.extend_from_slice(part.as_bytes());
+    }
+    aad
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sealer() -> Sealer {
+        Sealer::new(&[SealingKey {
+            id: 7,
+            key: [42; 32],
+        }])
+        .unwrap()
+    }
+
+    #[test]
+    fn round_trip() {
+        let s = sealer();
+        let rec = s.seal("id-1", "tenant-a", b"secret mapping");
+        assert_eq!(s.open("id-1", "tenant-a", &rec).unwrap(), b"secret mapping");
+        assert!(!rec.windows(6).any(|w| w == b"secret"));
+    }
+
+    #[test]
+    fn tampered_ciphertext_fails() {
+        let s = sealer();
+        let mut rec = s.seal("id-1", "tenant-a", b"secret mapping");
+        let last = rec.len() - 1;
+        rec[last] ^= 1;
+        assert_eq!(s.open("id-1", "tenant-a", &rec), Err(OpenError::Forged));
+        rec[last] ^= 1;
+        rec[HEADER] ^= 0x80;
+        assert_eq!(s.open("id-1", "tenant-a", &rec), Err(OpenError::Forged));
+    }
+
+    #[test]
+    fn wrong_session_id_fails() {
+        let s = sealer();
+        let rec = s.seal("id-1", "tenant-a", b"m");
+        assert_eq!(s.open("id-2", "tenant-a", &rec), Err(OpenError::Forged));
+    }
+
+    #[test]
+    fn wrong_tenant_fails() {
+        let s = sealer();
+        let rec = s.seal("id-1", "tenant-a", b"m");
+        assert_eq!(s.open("id-1", "tenant-b", &rec), Err(OpenError::Forged));
+    }
+
+    #[test]
+    fn fresh_nonce_per_record() {
+        let s = sealer();
+        assert_ne!(s.seal("i", "t", b"m"), s.seal("i", "t", b"m"));
+    }
+
+    #[test]
+    fn older_keys_still_open_after_rotation() {
+        let old = Sealer::new(&[SealingKey {
+            id: 1,
+            key: [1; 32],
+        }])
+        .unwrap();
+        let rec = old.seal("i", "t", b"m");
+        let rotated = Sealer::new(&[
+            SealingKey {
+                id: 1,
+                key: [1; 32],
+            },
+            SealingKey {
+                id: 2,
+                key: [2; 32],
+            },
+        ])
+        .unwrap();
+        assert_eq!(rotated.open("i", "t", &rec).unwrap(), b"m");
+        assert_eq!(rotated.seal("i", "t", b"m")[1], 2);
+        assert_eq!(
+            s_unknown(&old, &rotated.seal("i", "t", b"m")),
+            Err(OpenError::UnknownKey)
+        );
+    }
+
+    fn s_unknown(s: &Sealer, rec: &[u8]) -> Result<Vec<u8>, OpenError> {
+        s.open("i", "t", rec)
+    }
+}
