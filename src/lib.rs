@@ -21,6 +21,7 @@ pub mod app;
 pub mod config;
 pub mod detect;
 pub mod proxy;
+pub mod ratelimit;
 pub mod server;
 pub mod tokens;
 pub mod vault;
