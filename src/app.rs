@@ -39,11 +39,9 @@ impl App {
             StoreKind::Memory => {
                 Arc::new(MemoryStore::new(ttl, config.session.memory_capacity_bytes))
             }
-            StoreKind::Redis => {
-                return Err(StartError(
-                    "the Redis store is not available in this build yet".into(),
-                ))
-            }
+            StoreKind::Redis => Arc::new(crate::vault::RedisStore::new(
+                crate::vault::RedisClient::new(&config.redis).map_err(|e| StartError(e.0))?,
+            )),
         };
         Ok(App {
             detector: Detector::new(),

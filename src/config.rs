@@ -133,6 +133,10 @@ pub struct RedisConfig {
     pub connect_timeout_ms: u64,
     #[serde(default = "default_redis_command_ms")]
     pub command_timeout_ms: u64,
+    /// Put in front of every key (`<prefix>session:<id>`, `<prefix>ratelimit:<hash>`), so that
+    /// several deployments can share one Redis.
+    #[serde(default = "default_redis_prefix")]
+    pub key_prefix: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -246,6 +250,9 @@ fn default_redis_connect_ms() -> u64 {
 fn default_redis_command_ms() -> u64 {
     1_000
 }
+fn default_redis_prefix() -> String {
+    "tarnkappe:".to_owned()
+}
 fn yes() -> bool {
     true
 }
@@ -288,6 +295,7 @@ impl Default for RedisConfig {
             cluster: false,
             connect_timeout_ms: default_redis_connect_ms(),
             command_timeout_ms: default_redis_command_ms(),
+            key_prefix: default_redis_prefix(),
         }
     }
 }
@@ -392,6 +400,9 @@ impl Config {
         if let Some(v) = env.get("TARNKAPPE_REDIS_URL") {
             self.redis.url = Some(v.clone());
             self.session.store = StoreKind::Redis;
+        }
+        if let Some(v) = env.get("TARNKAPPE_REDIS_KEY_PREFIX") {
+            self.redis.key_prefix = v.clone();
         }
         for route in &mut self.routes {
             if let Some(v) = route.upstream_env.as_ref().and_then(|name| env.get(name)) {
