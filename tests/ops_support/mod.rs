@@ -135,3 +135,22 @@ impl Drop for PrivateRedis {
         }
     }
 }
+
+/// A base64 AES-256 key shared by the replicas of one test.
+pub const ENCRYPTION_KEY: &str = "VGFybmthcHBlIHRlc3Qga2V5IC0gMzIgYnl0ZXMgISE=";
+
+/// Writes the embedded default configuration with `replacements` (exact `from` → `to` line
+/// edits, each of which must apply) into `dir`, for `tarnkappe serve --config`.
+pub fn config_file(dir: &std::path::Path, replacements: &[(&str, &str)]) -> PathBuf {
+    let mut toml = tarnkappe::config::DEFAULT_TOML.to_owned();
+    for (from, to) in replacements {
+        assert!(
+            toml.contains(from),
+            "the default config has no line {from:?}"
+        );
+        toml = toml.replacen(from, to, 1);
+    }
+    let path = dir.join("proxy.toml");
+    std::fs::write(&path, toml).expect("write config");
+    path
+}
