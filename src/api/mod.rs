@@ -81,7 +81,7 @@ impl Route {
         match self {
             Route::Anonymize | Route::Deanonymize => "POST",
             Route::Session(_) => "DELETE",
-            _ => "GET",
+            _ => "GET, HEAD",
         }
     }
 
