@@ -64,7 +64,12 @@ impl App {
             sealer,
             store,
             keys: api_keys,
-            limiter: Arc::new(MemoryLimiter::new()),
+            limiter: match config.session.store {
+                StoreKind::Memory => Arc::new(MemoryLimiter::new()),
+                StoreKind::Redis => Arc::new(crate::ratelimit::RedisLimiter::new(
+                    crate::vault::RedisClient::new(&config.redis).map_err(|e| StartError(e.0))?,
+                )),
+            },
             docs: Documents::build(),
             config,
         })

@@ -29,11 +29,6 @@ struct RouteLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct RouteOnly {
-    route: String,
-}
-
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct EntityLabels {
     entity_type: &'static str,
 }
@@ -105,7 +100,7 @@ pub struct Metrics {
     latency: Family<RouteLabels, Histogram, LatencyBuckets>,
     entities: Family<EntityLabels, Counter>,
     sessions: Family<SessionLabels, Counter>,
-    rate_limited: Family<RouteOnly, Counter>,
+    rate_limited: Counter,
     upstream_errors: Family<UpstreamLabels, Counter>,
     store_errors: Counter,
 }
@@ -144,10 +139,10 @@ impl Metrics {
             "Session events: created (anonymize), restored (deanonymize by session), deleted",
             sessions.clone(),
         );
-        let rate_limited = Family::<RouteOnly, Counter>::default();
+        let rate_limited = Counter::default();
         registry.register(
             "rate_limited_requests",
-            "Requests refused with 429 by the rate limit, by route template",
+            "Requests refused with 429 by the rate limit (REST API and keyed proxy routes)",
             rate_limited.clone(),
         );
         let upstream_errors = Family::<UpstreamLabels, Counter>::default();
@@ -205,12 +200,8 @@ impl Metrics {
         self.sessions.get_or_create(&SessionLabels { event }).inc();
     }
 
-    pub fn rate_limited(&self, route: &str) {
-        self.rate_limited
-            .get_or_create(&RouteOnly {
-                route: route.to_owned(),
-            })
-            .inc();
+    pub fn rate_limited(&self) {
+        self.rate_limited.inc();
     }
 
     pub fn upstream_error(&self, kind: UpstreamErrorKind) {
@@ -249,7 +240,7 @@ mod tests {
         m.record_request("/api/v1/anonymize", "POST", 200, Duration::from_millis(3));
         m.record_request("/api/v1/anonymize", "POST", 200, Duration::from_millis(4));
         m.record_request("/api/v1/anonymize", "POST", 429, Duration::from_millis(1));
-        m.rate_limited("/api/v1/anonymize");
+        m.rate_limited();
         m.entities_detected(EntityType::ALL[0], 3);
         m.session(SessionEvent::created);
         m.session(SessionEvent::deleted);

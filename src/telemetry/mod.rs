@@ -124,9 +124,6 @@ pub fn finish_request(
     let elapsed = telemetry.elapsed();
     let m = metrics();
     m.record_request(route, method, status, elapsed);
-    if status == 429 {
-        m.rate_limited(route);
-    }
     if let Some(e) = error {
         if *e.esource() == pingora::ErrorSource::Upstream {
             m.upstream_error(UpstreamErrorKind::of(e));
@@ -151,6 +148,29 @@ pub fn finish_request(
             duration_ms = elapsed.as_secs_f64() * 1000.0,
             "request"
         );
+    }
+}
+
+/// Counts one stored session and its findings by type (REST `/anonymize`).
+pub fn record_anonymized(entities: &[crate::tokens::Entity]) {
+    let m = metrics();
+    m.session(SessionEvent::created);
+    record_entities(entities.iter().map(|e| e.entity_type));
+}
+
+/// Counts findings by type (REST API and LLM proxy alike).
+pub fn record_entities(types: impl IntoIterator<Item = crate::detect::EntityType>) {
+    let mut counts = [0u64; crate::detect::EntityType::ALL.len()];
+    for t in types {
+        if let Some(i) = crate::detect::EntityType::ALL.iter().position(|&x| x == t) {
+            counts[i] += 1;
+        }
+    }
+    let m = metrics();
+    for (t, n) in crate::detect::EntityType::ALL.iter().zip(counts) {
+        if n > 0 {
+            m.entities_detected(*t, n);
+        }
     }
 }
 
