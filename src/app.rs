@@ -34,7 +34,11 @@ impl App {
         let keys = config
             .sealing_keys()
             .map_err(|e| StartError(e.to_string()))?;
-        let sealer = match Sealer::new(&keys) {
+        let sealer = match config.session.sealing_key_id {
+            Some(id) => Sealer::with_sealing_key(&keys, id),
+            None => Sealer::new(&keys),
+        };
+        let sealer = match sealer {
             Some(sealer) => sealer,
             None => {
                 tracing::warn!(

@@ -110,6 +110,9 @@ pub struct SessionConfig {
     /// AES-256 keys (base64 of 32 bytes) with ids; the highest id seals, all open.
     #[serde(default)]
     pub encryption_keys: Vec<EncryptionKeyConfig>,
+    /// Seal with this key id instead of the highest (step 1 of a key rotation, see README).
+    #[serde(default)]
+    pub sealing_key_id: Option<u8>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -285,6 +288,7 @@ impl Default for SessionConfig {
             store: default_store(),
             memory_capacity_bytes: default_capacity(),
             encryption_keys: Vec::new(),
+            sealing_key_id: None,
         }
     }
 }
@@ -433,6 +437,14 @@ impl Config {
             }
         }
         self.sealing_keys()?;
+        if let Some(id) = self.session.sealing_key_id {
+            if !self.session.encryption_keys.iter().any(|k| k.id == id) {
+                return Err(invalid(
+                    "session.sealing_key_id",
+                    "no key in session.encryption_keys has this id",
+                ));
+            }
+        }
         if self.session.store == StoreKind::Redis {
             if self.redis.url.is_none() {
                 return Err(invalid(
@@ -562,6 +574,22 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains("encryption_keys"));
+    }
+
+    #[test]
+    fn sealing_key_id_must_name_a_configured_key() {
+        let with = |id: u8| {
+            DEFAULT_TOML.replace(
+                "# sealing_key_id = 1",
+                &format!(
+                    "sealing_key_id = {id}\nencryption_keys = [{{ id = 1, key = \"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\" }}]"
+                ),
+            )
+        };
+        let c = Config::from_toml_and_env(&with(1), &env(&[])).unwrap();
+        assert_eq!(c.session.sealing_key_id, Some(1));
+        let err = Config::from_toml_and_env(&with(2), &env(&[])).unwrap_err();
+        assert!(err.to_string().contains("sealing_key_id"));
     }
 
     #[test]
