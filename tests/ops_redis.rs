@@ -270,3 +270,31 @@ fn the_store_starts_while_redis_is_down() {
         .expect("port");
     assert!(RedisClient::new(&config(&format!("redis://127.0.0.1:{port}"), "p:")).is_ok());
 }
+
+#[tokio::test]
+async fn rediss_url_speaks_tls() {
+    let server = PrivateRedis::start_tls();
+    let prefix = unique_prefix("tls");
+    let tls_config = |ca_file: Option<String>| RedisConfig {
+        ca_file,
+        ..config(&server.url(), &prefix)
+    };
+    // Without the private CA, the server's certificate is not trusted.
+    let untrusted = RedisStore::new(RedisClient::new(&tls_config(None)).expect("client"));
+    assert!(untrusted.get("tls").await.is_err());
+    let ca = server.ca_file().to_str().expect("path").to_owned();
+    let store = RedisStore::new(RedisClient::new(&tls_config(Some(ca))).expect("client"));
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !store.healthy().await {
+        assert!(std::time::Instant::now() < deadline, "no TLS connection");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    store
+        .put("tls", vec![1, 2], Duration::from_secs(30))
+        .await
+        .expect("put over TLS");
+    assert_eq!(store.get("tls").await.expect("get"), Some(vec![1, 2]));
+    // The same server refuses plain text: the store really used TLS.
+    let plain = self::store(&format!("redis://127.0.0.1:{}", server.port), &prefix);
+    assert!(plain.get("tls").await.is_err());
+}

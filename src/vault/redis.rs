@@ -70,6 +70,17 @@ impl RedisClient {
             .url
             .as_deref()
             .ok_or_else(|| StoreError("redis.url is not set".into()))?;
+        let root_cert = match &config.ca_file {
+            Some(path) => Some(
+                std::fs::read(path)
+                    .map_err(|_| StoreError("redis.ca_file cannot be read".into()))?,
+            ),
+            None => None,
+        };
+        let certs = || redis::TlsCertificates {
+            client_tls: None,
+            root_cert: root_cert.clone(),
+        };
         let connect_timeout = Duration::from_millis(config.connect_timeout_ms.max(1));
         let command_timeout = Duration::from_millis(config.command_timeout_ms.max(1));
         let target = if config.cluster {
@@ -78,15 +89,24 @@ impl RedisClient {
                 .map(str::trim)
                 .filter(|n| !n.is_empty())
                 .collect();
-            let client = ClusterClient::builder(nodes)
+            let mut builder = ClusterClient::builder(nodes)
                 .connection_timeout(connect_timeout)
-                .response_timeout(command_timeout)
+                .response_timeout(command_timeout);
+            if root_cert.is_some() {
+                builder = builder.certs(certs());
+            }
+            let client = builder
                 .build()
                 .map_err(|_| StoreError("redis.url is not a valid list of cluster URLs".into()))?;
             Target::Cluster(client)
         } else {
-            let client = redis::Client::open(url).map_err(|_| {
-                StoreError("redis.url is not a valid redis:// or rediss:// URL".into())
+            let client = if root_cert.is_some() {
+                redis::Client::build_with_tls(url, certs())
+            } else {
+                redis::Client::open(url)
+            }
+            .map_err(|_| {
+                StoreError("redis.url is not a valid redis:// or rediss:// URL (or redis.ca_file is not PEM)".into())
             })?;
             Target::Single(client)
         };

@@ -42,6 +42,8 @@ pub struct PrivateRedis {
     child: Option<Child>,
     _dir: tempfile::TempDir,
     dir: PathBuf,
+    /// Serve TLS only (a self-signed certificate made with `openssl`).
+    tls: bool,
 }
 
 fn redis_server_binary() -> String {
@@ -55,6 +57,15 @@ fn redis_server_binary() -> String {
 
 impl PrivateRedis {
     pub fn start() -> PrivateRedis {
+        PrivateRedis::start_with(false)
+    }
+
+    /// A private server that speaks TLS only (`rediss://`).
+    pub fn start_tls() -> PrivateRedis {
+        PrivateRedis::start_with(true)
+    }
+
+    fn start_with(tls: bool) -> PrivateRedis {
         let dir = tempfile::tempdir().expect("temp dir");
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
@@ -65,31 +76,49 @@ impl PrivateRedis {
             child: None,
             dir: dir.path().to_path_buf(),
             _dir: dir,
+            tls,
         };
+        if tls {
+            make_certificates(&redis.dir);
+        }
         redis.resume();
         redis
     }
 
+    /// `redis://127.0.0.1:<port>`, or `rediss://…` for a TLS server.
     pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
+        if self.tls {
+            format!("rediss://127.0.0.1:{}", self.port)
+        } else {
+            format!("redis://127.0.0.1:{}", self.port)
+        }
     }
 
     /// (Re)starts the server on the same port and waits until it answers PING.
     pub fn resume(&mut self) {
         assert!(self.child.is_none(), "already running");
-        let child = Command::new(redis_server_binary())
-            .args([
-                "--port",
-                &self.port.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-            ])
-            .arg(&self.dir)
+        let mut cmd = Command::new(redis_server_binary());
+        cmd.args([
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+        ])
+        .arg(&self.dir);
+        if self.tls {
+            cmd.args(["--port", "0", "--tls-port", &self.port.to_string()])
+                .arg("--tls-cert-file")
+                .arg(self.dir.join("cert.pem"))
+                .arg("--tls-key-file")
+                .arg(self.dir.join("key.pem"))
+                .args(["--tls-auth-clients", "no"]);
+        } else {
+            cmd.args(["--port", &self.port.to_string()]);
+        }
+        let child = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -98,12 +127,16 @@ impl PrivateRedis {
         self.child = Some(child);
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
-            if let Ok(client) = redis::Client::open(self.url()) {
-                if let Ok(mut c) = client.get_connection_with_timeout(Duration::from_millis(200)) {
-                    if redis::cmd("PING").query::<String>(&mut c).is_ok() {
-                        return;
-                    }
-                }
+            let up = if self.tls {
+                // The test's own client has no TLS: a listening port is enough here.
+                TcpStream::connect(("127.0.0.1", self.port)).is_ok()
+            } else {
+                redis::Client::open(self.url())
+                    .and_then(|c| c.get_connection_with_timeout(Duration::from_millis(200)))
+                    .is_ok_and(|mut c| redis::cmd("PING").query::<String>(&mut c).is_ok())
+            };
+            if up {
+                return;
             }
             std::thread::sleep(Duration::from_millis(25));
         }
@@ -125,6 +158,81 @@ impl PrivateRedis {
         }
         panic!("private redis-server on port {} did not stop", self.port);
     }
+
+    /// The PEM of the private CA that signed a TLS server's certificate.
+    pub fn ca_file(&self) -> PathBuf {
+        self.dir.join("ca.pem")
+    }
+}
+
+fn openssl(dir: &std::path::Path, args: &[&str]) {
+    let status = Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("openssl must be installed");
+    assert!(status.success(), "openssl {args:?} failed");
+}
+
+/// A private CA (`ca.pem`) and a server certificate for 127.0.0.1 signed by it.
+fn make_certificates(dir: &std::path::Path) {
+    let days = ["-days", "2"];
+    openssl(
+        dir,
+        &[
+            &[
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-subj",
+                "/CN=tarnkappe test CA",
+            ][..],
+            &days[..],
+            &["-keyout", "ca.key", "-out", "ca.pem"][..],
+        ]
+        .concat(),
+    );
+    openssl(
+        dir,
+        &[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-keyout",
+            "key.pem",
+            "-out",
+            "server.csr",
+        ],
+    );
+    std::fs::write(dir.join("san.cnf"), "subjectAltName=IP:127.0.0.1\n").expect("san");
+    openssl(
+        dir,
+        &[
+            &[
+                "x509",
+                "-req",
+                "-in",
+                "server.csr",
+                "-CA",
+                "ca.pem",
+                "-CAkey",
+                "ca.key",
+                "-CAcreateserial",
+                "-extfile",
+                "san.cnf",
+            ][..],
+            &days[..],
+            &["-out", "cert.pem"][..],
+        ]
+        .concat(),
+    );
 }
 
 impl Drop for PrivateRedis {
