@@ -262,3 +262,110 @@ pub fn config_file(dir: &std::path::Path, replacements: &[(&str, &str)]) -> Path
     std::fs::write(&path, toml).expect("write config");
     path
 }
+
+/// A Redis Cluster of three private masters (no replicas), for the `cluster = true` option.
+pub struct PrivateCluster {
+    pub ports: Vec<u16>,
+    children: Vec<Child>,
+    _dir: tempfile::TempDir,
+}
+
+impl PrivateCluster {
+    pub fn start() -> PrivateCluster {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut ports = Vec::new();
+        let mut children = Vec::new();
+        for i in 0..3 {
+            // Cluster nodes also listen on port + 10000: pick ports where both are free.
+            let port = loop {
+                let p = std::net::TcpListener::bind("127.0.0.1:0")
+                    .and_then(|l| l.local_addr())
+                    .map(|a| a.port())
+                    .expect("free port");
+                if p < 55_000 && std::net::TcpListener::bind(("127.0.0.1", p + 10_000)).is_ok() {
+                    break p;
+                }
+            };
+            let node_dir = dir.path().join(format!("node{i}"));
+            std::fs::create_dir_all(&node_dir).expect("node dir");
+            let child = Command::new(redis_server_binary())
+                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+                .args([
+                    "--cluster-enabled",
+                    "yes",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                ])
+                .arg("--dir")
+                .arg(&node_dir)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("redis-server");
+            ports.push(port);
+            children.push(child);
+        }
+        let cluster = PrivateCluster {
+            ports,
+            children,
+            _dir: dir,
+        };
+        for &p in &cluster.ports {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while TcpStream::connect(("127.0.0.1", p)).is_err() {
+                assert!(Instant::now() < deadline, "cluster node did not start");
+                std::thread::sleep(Duration::from_millis(25));
+            }
+        }
+        let nodes: Vec<String> = cluster
+            .ports
+            .iter()
+            .map(|p| format!("127.0.0.1:{p}"))
+            .collect();
+        let status = Command::new("redis-cli")
+            .args(["--cluster", "create"])
+            .args(&nodes)
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("redis-cli");
+        assert!(status.success(), "redis-cli --cluster create failed");
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let ok = cluster.ports.iter().all(|p| {
+                redis::Client::open(format!("redis://127.0.0.1:{p}"))
+                    .and_then(|c| c.get_connection_with_timeout(Duration::from_millis(200)))
+                    .and_then(|mut c| redis::cmd("CLUSTER").arg("INFO").query::<String>(&mut c))
+                    .is_ok_and(|info| info.contains("cluster_state:ok"))
+            });
+            if ok {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the cluster did not become ok");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        cluster
+    }
+
+    /// Seed nodes, comma-separated, as `[redis] url` takes them with `cluster = true`.
+    pub fn url(&self) -> String {
+        self.ports
+            .iter()
+            .map(|p| format!("redis://127.0.0.1:{p}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+impl Drop for PrivateCluster {
+    fn drop(&mut self) {
+        for child in &mut self.children {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
