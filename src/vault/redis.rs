@@ -16,7 +16,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::cluster::ClusterClient;
 use redis::cluster_async::ClusterConnection;
 use redis::{Cmd, FromRedisValue, RedisError, Script};
-use tokio::sync::Mutex;
+use std::sync::Mutex;
 
 use super::{Store, StoreError};
 use crate::config::RedisConfig;
@@ -44,9 +44,16 @@ struct ConnState {
     last_failure: Option<Instant>,
 }
 
+/// The state lock is never held across an await; a poisoned lock still holds valid state.
+fn lock(m: &Mutex<ConnState>) -> std::sync::MutexGuard<'_, ConnState> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 struct Inner {
     target: Target,
     state: Mutex<ConnState>,
+    /// Held while a connection is being made.
+    connect_lock: tokio::sync::Mutex<()>,
     connect_timeout: Duration,
     command_timeout: Duration,
     prefix: String,
@@ -117,6 +124,7 @@ impl RedisClient {
                     conn: None,
                     last_failure: None,
                 }),
+                connect_lock: tokio::sync::Mutex::new(()),
                 connect_timeout,
                 command_timeout,
                 prefix: config.key_prefix.clone(),
@@ -130,15 +138,42 @@ impl RedisClient {
     }
 
     async fn connection(&self) -> Result<Conn, StoreError> {
-        let mut state = self.inner.state.lock().await;
-        if let Some(conn) = &state.conn {
-            return Ok(conn.clone());
-        }
-        if state
-            .last_failure
-            .is_some_and(|t| t.elapsed() < RETRY_PAUSE)
+        let outage = {
+            let state = lock(&self.inner.state);
+            if let Some(conn) = &state.conn {
+                return Ok(conn.clone());
+            }
+            if state
+                .last_failure
+                .is_some_and(|t| t.elapsed() < RETRY_PAUSE)
+            {
+                return Err(StoreError("redis is unreachable".into()));
+            }
+            state.last_failure.is_some()
+        };
+        // One task connects at a time. While Redis is known to be down, the others fail at once;
+        // otherwise (first use, or a connection just lost) they wait for that attempt.
+        let _connecting = if outage {
+            self.inner
+                .connect_lock
+                .try_lock()
+                .map_err(|_| StoreError("redis is unreachable".into()))?
+        } else {
+            tokio::time::timeout(self.inner.connect_timeout, self.inner.connect_lock.lock())
+                .await
+                .map_err(|_| StoreError("redis is unreachable (connect timeout)".into()))?
+        };
         {
-            return Err(StoreError("redis is unreachable".into()));
+            let state = lock(&self.inner.state);
+            if let Some(conn) = &state.conn {
+                return Ok(conn.clone());
+            }
+            if state
+                .last_failure
+                .is_some_and(|t| t.elapsed() < RETRY_PAUSE)
+            {
+                return Err(StoreError("redis is unreachable".into()));
+            }
         }
         let attempt = async {
             match &self.inner.target {
@@ -155,7 +190,9 @@ impl RedisClient {
                 Target::Cluster(client) => client.get_async_connection().await.map(Conn::Cluster),
             }
         };
-        match tokio::time::timeout(self.inner.connect_timeout, attempt).await {
+        let result = tokio::time::timeout(self.inner.connect_timeout, attempt).await;
+        let mut state = lock(&self.inner.state);
+        match result {
             Ok(Ok(conn)) => {
                 if state.last_failure.take().is_some() {
                     tracing::info!("redis is reachable again");
@@ -181,15 +218,15 @@ impl RedisClient {
     }
 
     /// Forgets a connection that failed, so that the next call connects anew.
-    async fn discard(&self) {
-        let mut state = self.inner.state.lock().await;
+    fn discard(&self) {
+        let mut state = lock(&self.inner.state);
         if state.conn.take().is_some() {
             tracing::warn!("lost the connection to redis; reconnecting on the next request");
         }
         state.last_failure = Some(Instant::now());
     }
 
-    async fn finish<T>(
+    fn finish<T>(
         &self,
         result: Result<Result<T, RedisError>, tokio::time::error::Elapsed>,
     ) -> Result<T, StoreError> {
@@ -202,12 +239,12 @@ impl RedisClient {
                     || e.is_timeout()
                     || e.is_unrecoverable_error();
                 if broken {
-                    self.discard().await;
+                    self.discard();
                 }
                 Err(command_failed(&e))
             }
             Err(_) => {
-                self.discard().await;
+                self.discard();
                 Err(StoreError("redis command timed out".into()))
             }
         }
@@ -224,7 +261,7 @@ impl RedisClient {
             }
         })
         .await;
-        self.finish(result).await
+        self.finish(result)
     }
 
     /// Runs a Lua script (EVALSHA, loading it when Redis does not know it) within the timeout.
@@ -249,7 +286,7 @@ impl RedisClient {
             }
         })
         .await;
-        self.finish(result).await
+        self.finish(result)
     }
 
     /// `PING` within the timeouts.
