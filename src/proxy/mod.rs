@@ -19,12 +19,6 @@ impl Gateway {
     pub fn new(app: Arc<App>) -> Gateway {
         Gateway { app }
     }
-
-    /// The route template of `path` for logs and metrics (never the path itself).
-    fn route_template(&self, path: &str) -> String {
-        let prefixes = self.app.config.routes.iter().map(|r| r.prefix.as_str());
-        crate::telemetry::route_template(path, prefixes)
-    }
 }
 
 /// Per-request state.
@@ -74,16 +68,11 @@ impl ProxyHttp for Gateway {
     }
 
     async fn logging(&self, session: &mut Session, e: Option<&Error>, ctx: &mut RequestCtx) {
-        let status = session.response_written().map_or(0, |r| r.status.as_u16());
-        let req = session.req_header();
-        let route = self.route_template(req.uri.path());
-        crate::telemetry::finish_request(&ctx.telemetry, &route, &req.method, status, e);
+        crate::telemetry::finish_session(session, e, &ctx.telemetry, &self.app.config);
     }
 
     fn request_summary(&self, session: &Session, ctx: &RequestCtx) -> String {
-        let req = session.req_header();
-        let route = self.route_template(req.uri.path());
-        crate::telemetry::request_summary(&ctx.telemetry, &route, &req.method)
+        crate::telemetry::summarize_session(session, &ctx.telemetry, &self.app.config)
     }
 
     async fn upstream_peer(

@@ -174,6 +174,34 @@ pub fn record_entities(types: impl IntoIterator<Item = crate::detect::EntityType
     }
 }
 
+/// The route template of `path` under `config`'s proxy routes.
+pub fn route_of(config: &crate::config::Config, path: &str) -> String {
+    route_template(path, config.routes.iter().map(|r| r.prefix.as_str()))
+}
+
+/// [`finish_request`] for the gateway's `logging` hook: everything read from the session.
+pub fn finish_session(
+    session: &pingora::proxy::Session,
+    error: Option<&pingora::Error>,
+    telemetry: &RequestTelemetry,
+    config: &crate::config::Config,
+) {
+    let status = session.response_written().map_or(0, |r| r.status.as_u16());
+    let req = session.req_header();
+    let route = route_of(config, req.uri.path());
+    finish_request(telemetry, &route, &req.method, status, error);
+}
+
+/// [`request_summary`] for the gateway's `request_summary` hook.
+pub fn summarize_session(
+    session: &pingora::proxy::Session,
+    telemetry: &RequestTelemetry,
+    config: &crate::config::Config,
+) -> String {
+    let req = session.req_header();
+    request_summary(telemetry, &route_of(config, req.uri.path()), &req.method)
+}
+
 /// A one-line summary of a request for pingora's own log lines (method, route template, id),
 /// in place of its default that quotes the path and query.
 pub fn request_summary(telemetry: &RequestTelemetry, route: &str, method: &http::Method) -> String {
