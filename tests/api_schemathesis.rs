@@ -14,7 +14,11 @@ const KEY: &str = "schemathesis-key";
 
 /// The `schemathesis` executable: on PATH, or next to the `python3` that pip installed it for.
 fn schemathesis() -> Command {
-    if Command::new("schemathesis").arg("--version").output().is_ok_and(|o| o.status.success()) {
+    if Command::new("schemathesis")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
         return Command::new("schemathesis");
     }
     let user_bin = std::env::var("HOME").map(|h| format!("{h}/.local/bin/schemathesis"));
@@ -55,7 +59,13 @@ fn schemathesis_passes_against_the_running_service() {
     // Generated bodies can be 100000 characters long: keep the report readable.
     let shorten = |s: &str| -> String {
         s.lines()
-            .map(|l| if l.len() > 400 { format!("{}…", &l[..l.floor_char_boundary(400)]) } else { l.to_owned() })
+            .map(|l| {
+                if l.len() > 400 {
+                    format!("{}…", &l[..l.floor_char_boundary(400)])
+                } else {
+                    l.to_owned()
+                }
+            })
             .collect::<Vec<_>>()
             .join("\n")
     };
@@ -67,5 +77,8 @@ fn schemathesis_passes_against_the_running_service() {
         shorten(&stderr)
     );
     assert!(stdout.contains("No issues found"), "{}", shorten(&stdout));
-    eprintln!("schemathesis passed in {:.1} s", started.elapsed().as_secs_f64());
+    eprintln!(
+        "schemathesis passed in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
 }
