@@ -153,3 +153,49 @@ fn every_api_response_carries_a_request_id() {
     let idb = b.headers()["x-request-id"].to_str().unwrap().to_owned();
     assert_ne!(ida, idb);
 }
+
+#[test]
+fn hash_key_output_configures_a_key_with_its_own_limit() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tarnkappe"))
+        .arg("hash-key")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"operator-key\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let hash = String::from_utf8(out.stdout).unwrap().trim().to_owned();
+    assert_eq!(hash.len(), 64);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("proxy.toml");
+    let toml = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/proxy.toml")).unwrap();
+    // An [[api.keys]] table belongs to [api]: insert it before the next table, [session].
+    let key =
+        format!("[[api.keys]]\nname = \"ops\"\nsha256 = \"{hash}\"\nrate_limit_per_minute = 7\n\n");
+    let toml = toml.replacen("[session]", &format!("{key}[session]"), 1);
+    std::fs::write(&path, toml).unwrap();
+    let s = TestServer::start_with_args(&[], &["--config", path.to_str().unwrap()]);
+    let resp = post(
+        &s,
+        "/api/v1/anonymize",
+        Some("operator-key"),
+        &json!({"text": "x"}),
+    );
+    assert_eq!(resp.status(), 200);
+    assert_eq!(resp.headers()["x-ratelimit-limit"], "7");
+    assert_error(
+        post(&s, "/api/v1/anonymize", Some(&hash), &json!({"text": "x"})),
+        401,
+        "unauthorized",
+    );
+    // A configured key means no generated one.
+    assert!(!s.log().contains("X-API-Key: "));
+}
