@@ -23,5 +23,6 @@ pub mod detect;
 pub mod proxy;
 pub mod ratelimit;
 pub mod server;
+pub mod telemetry;
 pub mod tokens;
 pub mod vault;

@@ -106,6 +106,7 @@ pub async fn anonymize(app: &App, caller: &Caller, obj: Object) -> Result<Reply,
     app.store
         .put(&session_id, sealed, app.session_ttl())
         .await?;
+    crate::telemetry::record_anonymized(&result.entities);
     Ok(Reply::json(
         200,
         &AnonymizeResponse {
@@ -139,6 +140,7 @@ pub async fn deanonymize(app: &App, caller: &Caller, obj: Object) -> Result<Repl
         (None, Some(mapping)) => restorer_from_mapping(mapping)?,
         (Some(Value::String(id)), None) => {
             let pairs = load_session(app, caller, id).await?;
+            crate::telemetry::metrics().session(crate::telemetry::SessionEvent::restored);
             Restorer::new(pairs.iter().map(|(t, v)| (t.as_str(), v.as_str())))
         }
         (Some(_), None) => {
@@ -224,6 +226,7 @@ pub async fn delete_session(app: &App, caller: &Caller, id: &str) -> Result<Repl
     if !app.store.delete(&id).await? {
         return Err(ApiError::SessionNotFound);
     }
+    crate::telemetry::metrics().session(crate::telemetry::SessionEvent::deleted);
     Ok(Reply::json(200, &Deleted { deleted: true }))
 }
 

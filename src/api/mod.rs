@@ -19,7 +19,6 @@ pub mod json;
 pub mod limit;
 pub mod respond;
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use http::Method;
@@ -45,7 +44,9 @@ pub enum Route {
     Health,
     Ready,
     OpenApi,
-    /// `/` and `/metrics`: served by other modules once they exist.
+    /// `GET /metrics`: Prometheus metrics (no key).
+    Metrics,
+    /// `/`: served by other modules once they exist.
     NotHere,
     NotFound,
 }
@@ -56,7 +57,10 @@ impl Route {
             return Route::OpenApi;
         }
         let Some(rest) = path.strip_prefix("/api/v1/") else {
-            return if path == "/" || path == "/metrics" {
+            if path == "/metrics" {
+                return Route::Metrics;
+            }
+            return if path == "/" {
                 Route::NotHere
             } else {
                 Route::NotFound
@@ -94,6 +98,7 @@ impl Route {
             Route::Health => "health",
             Route::Ready => "ready",
             Route::OpenApi => "openapi",
+            Route::Metrics => "metrics",
             Route::NotHere | Route::NotFound => "unknown",
         }
     }
@@ -101,14 +106,13 @@ impl Route {
 
 /// Per-request state that shapes the answer beyond its body.
 pub struct Exchange {
-    pub id: u64,
+    /// The request id the gateway assigned (`X-Request-Id`, see `telemetry`).
+    pub id: String,
     pub declared: Declared,
     pub body: BodyState,
     /// Set once the rate limiter counted the request: its headers go on every later answer.
     pub decision: Option<crate::ratelimit::Decision>,
 }
-
-static REQUEST_IDS: AtomicU64 = AtomicU64::new(1);
 
 /// Answers one local request completely.
 pub async fn serve(session: &mut Session, app: &App) -> pingora::Result<()> {
@@ -117,7 +121,11 @@ pub async fn serve(session: &mut Session, app: &App) -> pingora::Result<()> {
     let route = Route::of(req.uri.path());
     let method = req.method.clone();
     let mut ex = Exchange {
-        id: REQUEST_IDS.fetch_add(1, Ordering::Relaxed),
+        id: req
+            .headers
+            .get(crate::telemetry::REQUEST_ID_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .map_or_else(crate::telemetry::new_request_id, str::to_owned),
         declared: Declared::of(req),
         body: BodyState::Untouched,
         decision: None,
@@ -127,11 +135,12 @@ pub async fn serve(session: &mut Session, app: &App) -> pingora::Result<()> {
         Err(err) => {
             match &err {
                 ApiError::Store(e) => {
-                    tracing::error!(request_id = ex.id, route = route.label(), error = %e, "session store failed")
+                    crate::telemetry::metrics().store_error();
+                    tracing::error!(request_id = %ex.id, route = route.label(), error = %e, "session store failed")
                 }
                 ApiError::Internal(why) => {
                     tracing::error!(
-                        request_id = ex.id,
+                        request_id = %ex.id,
                         route = route.label(),
                         reason = why,
                         "internal error"
@@ -146,11 +155,11 @@ pub async fn serve(session: &mut Session, app: &App) -> pingora::Result<()> {
         (Some(d), s) if s != 429 => reply.with_rate_limit(d),
         _ => reply,
     }
-    .header("x-request-id", ex.id.to_string());
+    .header(crate::telemetry::REQUEST_ID_HEADER, ex.id.clone());
     let status = reply.status;
     finish(session, app, reply, &ex, method == Method::HEAD).await?;
     tracing::debug!(
-        request_id = ex.id,
+        request_id = %ex.id,
         route = route.label(),
         status,
         micros = started.elapsed().as_micros() as u64,
@@ -226,6 +235,13 @@ async fn dispatch(
                 200,
                 "application/json",
                 app.docs.openapi.clone(),
+            ))
+        }
+        Route::Metrics => {
+            return Ok(Reply::raw(
+                200,
+                crate::telemetry::METRICS_CONTENT_TYPE,
+                bytes::Bytes::from(crate::telemetry::metrics().render()),
             ))
         }
         Route::Health => return Ok(handlers::health(app, false).await),
