@@ -394,6 +394,37 @@ mod tests {
         assert!(err.0.contains("redis.url"));
     }
 
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_silent_redis_does_not_make_every_request_wait() {
+        // Accepts connections (kernel backlog) but never answers: like a hung or black-holed host.
+        let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = silent.local_addr().unwrap().port();
+        let mut cfg = config(&format!("redis://127.0.0.1:{port}"));
+        cfg.connect_timeout_ms = 300;
+        cfg.command_timeout_ms = 300;
+        let store = Arc::new(RedisStore::new(RedisClient::new(&cfg).unwrap()));
+        for round in 0..3 {
+            let started = Instant::now();
+            let tasks: Vec<_> = (0..20)
+                .map(|_| {
+                    let store = store.clone();
+                    tokio::spawn(async move { store.get("abc").await })
+                })
+                .collect();
+            for t in tasks {
+                assert!(t.await.unwrap().is_err());
+            }
+            // At most one connect attempt's wait, not twenty in a row.
+            assert!(
+                started.elapsed() < Duration::from_millis(1500),
+                "round {round} took {:?}",
+                started.elapsed()
+            );
+            tokio::time::sleep(RETRY_PAUSE).await;
+        }
+        drop(silent);
+    }
+
     #[tokio::test]
     async fn unreachable_redis_fails_fast_with_store_error() {
         // A port nothing listens on: connection refused at once.
