@@ -7,12 +7,15 @@ use std::time::Duration;
 use crate::config::{Config, StoreKind};
 use crate::detect::Detector;
 use crate::vault::{MemoryStore, Sealer, Store};
+use crate::web::Web;
 
 pub struct App {
     pub config: Config,
     pub detector: Detector,
     pub sealer: Sealer,
     pub store: Arc<dyn Store>,
+    /// The web page: on/off and the tenant cookie key.
+    pub web: Web,
 }
 
 /// Why the process cannot start (printed, then exit 1).
@@ -45,7 +48,10 @@ impl App {
                 ))
             }
         };
+        let web = Web::new(&config.web, config.session.ttl_seconds)
+            .map_err(|e| StartError(e.to_string()))?;
         Ok(App {
+            web,
             detector: Detector::new(),
             sealer,
             store,

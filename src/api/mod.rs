@@ -7,7 +7,10 @@ use pingora::proxy::Session;
 use crate::app::App;
 
 /// Answers one local request completely.
-pub async fn serve(session: &mut Session, _app: &App) -> pingora::Result<()> {
+pub async fn serve(session: &mut Session, app: &App) -> pingora::Result<()> {
+    if session.req_header().uri.path() == "/" && app.web.enabled() {
+        return crate::web::serve_page(session, &app.web).await;
+    }
     let body = serde_json::json!({"error": "not_found", "message": "There is no such endpoint."});
     respond_json(session, 404, &body).await
 }
