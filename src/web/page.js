@@ -111,10 +111,19 @@
     announce.timer = window.setTimeout(function () { status.textContent = ''; }, 5000);
   }
 
+  // Marks a button as working without disabling it: a disabled button would drop the keyboard
+  // focus, and keyboard users would have to find their place again.
   function busy(button, on) {
-    button.disabled = on;
-    if (on) { button.setAttribute('aria-busy', 'true'); } else { button.removeAttribute('aria-busy'); }
+    if (on) {
+      button.setAttribute('aria-disabled', 'true');
+      button.setAttribute('aria-busy', 'true');
+    } else {
+      button.removeAttribute('aria-disabled');
+      button.removeAttribute('aria-busy');
+    }
   }
+
+  function isBusy(button) { return button.getAttribute('aria-busy') === 'true'; }
 
   // ---- counter ----
   function updateCounter() {
@@ -206,7 +215,7 @@
   function onAnonymize(event) {
     event.preventDefault();
     var button = $('anon-submit');
-    if (button.disabled) { return; }
+    if (isBusy(button)) { return; }
     hideError('anon-error');
     hideTip();
     busy(button, true);
@@ -295,7 +304,7 @@
   function onRestore(event) {
     event.preventDefault();
     var button = $('restore-submit');
-    if (button.disabled) { return; }
+    if (isBusy(button)) { return; }
     hideError('restore-error');
     if (!needSession()) { return; }
     busy(button, true);
@@ -334,6 +343,7 @@
   function doDelete() {
     var id = state.session;
     var yes = $('confirm-yes');
+    if (isBusy(yes)) { return; }
     busy(yes, true);
     api('DELETE', '/session/' + encodeURIComponent(id))
       .then(function () {

@@ -1,0 +1,167 @@
+//! The web page over real HTTP (no browser): how `/` is served, the tenant cookie it issues,
+//! and the configuration switch. The browser tests are in `web_e2e.rs`.
+
+mod common;
+
+use common::{client, TestServer};
+use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, SET_COOKIE};
+
+const KEYS: (&str, &str) = ("TARNKAPPE_API_KEYS", "ops:ops-key");
+
+/// A config file: the shipped defaults with the page switched off and a fixed cookie secret.
+fn config_with_web(dir: &std::path::Path, enabled: bool, secret_b64: &str) -> String {
+    let text = tarnkappe::config::DEFAULT_TOML
+        .replace(
+            "enabled = true",
+            &format!("enabled = {enabled}\ncookie_secret = \"{secret_b64}\""),
+        )
+        .replace("# cookie_secret = \"<base64>\"", "");
+    let path = dir.join("proxy.toml");
+    std::fs::write(&path, text).expect("write config");
+    path.display().to_string()
+}
+
+fn tenant_cookie(resp: &reqwest::blocking::Response) -> Option<String> {
+    resp.headers()
+        .get_all(SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with("tarnkappe_tenant="))
+        .map(str::to_owned)
+}
+
+#[test]
+fn the_page_is_served_self_contained_with_a_tenant_cookie() {
+    let server = TestServer::start(&[KEYS]);
+    let resp = client().get(server.url("/")).send().expect("GET /");
+    assert_eq!(resp.status(), 200);
+    let headers = resp.headers().clone();
+    assert_eq!(headers[CONTENT_TYPE], "text/html; charset=utf-8");
+    let cookie = tenant_cookie(&resp).expect("a tenant cookie is issued with the page");
+    for attr in [
+        "; HttpOnly",
+        "; SameSite=Strict",
+        "; Path=/",
+        "; Max-Age=86400",
+    ] {
+        assert!(cookie.contains(attr), "{attr} missing: {cookie}");
+    }
+    let csp = headers["content-security-policy"].to_str().expect("ascii");
+    assert!(csp.contains("default-src 'none'") && csp.contains("connect-src 'self'"));
+    assert!(csp.contains("script-src 'sha256-") && !csp.contains("unsafe-inline"));
+    assert_eq!(headers["x-content-type-options"], "nosniff");
+    assert_eq!(headers["cache-control"], "no-store");
+    let length: usize = headers[CONTENT_LENGTH]
+        .to_str()
+        .expect("ascii")
+        .parse()
+        .expect("number");
+    let body = resp.text().expect("body");
+    assert_eq!(body.len(), length);
+    assert!(body.contains("<title>Tarnkappe"));
+    assert!(
+        !body.contains("http://") && !body.contains("https://"),
+        "nothing external"
+    );
+    assert_eq!(body, tarnkappe::web::page_html());
+}
+
+#[test]
+fn a_valid_cookie_is_kept_and_a_forged_one_replaced() {
+    let server = TestServer::start(&[KEYS]);
+    let first = client().get(server.url("/")).send().expect("GET /");
+    let set = tenant_cookie(&first).expect("cookie");
+    let pair = set.split(';').next().expect("name=value").to_owned();
+
+    let again = client()
+        .get(server.url("/"))
+        .header("cookie", &pair)
+        .send()
+        .expect("GET / with cookie");
+    assert_eq!(again.status(), 200);
+    assert_eq!(tenant_cookie(&again), None, "the browser keeps its tenant");
+
+    let forged = client()
+        .get(server.url("/"))
+        .header(
+            "cookie",
+            "tarnkappe_tenant=00000000000000000000000000000000.AAAA",
+        )
+        .send()
+        .expect("GET / with forged cookie");
+    let fresh = tenant_cookie(&forged).expect("a forged cookie is replaced");
+    assert_ne!(fresh, set);
+}
+
+#[test]
+fn a_cross_site_navigation_reloads_instead_of_replacing_the_tenant() {
+    let server = TestServer::start(&[KEYS]);
+    // A SameSite=Strict cookie is not sent on a navigation from another site; the server must
+    // not take that for a new browser.
+    let resp = client()
+        .get(server.url("/"))
+        .header("sec-fetch-site", "cross-site")
+        .send()
+        .expect("GET /");
+    assert_eq!(resp.status(), 200);
+    assert_eq!(tenant_cookie(&resp), None);
+    let body = resp.text().expect("body");
+    assert!(body.contains("http-equiv=\"refresh\""), "{body}");
+
+    let resp = client()
+        .get(server.url("/?tenant=1"))
+        .header("sec-fetch-site", "cross-site")
+        .send()
+        .expect("GET /?tenant=1");
+    assert!(tenant_cookie(&resp).is_some(), "the reload gets a cookie");
+}
+
+#[test]
+fn only_get_and_head_are_allowed_on_the_page() {
+    let server = TestServer::start(&[KEYS]);
+    let resp = client().post(server.url("/")).send().expect("POST /");
+    assert_eq!(resp.status(), 405);
+    assert_eq!(resp.headers()["allow"], "GET, HEAD");
+    let body: serde_json::Value = resp.json().expect("json");
+    assert_eq!(body["error"], "method_not_allowed");
+
+    let resp = client().head(server.url("/")).send().expect("HEAD /");
+    assert_eq!(resp.status(), 200);
+    let length: usize = resp.headers()[CONTENT_LENGTH]
+        .to_str()
+        .expect("ascii")
+        .parse()
+        .expect("number");
+    assert_eq!(length, tarnkappe::web::page_html().len());
+    assert_eq!(resp.bytes().expect("body").len(), 0);
+}
+
+#[test]
+fn switched_off_the_page_is_not_served() {
+    let dir = tempfile::tempdir().expect("dir");
+    let secret = "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldC0xMjM0NQ==";
+    let config = config_with_web(dir.path(), false, secret);
+    let server = TestServer::start_with_args(&[KEYS], &["--config", &config]);
+    let resp = client().get(server.url("/")).send().expect("GET /");
+    assert_eq!(resp.status(), 404);
+    assert_eq!(tenant_cookie(&resp), None);
+    let body: serde_json::Value = resp.json().expect("json");
+    assert_eq!(body["error"], "not_found");
+}
+
+#[test]
+fn a_short_cookie_secret_stops_the_start() {
+    let dir = tempfile::tempdir().expect("dir");
+    let config = config_with_web(dir.path(), true, "c2hvcnQ=");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tarnkappe"))
+        .args(["serve", "--config", &config])
+        .env_clear()
+        .env("TARNKAPPE_API_KEYS", "ops:ops-key")
+        .env("TARNKAPPE_LISTEN", "127.0.0.1:0")
+        .output()
+        .expect("run tarnkappe");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("web.cookie_secret"), "{stderr}");
+    assert!(!stderr.contains("c2hvcnQ="), "the secret is never echoed");
+}
