@@ -170,11 +170,11 @@ impl Web {
             .map_or(CookieAuth::Refused, CookieAuth::Tenant)
     }
 
-    /// The tenant of the request's cookie, ignoring the origin (for serving the page).
-    fn existing_tenant(&self, headers: &HeaderMap) -> Option<String> {
+    /// The request's valid cookie value, ignoring the origin (for serving the page).
+    fn existing_cookie(&self, headers: &HeaderMap) -> Option<String> {
         cookie_values(headers, COOKIE_NAME)
-            .iter()
-            .find_map(|v| self.verify(v))
+            .into_iter()
+            .find(|v| self.verify(v).is_some())
     }
 }
 
@@ -279,8 +279,9 @@ pub fn page_html() -> &'static str {
 /// A tiny document that reloads `/` from the page's own origin; see [`serve_page`].
 const RELOAD_HTML: &str = "<!doctype html><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0; url=/?tenant=1\"><title>Tarnkappe</title><p><a href=\"/?tenant=1\">Tarnkappe</a></p>";
 
-/// Answers `GET /` (and `HEAD /`): the page, with a tenant cookie unless the browser already
-/// holds a valid one. Call only when the page is enabled.
+/// Answers `GET /` (and `HEAD /`): the page with the browser's tenant cookie — its valid one
+/// again (so the lifetime restarts with every visit), else a new one. Call only when the page
+/// is enabled.
 ///
 /// A `SameSite=Strict` cookie is not sent on a navigation that comes from another site (a
 /// link); issuing a new cookie then would silently replace the browser's tenant and orphan its
@@ -304,7 +305,7 @@ pub async fn serve_page(session: &mut Session, web: &Web) -> pingora::Result<()>
             .await?;
         return session.write_response_body(Some(bytes), true).await;
     }
-    let has_tenant = web.existing_tenant(&req.headers).is_some();
+    let existing = web.existing_cookie(&req.headers);
     let cross_site_navigation = req
         .headers
         .get("sec-fetch-site")
@@ -317,8 +318,8 @@ pub async fn serve_page(session: &mut Session, web: &Web) -> pingora::Result<()>
         .query()
         .is_some_and(|q| q.split('&').any(|p| p == "tenant=1"));
     let page = page();
-    let (body, set_cookie) = if has_tenant {
-        (page.html.clone(), None)
+    let (body, set_cookie) = if let Some(value) = existing {
+        (page.html.clone(), Some(web.set_cookie(&value)))
     } else if cross_site_navigation && !already_reloaded {
         (Bytes::from_static(RELOAD_HTML.as_bytes()), None)
     } else {
