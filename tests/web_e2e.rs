@@ -467,8 +467,7 @@ async fn anonymize_restore_and_delete_in_a_real_browser() {
         iban.2
     );
     type_into(&b, "#restore-input", &answer).await;
-    b.keys(&format!("{}", Key::Control + &Key::Enter.to_string()))
-        .await;
+    b.keys(&(Key::Control + &Key::Enter.to_string())).await;
     b.wait_for(
         "!document.getElementById('restore-result').hidden",
         "restored text",
