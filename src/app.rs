@@ -1,11 +1,15 @@
 //! The process-wide state shared by every request: configuration, the detection engine, the
-//! session vault. Built once at start-up.
+//! session vault, the API keys, the rate limiter, the static documents. Built once at start-up,
+//! so that no request repeats work that could be done here.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::api::auth::KeyRing;
+use crate::api::docs::Documents;
 use crate::config::{Config, StoreKind};
 use crate::detect::Detector;
+use crate::ratelimit::{MemoryLimiter, RateLimiter};
 use crate::vault::{MemoryStore, Sealer, Store};
 use crate::web::Web;
 
@@ -14,6 +18,11 @@ pub struct App {
     pub detector: Detector,
     pub sealer: Sealer,
     pub store: Arc<dyn Store>,
+    /// The API keys (hashes decoded), including a generated one when none is configured.
+    pub keys: KeyRing,
+    pub limiter: Arc<dyn RateLimiter>,
+    /// `/entities` and the OpenAPI document, serialized once.
+    pub docs: Documents,
     /// The web page: on/off and the tenant cookie key.
     pub web: Web,
 }
@@ -50,11 +59,21 @@ impl App {
         };
         let web = Web::new(&config.web, config.session.ttl_seconds)
             .map_err(|e| StartError(e.to_string()))?;
+        let (api_keys, generated) = KeyRing::from_config(&config)?;
+        if let Some(key) = generated {
+            // Printed once, here, and never logged.
+            eprintln!(
+                "WARNING: no API key configured (api.keys or TARNKAPPE_API_KEYS). Generated a key for this process only; it is shown once and accepted until the process ends:\n  X-API-Key: {key}"
+            );
+        }
         Ok(App {
             web,
             detector: Detector::new(),
             sealer,
             store,
+            keys: api_keys,
+            limiter: Arc::new(MemoryLimiter::new()),
+            docs: Documents::build(),
             config,
         })
     }

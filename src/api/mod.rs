@@ -1,32 +1,266 @@
 //! The REST API under `/api/v1` (api.md), answered inside pingora's `request_filter`.
+//!
+//! One request runs through: route (404/405) → for keyed endpoints the gate of [`limit::admit`]
+//! (401 → 429) → the body under its byte cap (413) → JSON checks (413 for `text`, then 400) →
+//! the handler. Every answer is built completely before it is written, so a rejected request is
+//! never partly processed: nothing is stored.
+//!
+//! - [`auth`]: `X-API-Key` → [`auth::Caller`]; [`limit`]: authentication + rate limit.
+//! - [`body`]: reading under the cap; [`json`]: depth-checked parsing.
+//! - [`respond`]: writing JSON responses (shared with the web page).
+//! - [`handlers`]: the endpoints; [`docs`]: `/entities` and the OpenAPI document.
 
-use bytes::Bytes;
-use pingora::http::ResponseHeader;
+pub mod auth;
+pub mod body;
+pub mod docs;
+pub mod error;
+pub mod handlers;
+pub mod json;
+pub mod limit;
+pub mod respond;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use http::Method;
 use pingora::proxy::Session;
 
 use crate::app::App;
+use body::{BodyState, Declared};
+pub use error::ApiError;
+use limit::Admitted;
+pub use respond::{respond_json, send, Reply};
+
+/// The longest `text` (in code points) of `/anonymize` and `/deanonymize`.
+pub const MAX_TEXT_CODE_POINTS: usize = 100_000;
+
+/// The local routes, after matching the path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Route {
+    Anonymize,
+    Deanonymize,
+    /// `DELETE /api/v1/session/{id}`, with the raw id segment.
+    Session(String),
+    Entities,
+    Health,
+    Ready,
+    OpenApi,
+    /// `/`: the web page (when `web.enabled`).
+    Page,
+    /// `/metrics`: served by other modules once they exist.
+    NotHere,
+    NotFound,
+}
+
+impl Route {
+    pub fn of(path: &str) -> Route {
+        if path == "/openapi.json" {
+            return Route::OpenApi;
+        }
+        let Some(rest) = path.strip_prefix("/api/v1/") else {
+            return if path == "/" {
+                Route::Page
+            } else if path == "/metrics" {
+                Route::NotHere
+            } else {
+                Route::NotFound
+            };
+        };
+        match rest {
+            "anonymize" => Route::Anonymize,
+            "deanonymize" => Route::Deanonymize,
+            "entities" => Route::Entities,
+            "health" => Route::Health,
+            "health/ready" => Route::Ready,
+            "openapi.json" => Route::OpenApi,
+            _ => match rest.strip_prefix("session/") {
+                Some(id) if !id.is_empty() && !id.contains('/') => Route::Session(id.to_owned()),
+                _ => Route::NotFound,
+            },
+        }
+    }
+
+    /// The methods this route answers (the `Allow` header of a 405).
+    fn allow(&self) -> &'static str {
+        match self {
+            Route::Anonymize | Route::Deanonymize => "POST",
+            Route::Session(_) => "DELETE",
+            _ => "GET, HEAD",
+        }
+    }
+
+    fn label(&self) -> &'static str {
+        match self {
+            Route::Anonymize => "anonymize",
+            Route::Deanonymize => "deanonymize",
+            Route::Session(_) => "session",
+            Route::Entities => "entities",
+            Route::Health => "health",
+            Route::Ready => "ready",
+            Route::OpenApi => "openapi",
+            Route::Page => "page",
+            Route::NotHere | Route::NotFound => "unknown",
+        }
+    }
+}
+
+/// Per-request state that shapes the answer beyond its body.
+pub struct Exchange {
+    pub id: u64,
+    pub declared: Declared,
+    pub body: BodyState,
+    /// Set once the rate limiter counted the request: its headers go on every later answer.
+    pub decision: Option<crate::ratelimit::Decision>,
+}
+
+static REQUEST_IDS: AtomicU64 = AtomicU64::new(1);
 
 /// Answers one local request completely.
 pub async fn serve(session: &mut Session, app: &App) -> pingora::Result<()> {
-    if session.req_header().uri.path() == "/" && app.web.enabled() {
-        return crate::web::serve_page(session, &app.web).await;
+    let started = Instant::now();
+    let req = session.req_header();
+    let route = Route::of(req.uri.path());
+    let method = req.method.clone();
+    let mut ex = Exchange {
+        id: REQUEST_IDS.fetch_add(1, Ordering::Relaxed),
+        declared: Declared::of(req),
+        body: BodyState::Untouched,
+        decision: None,
+    };
+    let reply = match dispatch(session, app, &route, &method, &mut ex).await {
+        Ok(reply) => reply,
+        Err(err) => {
+            match &err {
+                ApiError::Store(e) => {
+                    tracing::error!(request_id = ex.id, route = route.label(), error = %e, "session store failed")
+                }
+                ApiError::Internal(why) => {
+                    tracing::error!(
+                        request_id = ex.id,
+                        route = route.label(),
+                        reason = why,
+                        "internal error"
+                    )
+                }
+                _ => {}
+            }
+            Reply::error(&err)
+        }
+    };
+    let reply = match (&ex.decision, reply.status) {
+        (Some(d), s) if s != 429 => reply.with_rate_limit(d),
+        _ => reply,
     }
-    let body = serde_json::json!({"error": "not_found", "message": "There is no such endpoint."});
-    respond_json(session, 404, &body).await
+    .header("x-request-id", ex.id.to_string());
+    let status = reply.status;
+    finish(session, app, reply, &ex, method == Method::HEAD).await?;
+    tracing::debug!(
+        request_id = ex.id,
+        route = route.label(),
+        status,
+        micros = started.elapsed().as_micros() as u64,
+        "api request"
+    );
+    Ok(())
 }
 
-/// Writes a complete JSON response with `Content-Length`.
-pub async fn respond_json(
+/// Writes the answer and ends the request body so that the connection is either reusable or
+/// closed without resetting the client before it read the answer.
+async fn finish(
     session: &mut Session,
-    status: u16,
-    body: &serde_json::Value,
+    app: &App,
+    reply: Reply,
+    ex: &Exchange,
+    head_only: bool,
 ) -> pingora::Result<()> {
-    let bytes = Bytes::from(serde_json::to_vec(body).unwrap_or_default());
-    let mut header = ResponseHeader::build(status, Some(3))?;
-    header.insert_header("content-type", "application/json")?;
-    header.insert_header("content-length", bytes.len().to_string())?;
-    session
-        .write_response_header(Box::new(header), false)
-        .await?;
-    session.write_response_body(Some(bytes), true).await
+    let cap = app.config.api.max_body_bytes;
+    let unread = match ex.body {
+        BodyState::Complete => false,
+        BodyState::Abandoned => true,
+        BodyState::Untouched => ex.declared.has_body(),
+    };
+    if !unread {
+        return respond::send(session, reply, head_only).await;
+    }
+    let small = !ex.declared.chunked && ex.declared.length.is_some_and(|n| n <= cap as u64);
+    if ex.body == BodyState::Untouched && small && !ex.declared.expects_continue {
+        // A small declared body (e.g. with a 401): read and drop it, keep the connection.
+        if session.drain_request_body().await.is_ok() {
+            return respond::send(session, reply, head_only).await;
+        }
+    }
+    session.set_keepalive(None);
+    respond::send(session, reply, head_only).await?;
+    if !ex.declared.expects_continue || ex.body == BodyState::Abandoned {
+        body::discard_rest(session, 4 * cap, Duration::from_secs(2)).await;
+    }
+    Ok(())
+}
+
+async fn dispatch(
+    session: &mut Session,
+    app: &App,
+    route: &Route,
+    method: &Method,
+    ex: &mut Exchange,
+) -> Result<Reply, ApiError> {
+    match route {
+        Route::NotFound | Route::NotHere => return Err(ApiError::NotFound),
+        Route::Page if !app.web.enabled() => return Err(ApiError::NotFound),
+        _ => {}
+    }
+    let allowed = match route {
+        Route::Anonymize | Route::Deanonymize => method == Method::POST,
+        Route::Session(_) => method == Method::DELETE,
+        _ => method == Method::GET || method == Method::HEAD,
+    };
+    if !allowed {
+        return Err(ApiError::MethodNotAllowed {
+            allow: route.allow(),
+        });
+    }
+    match route {
+        Route::Entities => {
+            return Ok(Reply::raw(
+                200,
+                "application/json",
+                app.docs.entities.clone(),
+            ))
+        }
+        Route::OpenApi => {
+            return Ok(Reply::raw(
+                200,
+                "application/json",
+                app.docs.openapi.clone(),
+            ))
+        }
+        Route::Page => return Ok(crate::web::page_reply(session.req_header(), &app.web)),
+        Route::Health => return Ok(handlers::health(app, false).await),
+        Route::Ready => return Ok(handlers::health(app, true).await),
+        _ => {}
+    }
+    let Admitted { caller, decision } = limit::admit(session.req_header(), app).await?;
+    ex.decision = Some(decision);
+    match route {
+        Route::Anonymize => {
+            let obj = handlers::read_json(session, app, ex).await?;
+            handlers::anonymize(app, &caller, obj).await
+        }
+        Route::Deanonymize => {
+            let obj = handlers::read_json(session, app, ex).await?;
+            handlers::deanonymize(app, &caller, obj).await
+        }
+        Route::Session(id) => {
+            // No body is expected; one that is sent is held to the same cap and ignored.
+            body::read(
+                session,
+                &ex.declared,
+                app.config.api.max_body_bytes,
+                &mut ex.body,
+            )
+            .await?;
+            handlers::delete_session(app, &caller, id).await
+        }
+        _ => Err(ApiError::NotFound),
+    }
 }

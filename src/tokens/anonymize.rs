@@ -145,7 +145,7 @@ fn char_to_byte_offsets(text: &str, findings: &[Finding]) -> Vec<(Option<usize>,
     let mut want = wanted.iter().peekable();
     for (ci, (bi, _)) in text
         .char_indices()
-        .chain(std::iter::once((text.len(), ' ')).map(|x| x))
+        .chain(std::iter::once((text.len(), ' ')))
         .enumerate()
     {
         while let Some(&&w) = want.peek() {

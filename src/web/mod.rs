@@ -17,11 +17,11 @@ use base64::Engine;
 use bytes::Bytes;
 use hmac::{Hmac, Mac};
 use http::HeaderMap;
-use pingora::http::{RequestHeader, ResponseHeader};
-use pingora::proxy::Session;
+use pingora::http::RequestHeader;
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 
+use crate::api::Reply;
 use crate::config::WebConfig;
 
 /// Name of the tenant cookie.
@@ -276,35 +276,18 @@ pub fn page_html() -> &'static str {
     std::str::from_utf8(&page().html).unwrap_or_default()
 }
 
-/// A tiny document that reloads `/` from the page's own origin; see [`serve_page`].
+/// A tiny document that reloads `/` from the page's own origin; see [`page_reply`].
 const RELOAD_HTML: &str = "<!doctype html><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0; url=/?tenant=1\"><title>Tarnkappe</title><p><a href=\"/?tenant=1\">Tarnkappe</a></p>";
 
-/// Answers `GET /` (and `HEAD /`): the page with the browser's tenant cookie — its valid one
-/// again (so the lifetime restarts with every visit), else a new one. Call only when the page
-/// is enabled.
+/// The answer to `GET /` (and `HEAD /`; the API router checks the method): the page with the
+/// browser's tenant cookie — its valid one again (so the lifetime restarts with every visit),
+/// else a new one. Call only when the page is enabled.
 ///
 /// A `SameSite=Strict` cookie is not sent on a navigation that comes from another site (a
 /// link); issuing a new cookie then would silently replace the browser's tenant and orphan its
 /// sessions. Such a navigation gets a one-line document that reloads the page from its own
 /// origin instead, where the existing cookie is sent (or a new one is issued).
-pub async fn serve_page(session: &mut Session, web: &Web) -> pingora::Result<()> {
-    let req = session.req_header();
-    let method = req.method.clone();
-    if method != http::Method::GET && method != http::Method::HEAD {
-        let body = serde_json::json!({
-            "error": "method_not_allowed",
-            "message": "This path allows only GET and HEAD."
-        });
-        let bytes = Bytes::from(serde_json::to_vec(&body).unwrap_or_default());
-        let mut header = ResponseHeader::build(405, Some(4))?;
-        header.insert_header("content-type", "application/json")?;
-        header.insert_header("allow", "GET, HEAD")?;
-        header.insert_header("content-length", bytes.len().to_string())?;
-        session
-            .write_response_header(Box::new(header), false)
-            .await?;
-        return session.write_response_body(Some(bytes), true).await;
-    }
+pub fn page_reply(req: &RequestHeader, web: &Web) -> Reply {
     let existing = web.existing_cookie(&req.headers);
     let cross_site_navigation = req
         .headers
@@ -325,27 +308,16 @@ pub async fn serve_page(session: &mut Session, web: &Web) -> pingora::Result<()>
     } else {
         (page.html.clone(), Some(web.set_cookie(&web.issue())))
     };
-    let mut header = ResponseHeader::build(200, Some(10))?;
-    header.insert_header("content-type", "text/html; charset=utf-8")?;
-    header.insert_header("content-length", body.len().to_string())?;
-    header.insert_header("cache-control", "no-store")?;
-    header.insert_header("content-security-policy", page.csp.as_str())?;
-    header.insert_header("x-content-type-options", "nosniff")?;
-    header.insert_header("x-frame-options", "DENY")?;
-    header.insert_header("referrer-policy", "no-referrer")?;
-    header.insert_header("cross-origin-opener-policy", "same-origin")?;
-    header.insert_header("cross-origin-resource-policy", "same-origin")?;
+    let mut reply = Reply::raw(200, "text/html; charset=utf-8", body)
+        .header("content-security-policy", page.csp.as_str())
+        .header("x-frame-options", "DENY")
+        .header("referrer-policy", "no-referrer")
+        .header("cross-origin-opener-policy", "same-origin")
+        .header("cross-origin-resource-policy", "same-origin");
     if let Some(cookie) = set_cookie {
-        header.insert_header("set-cookie", cookie)?;
+        reply = reply.header("set-cookie", cookie);
     }
-    let head_only = method == http::Method::HEAD;
-    session
-        .write_response_header(Box::new(header), head_only)
-        .await?;
-    if head_only {
-        return Ok(());
-    }
-    session.write_response_body(Some(body), true).await
+    reply
 }
 
 #[cfg(test)]

@@ -1,0 +1,194 @@
+//! Who is calling: resolves a request to a [`Caller`] (tenant + per-minute limit).
+//!
+//! Two sources: the `X-API-Key` header (the SHA-256 of the presented key is compared in
+//! constant time against every configured hash), and — only for requests without that header —
+//! the web page's signed cookie with its same-origin check (`crate::web`).
+
+use pingora::http::RequestHeader;
+use sha2::{Digest, Sha256};
+use subtle::{Choice, ConstantTimeEq};
+
+use super::error::ApiError;
+use crate::app::{App, StartError};
+use crate::config::Config;
+use crate::web::CookieAuth;
+
+/// The authenticated caller of one request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caller {
+    /// Tenant id: sessions are bound to it, rate limits are counted per tenant.
+    pub tenant: String,
+    /// Requests per minute.
+    pub rate_limit: u32,
+}
+
+struct KeyEntry {
+    hash: [u8; 32],
+    tenant: String,
+    rate_limit: u32,
+}
+
+/// The configured keys, decoded once at start-up.
+pub struct KeyRing {
+    entries: Vec<KeyEntry>,
+}
+
+/// Tenant name of the key generated when none is configured.
+pub const GENERATED_TENANT: &str = "default";
+
+impl KeyRing {
+    /// Decodes the configured hashes. With no key configured at all, generates one random key and
+    /// returns it (the caller prints it once).
+    pub fn from_config(config: &Config) -> Result<(KeyRing, Option<String>), StartError> {
+        let default_limit = config.api.rate_limit_per_minute;
+        let mut entries = Vec::with_capacity(config.api.keys.len().max(1));
+        for (i, k) in config.api.keys.iter().enumerate() {
+            let hash = decode_hex32(&k.sha256).ok_or_else(|| {
+                StartError(format!(
+                    "invalid value for api.keys[{i}].sha256: expected 64 hex digits"
+                ))
+            })?;
+            entries.push(KeyEntry {
+                hash,
+                tenant: k.name.clone(),
+                rate_limit: k.rate_limit_per_minute.unwrap_or(default_limit).max(1),
+            });
+        }
+        let mut generated = None;
+        if entries.is_empty() {
+            let key = generate_key();
+            entries.push(KeyEntry {
+                hash: Sha256::digest(key.as_bytes()).into(),
+                tenant: GENERATED_TENANT.to_owned(),
+                rate_limit: default_limit.max(1),
+            });
+            generated = Some(key);
+        }
+        Ok((KeyRing { entries }, generated))
+    }
+
+    /// The entry whose hash equals SHA-256(`presented`). Every entry is compared, each in
+    /// constant time, so timing reveals neither which key matched nor how much of it.
+    fn find(&self, presented: &[u8]) -> Option<&KeyEntry> {
+        let digest: [u8; 32] = Sha256::digest(presented).into();
+        let mut found: Option<&KeyEntry> = None;
+        for entry in &self.entries {
+            let eq: Choice = entry.hash.ct_eq(&digest);
+            if bool::from(eq) && found.is_none() {
+                found = Some(entry);
+            }
+        }
+        found
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// Resolves the request to its caller, or 401 `unauthorized` (header missing, empty, not
+/// visible ASCII, or unknown).
+pub fn authenticate(req: &RequestHeader, app: &App) -> Result<Caller, ApiError> {
+    // The web page sends no key: its signed cookie, from its own origin, names the tenant. A
+    // cookie from another origin, a forged one, or any while the page is off falls through to
+    // the 401 below.
+    if req.headers.get("x-api-key").is_none() {
+        if let CookieAuth::Tenant(tenant) = app.web.authenticate(req) {
+            return Ok(Caller {
+                tenant,
+                rate_limit: app.config.api.rate_limit_per_minute.max(1),
+            });
+        }
+    }
+    let presented = req
+        .headers
+        .get("x-api-key")
+        .map(|v| v.as_bytes())
+        .filter(|v| !v.is_empty())
+        .ok_or(ApiError::Unauthorized)?;
+    let entry = app.keys.find(presented).ok_or(ApiError::Unauthorized)?;
+    Ok(Caller {
+        tenant: entry.tenant.clone(),
+        rate_limit: entry.rate_limit,
+    })
+}
+
+fn decode_hex32(hex: &str) -> Option<[u8; 32]> {
+    let bytes = hex.as_bytes();
+    if bytes.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, pair) in bytes.chunks_exact(2).enumerate() {
+        let hi = (pair[0] as char).to_digit(16)?;
+        let lo = (pair[1] as char).to_digit(16)?;
+        out[i] = (hi * 16 + lo) as u8;
+    }
+    Some(out)
+}
+
+/// 32 random bytes as URL-safe base64, prefixed so that it is recognisable in a secret scanner.
+fn generate_key() -> String {
+    use base64::Engine;
+    use rand::RngCore;
+    let mut raw = [0u8; 32];
+    rand::rngs::OsRng.fill_bytes(&mut raw);
+    format!(
+        "tk_{}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{hash_key, ApiKey, DEFAULT_TOML};
+
+    fn config(keys: &[(&str, &str, Option<u32>)]) -> Config {
+        let mut c = Config::from_toml_and_env(DEFAULT_TOML, &Default::default()).unwrap();
+        c.api.keys = keys
+            .iter()
+            .map(|(name, key, limit)| ApiKey {
+                name: (*name).into(),
+                sha256: hash_key(key),
+                rate_limit_per_minute: *limit,
+            })
+            .collect();
+        c
+    }
+
+    #[test]
+    fn finds_the_matching_key_only() {
+        let (ring, generated) =
+            KeyRing::from_config(&config(&[("a", "ka", None), ("b", "kb", Some(5))])).unwrap();
+        assert!(generated.is_none());
+        assert_eq!(ring.find(b"ka").map(|e| e.tenant.as_str()), Some("a"));
+        let b = ring.find(b"kb").unwrap();
+        assert_eq!((b.tenant.as_str(), b.rate_limit), ("b", 5));
+        assert!(ring.find(b"kc").is_none());
+        assert!(ring.find(b"").is_none());
+    }
+
+    #[test]
+    fn generates_one_key_when_none_is_configured() {
+        let (ring, generated) = KeyRing::from_config(&config(&[])).unwrap();
+        let key = generated.unwrap();
+        assert!(key.len() > 40);
+        assert_eq!(ring.len(), 1);
+        assert_eq!(ring.find(key.as_bytes()).unwrap().tenant, GENERATED_TENANT);
+        let (_, other) = KeyRing::from_config(&config(&[])).unwrap();
+        assert_ne!(other.unwrap(), key);
+    }
+
+    #[test]
+    fn hex_decoding_is_strict() {
+        assert!(decode_hex32(&hash_key("x")).is_some());
+        assert!(decode_hex32(&hash_key("x").to_uppercase()).is_some());
+        assert!(decode_hex32("zz").is_none());
+        assert!(decode_hex32(&"g".repeat(64)).is_none());
+    }
+}

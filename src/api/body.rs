@@ -1,0 +1,115 @@
+//! Reading a request body under the byte cap: refused from `Content-Length` before a byte of the
+//! body is read, and while reading when the length is not declared (chunked).
+
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use pingora::http::RequestHeader;
+use pingora::proxy::Session;
+
+use super::error::ApiError;
+
+/// How far the body of a request was consumed; decides how the connection ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyState {
+    /// Nothing read (an early answer, e.g. 401 or 413 from `Content-Length`).
+    Untouched,
+    /// Read to the end: the connection can be reused.
+    Complete,
+    /// Reading stopped in the middle (over the cap, broken framing): close after answering.
+    Abandoned,
+}
+
+/// What the request says about its body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Declared {
+    /// `Content-Length`, when present.
+    pub length: Option<u64>,
+    /// `Transfer-Encoding` present (chunked): the length is known only by reading.
+    pub chunked: bool,
+    /// `Expect: 100-continue`: the client waits before sending the body.
+    pub expects_continue: bool,
+}
+
+impl Declared {
+    pub fn of(req: &RequestHeader) -> Declared {
+        let length = req
+            .headers
+            .get(http::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok());
+        Declared {
+            length,
+            chunked: req.headers.contains_key(http::header::TRANSFER_ENCODING),
+            expects_continue: req
+                .headers
+                .get(http::header::EXPECT)
+                .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue")),
+        }
+    }
+
+    /// True when a body may follow the header.
+    pub fn has_body(&self) -> bool {
+        self.chunked || self.length.is_some_and(|n| n > 0)
+    }
+}
+
+const TOO_LARGE: &str = "The request body is larger than the configured limit.";
+
+/// 413 when the declared length exceeds `cap` (decided before reading).
+pub fn precheck(declared: &Declared, cap: usize) -> Result<(), ApiError> {
+    match declared.length {
+        Some(n) if n > cap as u64 => Err(ApiError::TooLarge(TOO_LARGE)),
+        _ => Ok(()),
+    }
+}
+
+/// Reads the whole body (at most `cap` bytes), answering `100 Continue` first when asked.
+pub async fn read(
+    session: &mut Session,
+    declared: &Declared,
+    cap: usize,
+    state: &mut BodyState,
+) -> Result<Bytes, ApiError> {
+    precheck(declared, cap)?;
+    if !declared.has_body() {
+        *state = BodyState::Complete;
+        return Ok(Bytes::new());
+    }
+    *state = BodyState::Abandoned;
+    if declared.expects_continue && session.write_continue_response().await.is_err() {
+        return Err(ApiError::BadRequest("The request body could not be read."));
+    }
+    let initial = declared.length.map_or(16 * 1024, |n| n as usize).min(cap);
+    let mut buf = BytesMut::with_capacity(initial);
+    loop {
+        match session.read_request_body().await {
+            Ok(Some(chunk)) => {
+                if buf.len() + chunk.len() > cap {
+                    return Err(ApiError::TooLarge(TOO_LARGE));
+                }
+                buf.extend_from_slice(&chunk);
+            }
+            Ok(None) => break,
+            Err(_) => return Err(ApiError::BadRequest("The request body could not be read.")),
+        }
+    }
+    *state = BodyState::Complete;
+    Ok(buf.freeze())
+}
+
+/// After an answer on a connection that will close: reads and discards what the client is still
+/// sending (bounded in bytes and time), so that closing does not reset the connection before the
+/// client has read the answer.
+pub async fn discard_rest(session: &mut Session, max_bytes: usize, max_time: Duration) {
+    let drain = async {
+        let mut seen = 0usize;
+        while let Ok(Some(chunk)) = session.read_request_body().await {
+            seen += chunk.len();
+            if seen > max_bytes {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(max_time, drain).await;
+}

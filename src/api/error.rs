@@ -1,0 +1,82 @@
+//! The API's error vocabulary (api.md, "Errors"): one variant per row of the error table, each
+//! with a fixed status, code and one-sentence message. Messages are static text: they can never
+//! carry submitted text or personal data.
+
+use crate::ratelimit::Decision;
+use crate::vault::StoreError;
+
+#[derive(Debug)]
+pub enum ApiError {
+    /// 400 `bad_request`, with a fixed message naming what is wrong (never the value).
+    BadRequest(&'static str),
+    /// 400 `reserved_token`.
+    ReservedToken,
+    /// 401 `unauthorized`.
+    Unauthorized,
+    /// 404 `session_not_found`.
+    SessionNotFound,
+    /// 404 `not_found`.
+    NotFound,
+    /// 405 `method_not_allowed`; `allow` is the value of the `Allow` header.
+    MethodNotAllowed { allow: &'static str },
+    /// 413 `too_large`.
+    TooLarge(&'static str),
+    /// 429 `rate_limited`, with the decision that refused it (for `Retry-After`).
+    RateLimited(Decision),
+    /// The session store or the shared rate-limit store failed. One distinct path, so that an
+    /// operator-facing answer (e.g. 503) can be chosen here without touching the handlers.
+    Store(StoreError),
+    /// 500 `internal`: anything unexpected. The reason is for the log only.
+    Internal(&'static str),
+}
+
+impl ApiError {
+    pub fn status(&self) -> u16 {
+        match self {
+            ApiError::BadRequest(_) | ApiError::ReservedToken => 400,
+            ApiError::Unauthorized => 401,
+            ApiError::SessionNotFound | ApiError::NotFound => 404,
+            ApiError::MethodNotAllowed { .. } => 405,
+            ApiError::TooLarge(_) => 413,
+            ApiError::RateLimited(_) => 429,
+            ApiError::Store(_) | ApiError::Internal(_) => 500,
+        }
+    }
+
+    pub fn code(&self) -> &'static str {
+        match self {
+            ApiError::BadRequest(_) => "bad_request",
+            ApiError::ReservedToken => "reserved_token",
+            ApiError::Unauthorized => "unauthorized",
+            ApiError::SessionNotFound => "session_not_found",
+            ApiError::NotFound => "not_found",
+            ApiError::MethodNotAllowed { .. } => "method_not_allowed",
+            ApiError::TooLarge(_) => "too_large",
+            ApiError::RateLimited(_) => "rate_limited",
+            ApiError::Store(_) | ApiError::Internal(_) => "internal",
+        }
+    }
+
+    pub fn message(&self) -> &'static str {
+        match self {
+            ApiError::BadRequest(m) | ApiError::TooLarge(m) => m,
+            ApiError::ReservedToken => {
+                "The text already contains a reserved token of the form [[PREFIX_n]]."
+            }
+            ApiError::Unauthorized => "A valid API key is required in the X-API-Key header.",
+            ApiError::SessionNotFound => "There is no such session for this key.",
+            ApiError::NotFound => "There is no such endpoint.",
+            ApiError::MethodNotAllowed { .. } => "This method is not allowed on this endpoint.",
+            ApiError::RateLimited(_) => "Too many requests for this key; retry later.",
+            ApiError::Store(_) | ApiError::Internal(_) => {
+                "An internal error occurred; it has been logged."
+            }
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
+        ApiError::Store(e)
+    }
+}

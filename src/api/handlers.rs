@@ -1,0 +1,255 @@
+//! The endpoints. Each validates completely before it changes anything.
+
+use pingora::proxy::Session;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::auth::Caller;
+use super::body;
+use super::error::ApiError;
+use super::json::parse_object;
+use super::respond::Reply;
+use super::{Exchange, MAX_TEXT_CODE_POINTS};
+use crate::app::App;
+use crate::tokens::{self, contains_reserved_token, Entity, MappingEntry, Restorer, Stats};
+
+/// Most entries a stateless `mapping` may have.
+pub const MAX_MAPPING_ENTRIES: usize = 100_000;
+
+type Object = Map<String, Value>;
+
+/// Reads and parses the body of a JSON endpoint, in the contract's order: byte cap (413), then
+/// the length of `text` (413), then `Content-Type` and JSON well-formedness (400).
+pub async fn read_json(
+    session: &mut Session,
+    app: &App,
+    ex: &mut Exchange,
+) -> Result<Object, ApiError> {
+    let cap = app.config.api.max_body_bytes;
+    let bytes = body::read(session, &ex.declared, cap, &mut ex.body).await?;
+    let parsed = parse_object(&bytes);
+    if let Ok(obj) = &parsed {
+        if let Some(Value::String(text)) = obj.get("text") {
+            check_text_length(text)?;
+        }
+    }
+    if !is_json_content_type(session.req_header()) {
+        return Err(ApiError::BadRequest(
+            "Content-Type must be application/json.",
+        ));
+    }
+    parsed
+}
+
+fn is_json_content_type(req: &pingora::http::RequestHeader) -> bool {
+    let Some(value) = req
+        .headers
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let media = value.split(';').next().unwrap_or("").trim();
+    media.eq_ignore_ascii_case("application/json")
+}
+
+fn check_text_length(text: &str) -> Result<(), ApiError> {
+    // A UTF-8 string has at most as many code points as bytes: count only when it could matter.
+    if text.len() > MAX_TEXT_CODE_POINTS && text.chars().count() > MAX_TEXT_CODE_POINTS {
+        return Err(ApiError::TooLarge(
+            "The text is longer than 100000 code points.",
+        ));
+    }
+    Ok(())
+}
+
+fn required_text(obj: &Object) -> Result<&str, ApiError> {
+    match obj.get("text") {
+        Some(Value::String(text)) => Ok(text),
+        Some(_) => Err(ApiError::BadRequest("The field text must be a string.")),
+        None => Err(ApiError::BadRequest("The field text is required.")),
+    }
+}
+
+#[derive(Serialize)]
+struct AnonymizeResponse<'a> {
+    session_id: &'a str,
+    anonymized_text: &'a str,
+    entities: &'a [Entity],
+    mapping: &'a [MappingEntry],
+    stats: &'a Stats,
+}
+
+/// What a stored session holds (sealed): the token → value pairs.
+#[derive(Serialize, Deserialize)]
+struct SessionRecord {
+    pairs: Vec<(String, String)>,
+}
+
+pub async fn anonymize(app: &App, caller: &Caller, obj: Object) -> Result<Reply, ApiError> {
+    let text = required_text(&obj)?;
+    if contains_reserved_token(text) {
+        return Err(ApiError::ReservedToken);
+    }
+    let result = tokens::anonymize(&app.detector, text);
+    let record = SessionRecord {
+        pairs: result
+            .mapping
+            .iter()
+            .map(|m| (m.token.clone(), m.value.clone()))
+            .collect(),
+    };
+    let plain = serde_json::to_vec(&record)
+        .map_err(|_| ApiError::Internal("session record serialization failed"))?;
+    let session_id = uuid::Uuid::new_v4().hyphenated().to_string();
+    let sealed = app.sealer.seal(&session_id, &caller.tenant, &plain);
+    app.store
+        .put(&session_id, sealed, app.session_ttl())
+        .await?;
+    Ok(Reply::json(
+        200,
+        &AnonymizeResponse {
+            session_id: &session_id,
+            anonymized_text: &result.anonymized_text,
+            entities: &result.entities,
+            mapping: &result.mapping,
+            stats: &result.stats,
+        },
+    ))
+}
+
+#[derive(Serialize)]
+struct TextResponse<'a> {
+    text: &'a str,
+}
+
+pub async fn deanonymize(app: &App, caller: &Caller, obj: Object) -> Result<Reply, ApiError> {
+    let text = required_text(&obj)?;
+    let restorer = match (obj.get("session_id"), obj.get("mapping")) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::BadRequest(
+                "Give either session_id or mapping, not both.",
+            ))
+        }
+        (None, None) => {
+            return Err(ApiError::BadRequest(
+                "Either session_id or mapping is required.",
+            ))
+        }
+        (None, Some(mapping)) => restorer_from_mapping(mapping)?,
+        (Some(Value::String(id)), None) => {
+            let pairs = load_session(app, caller, id).await?;
+            Restorer::new(pairs.iter().map(|(t, v)| (t.as_str(), v.as_str())))
+        }
+        (Some(_), None) => {
+            return Err(ApiError::BadRequest(
+                "The field session_id must be a string.",
+            ))
+        }
+    };
+    let restored = restorer.restore(text);
+    Ok(Reply::json(200, &TextResponse { text: &restored }))
+}
+
+/// Validates a stateless mapping completely, then builds its restorer.
+fn restorer_from_mapping(mapping: &Value) -> Result<Restorer, ApiError> {
+    let Value::Array(entries) = mapping else {
+        return Err(ApiError::BadRequest("The field mapping must be an array."));
+    };
+    if entries.len() > MAX_MAPPING_ENTRIES {
+        return Err(ApiError::BadRequest(
+            "The mapping has more than 100000 entries.",
+        ));
+    }
+    let mut pairs = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let Value::Object(entry) = entry else {
+            return Err(ApiError::BadRequest(
+                "Every mapping entry must be an object.",
+            ));
+        };
+        match (entry.get("token"), entry.get("value")) {
+            (Some(Value::String(token)), Some(Value::String(value))) => {
+                if token.is_empty() {
+                    return Err(ApiError::BadRequest("A mapping token must not be empty."));
+                }
+                pairs.push((token.as_str(), value.as_str()));
+            }
+            _ => {
+                return Err(ApiError::BadRequest(
+                    "Every mapping entry needs a string token and a string value.",
+                ))
+            }
+        }
+    }
+    Ok(Restorer::new(pairs))
+}
+
+/// The canonical form of a session id, or None when it is not a UUID.
+fn canonical_id(id: &str) -> Option<String> {
+    uuid::Uuid::try_parse(id)
+        .ok()
+        .map(|u| u.hyphenated().to_string())
+}
+
+/// Opens the caller's session `id`; every way of not getting it is the same 404.
+async fn load_session(
+    app: &App,
+    caller: &Caller,
+    id: &str,
+) -> Result<Vec<(String, String)>, ApiError> {
+    let id = canonical_id(id).ok_or(ApiError::SessionNotFound)?;
+    let sealed = app.store.get(&id).await?.ok_or(ApiError::SessionNotFound)?;
+    let plain = app
+        .sealer
+        .open(&id, &caller.tenant, &sealed)
+        .map_err(|_| ApiError::SessionNotFound)?;
+    let record: SessionRecord = serde_json::from_slice(&plain)
+        .map_err(|_| ApiError::Internal("stored session record is not readable"))?;
+    Ok(record.pairs)
+}
+
+#[derive(Serialize)]
+struct Deleted {
+    deleted: bool,
+}
+
+pub async fn delete_session(app: &App, caller: &Caller, id: &str) -> Result<Reply, ApiError> {
+    let id = canonical_id(id).ok_or(ApiError::SessionNotFound)?;
+    let sealed = app.store.get(&id).await?.ok_or(ApiError::SessionNotFound)?;
+    // Only the owner may delete: the record must open for the caller's tenant.
+    app.sealer
+        .open(&id, &caller.tenant, &sealed)
+        .map_err(|_| ApiError::SessionNotFound)?;
+    if !app.store.delete(&id).await? {
+        return Err(ApiError::SessionNotFound);
+    }
+    Ok(Reply::json(200, &Deleted { deleted: true }))
+}
+
+#[derive(Serialize)]
+struct Health {
+    status: &'static str,
+    version: &'static str,
+    store: &'static str,
+    store_ok: bool,
+}
+
+/// `GET /health` (always 200 while the process runs) and `GET /health/ready` (503 while the
+/// store is unreachable).
+pub async fn health(app: &App, readiness: bool) -> Reply {
+    let store_ok = app.store.healthy().await;
+    let status = match (readiness, store_ok) {
+        (true, false) => 503,
+        _ => 200,
+    };
+    Reply::json(
+        status,
+        &Health {
+            status: if store_ok { "ok" } else { "degraded" },
+            version: env!("CARGO_PKG_VERSION"),
+            store: app.store.kind(),
+            store_ok,
+        },
+    )
+}
