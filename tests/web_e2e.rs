@@ -226,14 +226,21 @@ impl Drop for Browser {
 
 /// Calls the API directly with the operator key (the reference the page is compared with).
 fn api_post(server: &TestServer, path: &str, body: Value) -> (u16, Value) {
-    let resp = client()
-        .post(server.url(path))
-        .header("x-api-key", KEY)
-        .json(&body)
-        .send()
-        .expect("API call");
-    let status = resp.status().as_u16();
-    (status, resp.json().unwrap_or(Value::Null))
+    blocking(|| {
+        let resp = client()
+            .post(server.url(path))
+            .header("x-api-key", KEY)
+            .json(&body)
+            .send()
+            .expect("API call");
+        let status = resp.status().as_u16();
+        (status, resp.json().unwrap_or(Value::Null))
+    })
+}
+
+/// Runs blocking HTTP calls (reqwest's blocking client) from inside the async tests.
+fn blocking<T>(f: impl FnOnce() -> T) -> T {
+    tokio::task::block_in_place(f)
 }
 
 /// The API's own words for an error, fetched by provoking it with the key.
@@ -241,6 +248,29 @@ fn api_message(server: &TestServer, path: &str, body: Value, status: u16) -> Str
     let (got, body) = api_post(server, path, body);
     assert_eq!(got, status, "{body}");
     body["message"].as_str().expect("message").to_owned()
+}
+
+/// `POST /deanonymize` with the page's cookie and the given origin evidence, without a key.
+fn call_with_cookie(
+    server: &TestServer,
+    cookie_header: &str,
+    body: &Value,
+    origin: Option<&str>,
+    fetch_site: Option<&str>,
+) -> (u16, Value) {
+    let mut req = client()
+        .post(server.url("/api/v1/deanonymize"))
+        .header("cookie", cookie_header)
+        .json(body);
+    if let Some(o) = origin {
+        req = req.header("origin", o);
+    }
+    if let Some(s) = fetch_site {
+        req = req.header("sec-fetch-site", s);
+    }
+    let resp = req.send().expect("call");
+    let status = resp.status().as_u16();
+    (status, resp.json::<Value>().unwrap_or(Value::Null))
 }
 
 /// Rows of the mapping table as (token, type, original).
@@ -583,7 +613,7 @@ async fn api_errors_are_shown_in_the_apis_words() {
         "too large",
     )
     .await;
-    let too_large = {
+    let too_large = blocking(|| {
         let resp = client()
             .post(server.url("/api/v1/anonymize"))
             .header("x-api-key", KEY)
@@ -593,7 +623,7 @@ async fn api_errors_are_shown_in_the_apis_words() {
         assert_eq!(resp.status(), 413);
         let body: Value = resp.json().expect("json");
         body["message"].as_str().expect("message").to_owned()
-    };
+    });
     assert_eq!(b.text("#anon-error .message").await, too_large);
 
     // Rate limited (3 per minute for this tenant; two calls were made above).
@@ -659,19 +689,7 @@ async fn foreign_origins_and_other_browsers_cannot_use_a_session() {
     let body = json!({ "text": format!("Zahlung an {token}."), "session_id": session_id });
 
     let call = |origin: Option<&str>, fetch_site: Option<&str>| {
-        let mut req = client()
-            .post(server.url("/api/v1/deanonymize"))
-            .header("cookie", &cookie_header)
-            .json(&body);
-        if let Some(o) = origin {
-            req = req.header("origin", o);
-        }
-        if let Some(s) = fetch_site {
-            req = req.header("sec-fetch-site", s);
-        }
-        let resp = req.send().expect("call");
-        let status = resp.status().as_u16();
-        (status, resp.json::<Value>().unwrap_or(Value::Null))
+        blocking(|| call_with_cookie(&server, &cookie_header, &body, origin, fetch_site))
     };
     // Control: the page's cookie from its own origin restores.
     let (status, ok) = call(Some(&own_origin), None);
