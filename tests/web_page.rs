@@ -169,3 +169,118 @@ fn a_short_cookie_secret_stops_the_start() {
     assert!(stderr.contains("web.cookie_secret"), "{stderr}");
     assert!(!stderr.contains("c2hvcnQ="), "the secret is never echoed");
 }
+
+/// The `name=value` part of the tenant cookie that `GET /` issues.
+fn fetch_cookie(server: &TestServer) -> String {
+    let resp = client().get(server.url("/")).send().expect("GET /");
+    let set = tenant_cookie(&resp).expect("cookie");
+    set.split(';').next().expect("name=value").to_owned()
+}
+
+fn anonymize_with_cookie(
+    server: &TestServer,
+    cookie: &str,
+    origin: &str,
+) -> reqwest::blocking::Response {
+    client()
+        .post(server.url("/api/v1/anonymize"))
+        .header("cookie", cookie)
+        .header("origin", origin)
+        .json(&serde_json::json!({ "text": "IBAN DE89 3704 0044 0532 0130 00" }))
+        .send()
+        .expect("POST /anonymize")
+}
+
+#[test]
+fn the_cookie_is_a_tenant_of_its_own_with_the_default_limit() {
+    let server = TestServer::start(&[KEYS, ("TARNKAPPE_RATE_LIMIT", "50")]);
+    let cookie = fetch_cookie(&server);
+    let origin = format!("http://{}", server.addr);
+    let resp = anonymize_with_cookie(&server, &cookie, &origin);
+    assert_eq!(resp.status(), 200);
+    assert_eq!(resp.headers()["x-ratelimit-limit"], "50");
+    let body: serde_json::Value = resp.json().expect("json");
+    let session = body["session_id"].as_str().expect("session id").to_owned();
+
+    // The operator's key is another tenant: it cannot read or delete the page's session.
+    let resp = client()
+        .post(server.url("/api/v1/deanonymize"))
+        .header("x-api-key", "ops-key")
+        .json(&serde_json::json!({ "text": "[[IBAN_1]]", "session_id": session }))
+        .send()
+        .expect("deanonymize with key");
+    assert_eq!(resp.status(), 404);
+    let resp = client()
+        .delete(server.url(&format!("/api/v1/session/{session}")))
+        .header("x-api-key", "ops-key")
+        .send()
+        .expect("delete with key");
+    assert_eq!(resp.status(), 404);
+
+    // A key, when present, decides alone: a wrong key with a valid cookie is 401.
+    let resp = client()
+        .post(server.url("/api/v1/anonymize"))
+        .header("cookie", &cookie)
+        .header("origin", &origin)
+        .header("x-api-key", "wrong")
+        .json(&serde_json::json!({ "text": "x" }))
+        .send()
+        .expect("call");
+    assert_eq!(resp.status(), 401);
+
+    // The cookie's owner deletes its session.
+    let resp = client()
+        .delete(server.url(&format!("/api/v1/session/{session}")))
+        .header("cookie", &cookie)
+        .header("origin", &origin)
+        .send()
+        .expect("delete with cookie");
+    assert_eq!(resp.status(), 200);
+}
+
+#[test]
+fn switched_off_a_valid_cookie_gets_401() {
+    let dir = tempfile::tempdir().expect("dir");
+    let secret = "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldC0xMjM0NQ==";
+    // First with the page on, to obtain a cookie signed with this secret…
+    let on = config_with_web(dir.path(), true, secret);
+    let server = TestServer::start_with_args(&[KEYS], &["--config", &on]);
+    let cookie = fetch_cookie(&server);
+    let origin = format!("http://{}", server.addr);
+    assert_eq!(
+        anonymize_with_cookie(&server, &cookie, &origin).status(),
+        200
+    );
+    drop(server);
+    // …then the same secret with the page off: the same cookie is refused.
+    let off = config_with_web(dir.path(), false, secret);
+    let server = TestServer::start_with_args(&[KEYS], &["--config", &off]);
+    let origin = format!("http://{}", server.addr);
+    let resp = anonymize_with_cookie(&server, &cookie, &origin);
+    assert_eq!(resp.status(), 401);
+    let body: serde_json::Value = resp.json().expect("json");
+    assert_eq!(body["error"], "unauthorized");
+}
+
+#[test]
+fn a_cookie_survives_a_restart_with_a_configured_secret() {
+    let dir = tempfile::tempdir().expect("dir");
+    let secret = "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldC0xMjM0NQ==";
+    let config = config_with_web(dir.path(), true, secret);
+    let first = TestServer::start_with_args(&[KEYS], &["--config", &config]);
+    let cookie = fetch_cookie(&first);
+    drop(first);
+    let second = TestServer::start_with_args(&[KEYS], &["--config", &config]);
+    let origin = format!("http://{}", second.addr);
+    assert_eq!(
+        anonymize_with_cookie(&second, &cookie, &origin).status(),
+        200
+    );
+    // Without a configured secret, each process signs with its own random key.
+    let third = TestServer::start(&[KEYS]);
+    let origin = format!("http://{}", third.addr);
+    assert_eq!(
+        anonymize_with_cookie(&third, &cookie, &origin).status(),
+        401
+    );
+}
