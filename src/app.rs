@@ -11,6 +11,7 @@ use crate::config::{Config, StoreKind};
 use crate::detect::Detector;
 use crate::ratelimit::{MemoryLimiter, RateLimiter};
 use crate::vault::{MemoryStore, Sealer, Store};
+use crate::web::Web;
 
 pub struct App {
     pub config: Config,
@@ -22,6 +23,8 @@ pub struct App {
     pub limiter: Arc<dyn RateLimiter>,
     /// `/entities` and the OpenAPI document, serialized once.
     pub docs: Documents,
+    /// The web page: on/off and the tenant cookie key.
+    pub web: Web,
 }
 
 /// Why the process cannot start (printed, then exit 1).
@@ -56,6 +59,8 @@ impl App {
                 crate::vault::RedisClient::new(&config.redis).map_err(|e| StartError(e.0))?,
             )),
         };
+        let web = Web::new(&config.web, config.session.ttl_seconds)
+            .map_err(|e| StartError(e.to_string()))?;
         let (api_keys, generated) = KeyRing::from_config(&config)?;
         if let Some(key) = generated {
             // Printed once, here, and never logged.
@@ -64,6 +69,7 @@ impl App {
             );
         }
         Ok(App {
+            web,
             detector: Detector::new(),
             sealer,
             store,

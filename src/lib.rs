@@ -11,6 +11,8 @@
 //! - [`api`] — the REST API `/api/v1` (api.md), thin over `tokens` and `vault`.
 //! - [`proxy`] — pingora's `ProxyHttp`: local routes go to `api`, everything else is an LLM
 //!   exchange rewritten per wire format.
+//! - [`web`] — the page at `/` (embedded HTML, CSS and JavaScript), its signed tenant cookie
+//!   and the same-origin check for cookie calls.
 //! - [`config`] — `proxy.toml` plus environment → one validated [`config::Config`].
 //! - [`app`] and [`server`] — the shared state and the pingora server around it.
 //!
@@ -26,3 +28,4 @@ pub mod server;
 pub mod telemetry;
 pub mod tokens;
 pub mod vault;
+pub mod web;

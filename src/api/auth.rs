@@ -1,8 +1,8 @@
 //! Who is calling: resolves a request to a [`Caller`] (tenant + per-minute limit).
 //!
-//! Today the one source is the `X-API-Key` header: the SHA-256 of the presented key is compared
-//! in constant time against every configured hash. A second source (the web page's signed
-//! cookie with its same-origin check) belongs in [`authenticate`] as one more branch.
+//! Two sources: the `X-API-Key` header (the SHA-256 of the presented key is compared in
+//! constant time against every configured hash), and — only for requests without that header —
+//! the web page's signed cookie with its same-origin check (`crate::web`).
 
 use pingora::http::RequestHeader;
 use sha2::{Digest, Sha256};
@@ -11,6 +11,7 @@ use subtle::{Choice, ConstantTimeEq};
 use super::error::ApiError;
 use crate::app::{App, StartError};
 use crate::config::Config;
+use crate::web::CookieAuth;
 
 /// The authenticated caller of one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,7 +93,17 @@ impl KeyRing {
 /// Resolves the request to its caller, or 401 `unauthorized` (header missing, empty, not
 /// visible ASCII, or unknown).
 pub fn authenticate(req: &RequestHeader, app: &App) -> Result<Caller, ApiError> {
-    // Further sources (the web page's cookie) go here, before the key.
+    // The web page sends no key: its signed cookie, from its own origin, names the tenant. A
+    // cookie from another origin, a forged one, or any while the page is off falls through to
+    // the 401 below.
+    if req.headers.get("x-api-key").is_none() {
+        if let CookieAuth::Tenant(tenant) = app.web.authenticate(req) {
+            return Ok(Caller {
+                tenant,
+                rate_limit: app.config.api.rate_limit_per_minute.max(1),
+            });
+        }
+    }
     let presented = req
         .headers
         .get("x-api-key")

@@ -46,8 +46,8 @@ pub enum Route {
     OpenApi,
     /// `GET /metrics`: Prometheus metrics (no key).
     Metrics,
-    /// `/`: served by other modules once they exist.
-    NotHere,
+    /// `/`: the web page (when `web.enabled`).
+    Page,
     NotFound,
 }
 
@@ -61,7 +61,7 @@ impl Route {
                 return Route::Metrics;
             }
             return if path == "/" {
-                Route::NotHere
+                Route::Page
             } else {
                 Route::NotFound
             };
@@ -99,7 +99,8 @@ impl Route {
             Route::Ready => "ready",
             Route::OpenApi => "openapi",
             Route::Metrics => "metrics",
-            Route::NotHere | Route::NotFound => "unknown",
+            Route::Page => "page",
+            Route::NotFound => "unknown",
         }
     }
 }
@@ -209,7 +210,8 @@ async fn dispatch(
     ex: &mut Exchange,
 ) -> Result<Reply, ApiError> {
     match route {
-        Route::NotFound | Route::NotHere => return Err(ApiError::NotFound),
+        Route::NotFound => return Err(ApiError::NotFound),
+        Route::Page if !app.web.enabled() => return Err(ApiError::NotFound),
         _ => {}
     }
     let allowed = match route {
@@ -244,6 +246,7 @@ async fn dispatch(
                 bytes::Bytes::from(crate::telemetry::metrics().render()),
             ))
         }
+        Route::Page => return Ok(crate::web::page_reply(session.req_header(), &app.web)),
         Route::Health => return Ok(handlers::health(app, false).await),
         Route::Ready => return Ok(handlers::health(app, true).await),
         _ => {}

@@ -15,7 +15,7 @@ pub fn luhn(digits: &str) -> bool {
         sum += if v > 9 { v - 9 } else { v };
         count += 1;
     }
-    count > 1 && sum % 10 == 0
+    count > 1 && sum.is_multiple_of(10)
 }
 
 /// ISO 13616 / ISO 7064 MOD 97-10 over an IBAN (spaces ignored, letters case-insensitive).

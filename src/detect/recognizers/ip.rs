@@ -31,7 +31,7 @@ impl Recognizer for IpRecognizer {
                 || (v.contains("::") || v.matches(':').count() == 7)
                     && v.parse::<Ipv6Addr>().is_ok();
             // `1.2.3.4.5` (a version) must not yield `1.2.3.4`.
-            let extends = s[m.end()..].starts_with(|c: char| c == '.')
+            let extends = s[m.end()..].starts_with('.')
                 && s[m.end() + 1..].starts_with(|c: char| c.is_ascii_digit());
             if valid
                 && !extends

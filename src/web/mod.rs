@@ -1,0 +1,513 @@
+//! The web page at `/` (api.md, "Authentication and tenants"): one HTML document with its CSS
+//! and JavaScript embedded in the binary, the signed tenant cookie that identifies each browser,
+//! and the same-origin check that cookie-authenticated API calls must pass.
+//!
+//! - The cookie value is `<id>.<tag>`: `id` is 128 random bits in lower-case hex, `tag` the
+//!   base64url HMAC-SHA256 of the id under the cookie secret (`web.cookie_secret`, random per
+//!   process when unset). Verification recomputes the tag and compares in constant time.
+//! - A cookie call is accepted only when its `Origin` names this server (`http://` or `https://`
+//!   followed by exactly the request's `Host`), or, without `Origin`, when the browser marks it
+//!   `Sec-Fetch-Site: same-origin`. Missing both means refused.
+//! - The page is served with a strict Content-Security-Policy that allows exactly the embedded
+//!   style and script (by hash) and connections to this origin only.
+
+use std::sync::OnceLock;
+
+use base64::Engine;
+use bytes::Bytes;
+use hmac::{Hmac, Mac};
+use http::HeaderMap;
+use pingora::http::RequestHeader;
+use rand::RngCore;
+use sha2::{Digest, Sha256};
+
+use crate::api::Reply;
+use crate::config::WebConfig;
+
+/// Name of the tenant cookie.
+pub const COOKIE_NAME: &str = "tarnkappe_tenant";
+
+/// Prefix of the tenant id of a page caller, e.g. `web:3f…`.
+pub const TENANT_PREFIX: &str = "web:";
+
+const PAGE_TEMPLATE: &str = include_str!("page.html");
+const PAGE_CSS: &str = include_str!("page.css");
+const PAGE_JS: &str = include_str!("page.js");
+
+/// Domain separation for the cookie MAC, so the secret signs nothing else by accident.
+const MAC_CONTEXT: &[u8] = b"tarnkappe web tenant v1\0";
+const ID_BYTES: usize = 16;
+const MIN_SECRET_BYTES: usize = 32;
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// Why the web configuration cannot be used (never contains the secret).
+#[derive(Debug, thiserror::Error)]
+#[error("invalid value for web.cookie_secret: {0}")]
+pub struct WebConfigError(&'static str);
+
+/// The web page's process-wide state: whether it is on, and the cookie signing key.
+pub struct Web {
+    enabled: bool,
+    secret: Vec<u8>,
+    cookie_max_age: u64,
+}
+
+impl std::fmt::Debug for Web {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Web")
+            .field("enabled", &self.enabled)
+            .field("cookie_max_age", &self.cookie_max_age)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the cookie of a request without `X-API-Key` amounts to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CookieAuth {
+    /// No tenant cookie at all.
+    Absent,
+    /// A valid cookie on a same-origin request: the caller is this tenant (`web:<id>`).
+    Tenant(String),
+    /// A cookie that is forged, from another origin, or sent while the page is switched off.
+    Refused,
+}
+
+impl Web {
+    /// Builds the state from `[web]`; `cookie_max_age` is the cookie lifetime in seconds (the
+    /// session lifetime, so a browser keeps its tenant as long as its sessions live).
+    pub fn new(config: &WebConfig, cookie_max_age: u64) -> Result<Web, WebConfigError> {
+        let secret = match &config.cookie_secret {
+            Some(encoded) => {
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(encoded.trim())
+                    .map_err(|_| WebConfigError("not valid base64"))?;
+                if bytes.len() < MIN_SECRET_BYTES {
+                    return Err(WebConfigError("must decode to at least 32 bytes"));
+                }
+                bytes
+            }
+            None => {
+                let mut bytes = vec![0u8; MIN_SECRET_BYTES];
+                rand::rngs::OsRng.fill_bytes(&mut bytes);
+                bytes
+            }
+        };
+        Ok(Web {
+            enabled: config.enabled,
+            secret,
+            cookie_max_age: cookie_max_age.max(1),
+        })
+    }
+
+    /// Whether the page is served and its cookie accepted.
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    fn tag(&self, id: &str) -> HmacSha256 {
+        // HMAC accepts keys of any length; `new_from_slice` cannot fail for it.
+        let mut mac = match HmacSha256::new_from_slice(&self.secret) {
+            Ok(mac) => mac,
+            Err(_) => unreachable!("HMAC takes keys of any length"),
+        };
+        mac.update(MAC_CONTEXT);
+        mac.update(id.as_bytes());
+        mac
+    }
+
+    /// A fresh tenant: its cookie value `<id>.<tag>`.
+    pub fn issue(&self) -> String {
+        let mut raw = [0u8; ID_BYTES];
+        rand::rngs::OsRng.fill_bytes(&mut raw);
+        let id: String = raw.iter().map(|b| format!("{b:02x}")).collect();
+        let tag = self.tag(&id).finalize().into_bytes();
+        format!(
+            "{id}.{}",
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(tag)
+        )
+    }
+
+    /// The tenant id (`web:<id>`) of a cookie value, if its signature is ours.
+    pub fn verify(&self, value: &str) -> Option<String> {
+        let (id, tag) = value.split_once('.')?;
+        let well_formed = id.len() == 2 * ID_BYTES
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        if !well_formed || tag.len() > 64 {
+            return None;
+        }
+        let tag = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(tag)
+            .ok()?;
+        // `verify_slice` compares in constant time.
+        self.tag(id).verify_slice(&tag).ok()?;
+        Some(format!("{TENANT_PREFIX}{id}"))
+    }
+
+    /// The `Set-Cookie` header value for a cookie value from [`Web::issue`].
+    pub fn set_cookie(&self, value: &str) -> String {
+        format!(
+            "{COOKIE_NAME}={value}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}",
+            self.cookie_max_age
+        )
+    }
+
+    /// Decides who a request without `X-API-Key` is, by its tenant cookie: a tenant only when
+    /// the page is on, the cookie verifies and the request passes the same-origin check.
+    pub fn authenticate(&self, req: &RequestHeader) -> CookieAuth {
+        let values = cookie_values(&req.headers, COOKIE_NAME);
+        if values.is_empty() {
+            return CookieAuth::Absent;
+        }
+        if !self.enabled || !is_same_origin(req) {
+            return CookieAuth::Refused;
+        }
+        values
+            .iter()
+            .find_map(|v| self.verify(v))
+            .map_or(CookieAuth::Refused, CookieAuth::Tenant)
+    }
+
+    /// The request's valid cookie value, ignoring the origin (for serving the page).
+    fn existing_cookie(&self, headers: &HeaderMap) -> Option<String> {
+        cookie_values(headers, COOKIE_NAME)
+            .into_iter()
+            .find(|v| self.verify(v).is_some())
+    }
+}
+
+/// Every value of cookie `name` in the request's `Cookie` header(s).
+pub fn cookie_values(headers: &HeaderMap, name: &str) -> Vec<String> {
+    headers
+        .get_all(http::header::COOKIE)
+        .iter()
+        .filter_map(|h| h.to_str().ok())
+        .flat_map(|h| h.split(';'))
+        .filter_map(|pair| {
+            let (k, v) = pair.trim().split_once('=')?;
+            (k.trim() == name).then(|| v.trim().trim_matches('"').to_owned())
+        })
+        .collect()
+}
+
+/// The request's own authority: the `Host` header, else the URI's authority (HTTP/2).
+fn request_host(req: &RequestHeader) -> Option<String> {
+    let host = req
+        .headers
+        .get(http::header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(str::to_owned)
+        .or_else(|| req.uri.authority().map(|a| a.as_str().to_owned()))?;
+    let host = host.trim().to_ascii_lowercase();
+    (!host.is_empty()).then_some(host)
+}
+
+/// The same-origin check for cookie calls: `Origin` equal to this server's origin, or (without
+/// `Origin`) `Sec-Fetch-Site: same-origin`. Anything else — including neither header — fails.
+///
+/// The listener speaks plain HTTP, but a TLS-terminating reverse proxy in front of it makes the
+/// browser's origin `https://<host>`; both schemes are accepted for exactly the request's host.
+pub fn is_same_origin(req: &RequestHeader) -> bool {
+    let origins: Vec<&str> = req
+        .headers
+        .get_all(http::header::ORIGIN)
+        .iter()
+        .filter_map(|h| h.to_str().ok())
+        .collect();
+    if !origins.is_empty() {
+        let Some(host) = request_host(req) else {
+            return false;
+        };
+        return origins.len() == 1 && origin_matches(origins[0], &host);
+    }
+    let mut sites = req.headers.get_all("sec-fetch-site").iter();
+    matches!(
+        (sites.next().and_then(|h| h.to_str().ok()), sites.next()),
+        (Some(site), None) if site.trim().eq_ignore_ascii_case("same-origin")
+    )
+}
+
+fn origin_matches(origin: &str, host: &str) -> bool {
+    let origin = origin.trim().to_ascii_lowercase();
+    let rest = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"));
+    match rest {
+        Some(authority) => authority == host || authority.strip_suffix('/') == Some(host),
+        None => false,
+    }
+}
+
+/// The page with its style and script inlined, and the CSP that admits exactly those.
+struct Page {
+    html: Bytes,
+    csp: String,
+}
+
+fn sha256_b64(text: &str) -> String {
+    base64::engine::general_purpose::STANDARD.encode(Sha256::digest(text.as_bytes()))
+}
+
+fn page() -> &'static Page {
+    static PAGE: OnceLock<Page> = OnceLock::new();
+    PAGE.get_or_init(|| {
+        let html = PAGE_TEMPLATE
+            .replacen("/*PAGE_CSS*/", PAGE_CSS, 1)
+            .replacen("/*PAGE_JS*/", PAGE_JS, 1);
+        let csp = format!(
+            "default-src 'none'; style-src 'sha256-{}'; script-src 'sha256-{}'; \
+             connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; \
+             frame-ancestors 'none'",
+            sha256_b64(PAGE_CSS),
+            sha256_b64(PAGE_JS)
+        );
+        Page {
+            html: Bytes::from(html),
+            csp,
+        }
+    })
+}
+
+/// The complete page as served (for tests and tools).
+pub fn page_html() -> &'static str {
+    // Built from UTF-8 templates, so this never fails.
+    std::str::from_utf8(&page().html).unwrap_or_default()
+}
+
+/// A tiny document that reloads `/` from the page's own origin; see [`page_reply`].
+const RELOAD_HTML: &str = "<!doctype html><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0; url=/?tenant=1\"><title>Tarnkappe</title><p><a href=\"/?tenant=1\">Tarnkappe</a></p>";
+
+/// The answer to `GET /` (and `HEAD /`; the API router checks the method): the page with the
+/// browser's tenant cookie — its valid one again (so the lifetime restarts with every visit),
+/// else a new one. Call only when the page is enabled.
+///
+/// A `SameSite=Strict` cookie is not sent on a navigation that comes from another site (a
+/// link); issuing a new cookie then would silently replace the browser's tenant and orphan its
+/// sessions. Such a navigation gets a one-line document that reloads the page from its own
+/// origin instead, where the existing cookie is sent (or a new one is issued).
+pub fn page_reply(req: &RequestHeader, web: &Web) -> Reply {
+    let existing = web.existing_cookie(&req.headers);
+    let cross_site_navigation = req
+        .headers
+        .get("sec-fetch-site")
+        .and_then(|h| h.to_str().ok())
+        .is_some_and(|s| {
+            s.eq_ignore_ascii_case("cross-site") || s.eq_ignore_ascii_case("same-site")
+        });
+    let already_reloaded = req
+        .uri
+        .query()
+        .is_some_and(|q| q.split('&').any(|p| p == "tenant=1"));
+    let page = page();
+    let (body, set_cookie) = if let Some(value) = existing {
+        (page.html.clone(), Some(web.set_cookie(&value)))
+    } else if cross_site_navigation && !already_reloaded {
+        (Bytes::from_static(RELOAD_HTML.as_bytes()), None)
+    } else {
+        (page.html.clone(), Some(web.set_cookie(&web.issue())))
+    };
+    let mut reply = Reply::raw(200, "text/html; charset=utf-8", body)
+        .header("content-security-policy", page.csp.as_str())
+        .header("x-frame-options", "DENY")
+        .header("referrer-policy", "no-referrer")
+        .header("cross-origin-opener-policy", "same-origin")
+        .header("cross-origin-resource-policy", "same-origin");
+    if let Some(cookie) = set_cookie {
+        reply = reply.header("set-cookie", cookie);
+    }
+    reply
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn web() -> Web {
+        Web::new(&WebConfig::default(), 3600).expect("default web config")
+    }
+
+    fn request(method: &str, headers: &[(&str, &str)]) -> RequestHeader {
+        let mut req = RequestHeader::build(method, b"/api/v1/anonymize", None).expect("request");
+        for (k, v) in headers {
+            req.append_header(k.to_string(), *v).expect("header");
+        }
+        req
+    }
+
+    #[test]
+    fn issued_cookies_verify_and_differ() {
+        let web = web();
+        let a = web.issue();
+        let b = web.issue();
+        assert_ne!(a, b);
+        let ta = web.verify(&a).expect("own cookie verifies");
+        let tb = web.verify(&b).expect("own cookie verifies");
+        assert!(ta.starts_with(TENANT_PREFIX));
+        assert_ne!(ta, tb);
+        assert_eq!(ta.len(), TENANT_PREFIX.len() + 32);
+    }
+
+    #[test]
+    fn forged_and_foreign_cookies_fail() {
+        let web = web();
+        let other = Web::new(&WebConfig::default(), 3600).expect("config");
+        let value = web.issue();
+        assert_eq!(other.verify(&value), None, "another secret");
+        let (id, tag) = value.split_once('.').expect("dot");
+        let mut flipped = id.to_owned().into_bytes();
+        flipped[0] = if flipped[0] == b'a' { b'b' } else { b'a' };
+        let flipped = String::from_utf8(flipped).expect("ascii");
+        assert_eq!(web.verify(&format!("{flipped}.{tag}")), None, "changed id");
+        assert_eq!(web.verify(id), None, "no tag");
+        assert_eq!(web.verify(&format!("{id}.")), None, "empty tag");
+        assert_eq!(web.verify(&format!("{}.{tag}", id.to_uppercase())), None);
+        assert_eq!(web.verify(""), None);
+        assert_eq!(web.verify("...."), None);
+        assert_eq!(web.verify(&format!("{id}.{tag}{tag}{tag}")), None);
+    }
+
+    #[test]
+    fn configured_secret_is_stable_and_validated() {
+        let secret = base64::engine::general_purpose::STANDARD.encode([7u8; 32]);
+        let config = WebConfig {
+            enabled: true,
+            cookie_secret: Some(secret),
+        };
+        let a = Web::new(&config, 60).expect("valid secret");
+        let b = Web::new(&config, 60).expect("valid secret");
+        assert!(b.verify(&a.issue()).is_some(), "same secret, same verdict");
+
+        let short = WebConfig {
+            enabled: true,
+            cookie_secret: Some(base64::engine::general_purpose::STANDARD.encode([7u8; 16])),
+        };
+        let err = Web::new(&short, 60).expect_err("short secret").to_string();
+        assert!(err.contains("web.cookie_secret") && err.contains("32 bytes"));
+        let bad = WebConfig {
+            enabled: true,
+            cookie_secret: Some("not base64 !!".into()),
+        };
+        let err = Web::new(&bad, 60).expect_err("bad base64").to_string();
+        assert!(!err.contains("not base64 !!"), "never echo the secret");
+    }
+
+    #[test]
+    fn set_cookie_has_the_required_attributes() {
+        let web = web();
+        let header = web.set_cookie(&web.issue());
+        assert!(header.starts_with("tarnkappe_tenant="));
+        for attr in [
+            "; HttpOnly",
+            "; SameSite=Strict",
+            "; Path=/",
+            "; Max-Age=3600",
+        ] {
+            assert!(header.contains(attr), "{attr} missing in {header}");
+        }
+    }
+
+    #[test]
+    fn cookie_values_are_found_among_others() {
+        let mut headers = HeaderMap::new();
+        headers.append("cookie", "a=1; tarnkappe_tenant=x.y ;b=2".parse().unwrap());
+        headers.append("cookie", "tarnkappe_tenant=z".parse().unwrap());
+        assert_eq!(cookie_values(&headers, COOKIE_NAME), vec!["x.y", "z"]);
+        assert!(cookie_values(&headers, "missing").is_empty());
+    }
+
+    #[test]
+    fn same_origin_accepts_own_origin_or_fetch_metadata_only() {
+        let host = ("host", "127.0.0.1:8080");
+        let ok = |h: &[(&str, &str)]| is_same_origin(&request("POST", h));
+        assert!(ok(&[host, ("origin", "http://127.0.0.1:8080")]));
+        assert!(ok(&[host, ("origin", "https://127.0.0.1:8080")]));
+        assert!(ok(&[
+            ("host", "Example.ORG"),
+            ("origin", "http://example.org")
+        ]));
+        assert!(ok(&[host, ("sec-fetch-site", "same-origin")]));
+
+        assert!(!ok(&[host]), "neither header");
+        assert!(!ok(&[host, ("origin", "http://evil.example")]));
+        assert!(!ok(&[host, ("origin", "http://127.0.0.1:8081")]));
+        assert!(!ok(&[host, ("origin", "http://127.0.0.1")]));
+        assert!(!ok(&[
+            host,
+            ("origin", "http://127.0.0.1:8080.evil.example")
+        ]));
+        assert!(!ok(&[host, ("origin", "null")]));
+        assert!(!ok(&[host, ("origin", "ftp://127.0.0.1:8080")]));
+        assert!(
+            !ok(&[
+                host,
+                ("origin", "http://evil.example"),
+                ("sec-fetch-site", "same-origin")
+            ]),
+            "a foreign Origin wins over fetch metadata"
+        );
+        assert!(!ok(&[host, ("sec-fetch-site", "cross-site")]));
+        assert!(!ok(&[host, ("sec-fetch-site", "same-site")]));
+        assert!(!ok(&[host, ("sec-fetch-site", "none")]));
+        assert!(!ok(&[("origin", "http://127.0.0.1:8080")]), "no host");
+    }
+
+    #[test]
+    fn authenticate_combines_cookie_origin_and_switch() {
+        let web = web();
+        let value = web.issue();
+        let cookie = format!("{COOKIE_NAME}={value}");
+        let tenant = web.verify(&value).expect("valid");
+        let host = ("host", "localhost:9000");
+        let same = ("origin", "http://localhost:9000");
+        let foreign = ("origin", "http://attacker.example");
+
+        let req = request("POST", &[host, same, ("cookie", &cookie)]);
+        assert_eq!(web.authenticate(&req), CookieAuth::Tenant(tenant));
+        let req = request("POST", &[host, foreign, ("cookie", &cookie)]);
+        assert_eq!(web.authenticate(&req), CookieAuth::Refused);
+        let req = request("POST", &[host, same]);
+        assert_eq!(web.authenticate(&req), CookieAuth::Absent);
+        let req = request(
+            "POST",
+            &[host, same, ("cookie", "tarnkappe_tenant=forged.x")],
+        );
+        assert_eq!(web.authenticate(&req), CookieAuth::Refused);
+
+        let off = Web::new(
+            &WebConfig {
+                enabled: false,
+                cookie_secret: None,
+            },
+            60,
+        )
+        .expect("config");
+        let value = off.issue();
+        let cookie = format!("{COOKIE_NAME}={value}");
+        let req = request("POST", &[host, same, ("cookie", &cookie)]);
+        assert_eq!(off.authenticate(&req), CookieAuth::Refused);
+    }
+
+    #[test]
+    fn page_is_self_contained_and_csp_matches() {
+        let html = page_html();
+        assert!(html.contains("<style>") && html.contains("<script>"));
+        assert!(!html.contains("/*PAGE_CSS*/") && !html.contains("/*PAGE_JS*/"));
+        for external in ["http://", "https://", "//cdn", "@import", "url("] {
+            assert!(
+                !html.contains(external),
+                "page must not load anything external ({external})"
+            );
+        }
+        assert!(
+            !PAGE_JS.contains("innerHTML"),
+            "build the DOM with textContent"
+        );
+        let csp = &page().csp;
+        assert!(csp.contains(&sha256_b64(PAGE_CSS)) && csp.contains(&sha256_b64(PAGE_JS)));
+        // The hashes must cover exactly the text between the tags.
+        assert!(html.contains(&format!("<style>{PAGE_CSS}</style>")));
+        assert!(html.contains(&format!("<script>{PAGE_JS}</script>")));
+    }
+}
