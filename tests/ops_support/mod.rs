@@ -369,3 +369,88 @@ impl Drop for PrivateCluster {
         }
     }
 }
+
+/// A minimal LLM upstream on loopback: answers every request with `pieces`, written one after
+/// another with `pause` in between (a slow stream), `Connection: close`, no length.
+pub struct SlowUpstream {
+    pub addr: std::net::SocketAddr,
+}
+
+impl SlowUpstream {
+    pub fn start(content_type: &'static str, pieces: Vec<String>, pause: Duration) -> SlowUpstream {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind upstream");
+        let addr = listener.local_addr().expect("addr");
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let pieces = pieces.clone();
+                std::thread::spawn(move || {
+                    use std::io::Write;
+                    if read_request(&mut stream).is_none() {
+                        return;
+                    }
+                    let head = format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\nconnection: close\r\n\r\n"
+                    );
+                    if stream.write_all(head.as_bytes()).is_err() {
+                        return;
+                    }
+                    for piece in pieces {
+                        std::thread::sleep(pause);
+                        if stream.write_all(piece.as_bytes()).is_err() {
+                            return;
+                        }
+                        let _ = stream.flush();
+                    }
+                });
+            }
+        });
+        SlowUpstream { addr }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+}
+
+/// Reads one HTTP/1.1 request (Content-Length or chunked body); returns the body.
+fn read_request(stream: &mut TcpStream) -> Option<Vec<u8>> {
+    use std::io::Read;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .ok()?;
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let head_end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+        let n = stream.read(&mut chunk).ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
+    let length = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    let chunked = head.contains("transfer-encoding: chunked");
+    loop {
+        let body = &buf[head_end..];
+        let done = match length {
+            Some(n) => body.len() >= n,
+            None if chunked => body.ends_with(b"0\r\n\r\n"),
+            None => true,
+        };
+        if done {
+            return Some(body.to_vec());
+        }
+        let n = stream.read(&mut chunk).ok()?;
+        if n == 0 {
+            return Some(body.to_vec());
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+}
