@@ -63,7 +63,7 @@ impl ProxyHttp for Gateway {
         upstream_response: &mut pingora::http::ResponseHeader,
         ctx: &mut RequestCtx,
     ) -> Result<()> {
-        ctx.telemetry.tag_response(upstream_response);
+        ctx.telemetry.tag_proxied_response(upstream_response);
         Ok(())
     }
 

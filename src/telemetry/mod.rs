@@ -29,6 +29,8 @@ pub fn new_request_id() -> String {
 pub struct RequestTelemetry {
     pub id: String,
     pub started: Instant,
+    /// The `X-Request-Id` an upstream LLM sent with its reply (kept for the client, logged).
+    pub upstream_id: Option<String>,
 }
 
 impl Default for RequestTelemetry {
@@ -36,8 +38,18 @@ impl Default for RequestTelemetry {
         RequestTelemetry {
             id: new_request_id(),
             started: Instant::now(),
+            upstream_id: None,
         }
     }
+}
+
+/// Whether an upstream's request id may be logged: a short token of safe characters only.
+fn plausible_upstream_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 128
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
 }
 
 impl RequestTelemetry {
@@ -47,9 +59,25 @@ impl RequestTelemetry {
         let _ = req.insert_header(REQUEST_ID_HEADER, self.id.as_str());
     }
 
-    /// Puts the id into a response header (used for proxied responses).
+    /// Puts the id into a response header.
     pub fn tag_response(&self, resp: &mut ResponseHeader) {
         let _ = resp.insert_header(REQUEST_ID_HEADER, self.id.as_str());
+    }
+
+    /// For a proxied reply: an `X-Request-Id` of the upstream is kept (SDKs show it, providers'
+    /// support asks for it) and logged beside ours; without one (or with an implausible one),
+    /// ours is set.
+    pub fn tag_proxied_response(&mut self, resp: &mut ResponseHeader) {
+        let upstream = resp
+            .headers
+            .get(REQUEST_ID_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .filter(|v| plausible_upstream_id(v))
+            .map(str::to_owned);
+        match upstream {
+            Some(id) => self.upstream_id = Some(id),
+            None => self.tag_response(resp),
+        }
     }
 
     pub fn elapsed(&self) -> Duration {
@@ -131,6 +159,7 @@ pub fn finish_request(
         // The error's type only: contexts may be composed by other modules.
         tracing::warn!(
             request_id = %telemetry.id,
+            upstream_request_id = telemetry.upstream_id.as_deref(),
             method,
             route,
             status,
@@ -142,6 +171,7 @@ pub fn finish_request(
     } else {
         tracing::info!(
             request_id = %telemetry.id,
+            upstream_request_id = telemetry.upstream_id.as_deref(),
             method,
             route,
             status,
@@ -267,6 +297,29 @@ mod tests {
                 .unwrap(),
             t.id
         );
+    }
+
+    #[test]
+    fn proxied_replies_keep_a_plausible_upstream_id() {
+        let mut t = RequestTelemetry::default();
+        let mut resp = ResponseHeader::build(200, None).unwrap();
+        resp.insert_header(REQUEST_ID_HEADER, "req_abc123").unwrap();
+        t.tag_proxied_response(&mut resp);
+        assert_eq!(resp.headers.get(REQUEST_ID_HEADER).unwrap(), "req_abc123");
+        assert_eq!(t.upstream_id.as_deref(), Some("req_abc123"));
+
+        let mut t = RequestTelemetry::default();
+        let mut resp = ResponseHeader::build(200, None).unwrap();
+        resp.insert_header(REQUEST_ID_HEADER, "Max Mustermann")
+            .unwrap();
+        t.tag_proxied_response(&mut resp);
+        assert_eq!(resp.headers.get(REQUEST_ID_HEADER).unwrap(), t.id.as_str());
+        assert_eq!(t.upstream_id, None);
+
+        let mut t = RequestTelemetry::default();
+        let mut resp = ResponseHeader::build(200, None).unwrap();
+        t.tag_proxied_response(&mut resp);
+        assert_eq!(resp.headers.get(REQUEST_ID_HEADER).unwrap(), t.id.as_str());
     }
 
     #[test]
