@@ -1,29 +1,80 @@
 //! The one `ProxyHttp` implementation: local routes (REST API, web page) are answered in
 //! `request_filter`; everything else is an LLM exchange, anonymized on the way up and restored
 //! on the way down.
+//!
+//! Request side (fail closed): the whole body is read and rewritten in `request_filter`, where
+//! the client can still be answered in the provider's error shape; only a fully rewritten body
+//! is handed to `request_body_filter`. Reply side: the framing is chosen from the upstream's
+//! `Content-Type` in `upstream_response_filter`, and `response_body_filter` restores tokens
+//! event by event.
 
+pub mod anon;
+mod auth;
+pub mod format;
+pub mod json;
+pub mod ndjson;
+pub mod reply;
+pub mod routes;
+pub mod sse;
+
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
+use bytes::Bytes;
+use pingora::http::{RequestHeader, ResponseHeader};
 use pingora::prelude::*;
-use pingora::proxy::{ProxyHttp, Session};
+use pingora::proxy::{FailToProxy, ProxyHttp, Session};
 
 use crate::api;
 use crate::app::App;
+use crate::config::UnknownPolicy;
+use crate::tokens::Exchange;
+use format::WireFormat;
+use reply::{Framing, ReplyRewriter};
+use routes::{Route, Routes};
 
 pub struct Gateway {
     app: Arc<App>,
+    routes: Routes,
+    connect_timeout: Duration,
+    read_timeout: Duration,
 }
 
 impl Gateway {
+    /// Builds the gateway; panics only on a route table that validation should have refused.
     pub fn new(app: Arc<App>) -> Gateway {
-        Gateway { app }
+        Gateway::try_new(app).unwrap_or_else(|e| panic!("invalid proxy routes: {e}"))
+    }
+
+    pub fn try_new(app: Arc<App>) -> Result<Gateway, String> {
+        let routes = Routes::from_config(&app.config)?;
+        routes.warm_up();
+        Ok(Gateway {
+            connect_timeout: Duration::from_millis(app.config.upstream.connect_timeout_ms.max(1)),
+            read_timeout: Duration::from_millis(app.config.upstream.read_timeout_ms.max(1)),
+            routes,
+            app,
+        })
     }
 }
 
 /// Per-request state.
 #[derive(Default)]
-pub struct RequestCtx {}
+pub struct RequestCtx {
+    route: Option<Arc<Route>>,
+    endpoint: &'static str,
+    /// The rewritten body, forwarded by `request_body_filter`.
+    body: Option<Bytes>,
+    /// The body was consumed in `request_filter` and must be supplied by us.
+    body_consumed: bool,
+    exchange: Option<Arc<Exchange>>,
+    reply: Option<ReplyRewriter>,
+    /// Replace the reply with this error (the upstream's reply cannot be read).
+    reply_error: Option<Bytes>,
+    entities: usize,
+}
 
 /// Paths served by this process itself, never proxied.
 pub fn is_local_path(path: &str) -> bool {
@@ -34,6 +85,177 @@ pub fn is_local_path(path: &str) -> bool {
         || path.starts_with("/api/v1/")
 }
 
+/// Answers the client with a provider-shaped error and forwards nothing.
+async fn refuse(
+    session: &mut Session,
+    format: &dyn WireFormat,
+    status: u16,
+    message: &str,
+) -> Result<()> {
+    let body = Bytes::from(format.error_body(status, message).to_bytes());
+    let mut header = ResponseHeader::build(status, Some(4))?;
+    header.insert_header("content-type", "application/json")?;
+    header.insert_header("content-length", body.len().to_string())?;
+    header.insert_header("x-should-retry", "false")?;
+    header.insert_header("x-tarnkappe-entities", "0")?;
+    session
+        .write_response_header(Box::new(header), false)
+        .await?;
+    session.write_response_body(Some(body), true).await
+}
+
+fn header_str<'a>(req: &'a RequestHeader, name: &str) -> Option<&'a str> {
+    req.headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+enum BodyRead {
+    Ok(Vec<u8>),
+    TooLarge,
+}
+
+async fn read_body(session: &mut Session, cap: usize) -> Result<BodyRead> {
+    if let Some(len) = header_str(session.req_header(), "content-length")
+        .and_then(|v| v.trim().parse::<usize>().ok())
+    {
+        if len > cap {
+            return Ok(BodyRead::TooLarge);
+        }
+    }
+    if header_str(session.req_header(), "expect")
+        .is_some_and(|v| v.eq_ignore_ascii_case("100-continue"))
+    {
+        session.write_continue_response().await?;
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = session.read_request_body().await? {
+        if body.len() + chunk.len() > cap {
+            return Ok(BodyRead::TooLarge);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(BodyRead::Ok(body))
+}
+
+impl Gateway {
+    /// Everything `request_filter` does for a proxy route. `Ok(true)`: answered locally.
+    async fn prepare(
+        &self,
+        session: &mut Session,
+        ctx: &mut RequestCtx,
+        route: Arc<Route>,
+    ) -> Result<bool> {
+        let format = route.format;
+        let req = session.req_header();
+        if route.require_key {
+            let key = req.headers.get("x-api-key").map(|v| v.as_bytes());
+            if auth::check_key(&self.app, key).is_none() {
+                refuse(
+                    session,
+                    format,
+                    401,
+                    "A valid X-API-Key is required for this route.",
+                )
+                .await?;
+                return Ok(true);
+            }
+        }
+        if req.headers.contains_key("upgrade") {
+            refuse(
+                session,
+                format,
+                400,
+                "Protocol upgrades (WebSocket) cannot be inspected by the privacy proxy.",
+            )
+            .await?;
+            return Ok(true);
+        }
+        let path = req.uri.path().to_owned();
+        let method = req.method.clone();
+        let has_body = req.headers.contains_key("transfer-encoding")
+            || header_str(req, "content-length").is_some_and(|v| v.trim() != "0");
+        let encoded = header_str(req, "content-encoding")
+            .is_some_and(|v| !v.trim().eq_ignore_ascii_case("identity"));
+        session.upstream_compression.adjust_decompression(true);
+        ctx.route = Some(route.clone());
+        if method != http::Method::POST && !has_body {
+            // GET /v1/models and the like: nothing to anonymize, nothing to restore.
+            return Ok(false);
+        }
+        let endpoint = match format.endpoint(&path) {
+            Some(e) => e,
+            None => match route.unknown {
+                UnknownPolicy::Refuse => {
+                    refuse(
+                        session,
+                        format,
+                        404,
+                        "This path is not supported by the privacy proxy.",
+                    )
+                    .await?;
+                    return Ok(true);
+                }
+                UnknownPolicy::Generic => format::GENERIC,
+                UnknownPolicy::Passthrough => {
+                    tracing::warn!(route = %route.prefix, "forwarding a request unchanged (unknown = \"passthrough\")");
+                    return Ok(false);
+                }
+            },
+        };
+        ctx.endpoint = endpoint;
+        if encoded {
+            refuse(
+                session,
+                format,
+                415,
+                "Compressed request bodies are not accepted by the privacy proxy.",
+            )
+            .await?;
+            return Ok(true);
+        }
+        let body = match read_body(session, self.app.config.api.max_body_bytes).await? {
+            BodyRead::Ok(b) => b,
+            BodyRead::TooLarge => {
+                refuse(
+                    session,
+                    format,
+                    413,
+                    "The request body is too large for the privacy proxy.",
+                )
+                .await?;
+                return Ok(true);
+            }
+        };
+        match anon::anonymize_body(&self.app.detector, format, endpoint, &body) {
+            Ok(a) => {
+                ctx.entities = a.count;
+                if !a.table.is_empty() {
+                    ctx.exchange = Some(Arc::new(Exchange::new(a.table.entries())));
+                }
+                ctx.body = Some(match a.body {
+                    Some(b) => Bytes::from(b),
+                    None => Bytes::from(body),
+                });
+                ctx.body_consumed = true;
+                Ok(false)
+            }
+            Err(refusal) => {
+                tracing::info!(route = %route.prefix, format = format.name(), reason = %refusal.0, "request refused");
+                refuse(
+                    session,
+                    format,
+                    400,
+                    &format!(
+                        "The privacy proxy could not rewrite the request: {}",
+                        refusal.0
+                    ),
+                )
+                .await?;
+                Ok(true)
+            }
+        }
+    }
+}
+
 #[async_trait]
 impl ProxyHttp for Gateway {
     type CTX = RequestCtx;
@@ -42,11 +264,14 @@ impl ProxyHttp for Gateway {
         RequestCtx::default()
     }
 
-    async fn request_filter(&self, session: &mut Session, _ctx: &mut RequestCtx) -> Result<bool> {
+    async fn request_filter(&self, session: &mut Session, ctx: &mut RequestCtx) -> Result<bool> {
         let path = session.req_header().uri.path().to_owned();
         if is_local_path(&path) {
             api::serve(session, &self.app).await?;
             return Ok(true);
+        }
+        if let Some(route) = self.routes.find(&path) {
+            return self.prepare(session, ctx, route).await;
         }
         let body = serde_json::json!({"error": {"message": "No proxy route matches this path.", "type": "invalid_request_error", "code": "no_route"}});
         api::respond_json(session, 404, &body).await?;
@@ -56,11 +281,222 @@ impl ProxyHttp for Gateway {
     async fn upstream_peer(
         &self,
         _session: &mut Session,
-        _ctx: &mut RequestCtx,
+        ctx: &mut RequestCtx,
     ) -> Result<Box<HttpPeer>> {
-        Err(Error::explain(
-            ErrorType::InternalError,
-            "no upstream selected",
-        ))
+        let route = ctx
+            .route
+            .as_ref()
+            .ok_or_else(|| Error::explain(ErrorType::InternalError, "no upstream selected"))?;
+        let addr = self.routes.resolve(&route.upstream).await.ok_or_else(|| {
+            Error::explain(
+                ErrorType::ConnectNoRoute,
+                "the upstream host name does not resolve",
+            )
+        })?;
+        let mut peer = HttpPeer::new(addr, route.upstream.tls, route.upstream.host.clone());
+        peer.options.connection_timeout = Some(self.connect_timeout);
+        peer.options.total_connection_timeout = Some(self.connect_timeout * 2);
+        peer.options.read_timeout = Some(self.read_timeout);
+        Ok(Box::new(peer))
+    }
+
+    async fn upstream_request_filter(
+        &self,
+        _session: &mut Session,
+        req: &mut RequestHeader,
+        ctx: &mut RequestCtx,
+    ) -> Result<()> {
+        let Some(route) = ctx.route.as_ref() else {
+            return Ok(());
+        };
+        let pq = req
+            .uri
+            .path_and_query()
+            .map_or("/", |p| p.as_str())
+            .to_owned();
+        let target = format!("{}{}", route.upstream.base_path, pq);
+        let uri = target
+            .parse::<http::Uri>()
+            .map_err(|_| Error::explain(ErrorType::InternalError, "invalid upstream path"))?;
+        req.set_uri(uri);
+        req.insert_header("host", route.upstream.authority.as_str())?;
+        if ctx.body_consumed {
+            req.remove_header("content-length");
+            req.remove_header("expect");
+        }
+        req.insert_header("accept-encoding", "identity")?;
+        if route.require_key {
+            req.remove_header("x-api-key");
+        }
+        if let Some((name, value)) = &route.credential {
+            req.insert_header(name.clone(), value.as_str())?;
+        }
+        Ok(())
+    }
+
+    async fn request_body_filter(
+        &self,
+        _session: &mut Session,
+        body: &mut Option<Bytes>,
+        end_of_stream: bool,
+        ctx: &mut RequestCtx,
+    ) -> Result<()> {
+        if ctx.body_consumed {
+            if end_of_stream {
+                *body = ctx.body.take();
+            } else {
+                *body = Some(Bytes::new());
+            }
+        }
+        Ok(())
+    }
+
+    async fn upstream_response_filter(
+        &self,
+        _session: &mut Session,
+        resp: &mut ResponseHeader,
+        ctx: &mut RequestCtx,
+    ) -> Result<()> {
+        if ctx.route.is_none() {
+            return Ok(());
+        }
+        resp.insert_header("x-tarnkappe-entities", ctx.entities.to_string())?;
+        let (Some(ex), Some(route)) = (ctx.exchange.clone(), ctx.route.clone()) else {
+            return Ok(());
+        };
+        let still_encoded = resp
+            .headers
+            .get("content-encoding")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| !v.trim().eq_ignore_ascii_case("identity"));
+        resp.remove_header("content-length");
+        resp.remove_header("etag");
+        resp.remove_header("content-md5");
+        if still_encoded {
+            let body = route.format.error_body(
+                502,
+                "The upstream reply uses a content encoding the privacy proxy cannot read.",
+            );
+            resp.set_status(502)?;
+            resp.remove_header("content-encoding");
+            resp.insert_header("content-type", "application/json")?;
+            ctx.reply_error = Some(Bytes::from(body.to_bytes()));
+            return Ok(());
+        }
+        let ct = resp
+            .headers
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        let framing = Framing::from_content_type(ct);
+        ctx.reply = Some(ReplyRewriter::new(ex, route.format, ctx.endpoint, framing));
+        Ok(())
+    }
+
+    fn response_body_filter(
+        &self,
+        _session: &mut Session,
+        body: &mut Option<Bytes>,
+        end_of_stream: bool,
+        ctx: &mut RequestCtx,
+    ) -> Result<Option<Duration>> {
+        if let Some(err) = &ctx.reply_error {
+            *body = if end_of_stream {
+                Some(err.clone())
+            } else {
+                None
+            };
+            return Ok(None);
+        }
+        if let Some(reply) = ctx.reply.as_mut() {
+            let input = body.take().unwrap_or_default();
+            let out = reply.feed(&input, end_of_stream);
+            *body = if out.is_empty() {
+                None
+            } else {
+                Some(Bytes::from(out))
+            };
+        }
+        Ok(None)
+    }
+
+    async fn fail_to_proxy(
+        &self,
+        session: &mut Session,
+        e: &Error,
+        ctx: &mut RequestCtx,
+    ) -> FailToProxy
+    where
+        Self::CTX: Send + Sync,
+    {
+        let Some(route) = ctx.route.clone() else {
+            let code = match e.etype() {
+                ErrorType::HTTPStatus(c) => *c,
+                _ => 502,
+            };
+            let _ = session.respond_error(code).await;
+            return FailToProxy {
+                error_code: code,
+                can_reuse_downstream: false,
+            };
+        };
+        if session.response_written().is_none() {
+            let status = match e.etype() {
+                ErrorType::HTTPStatus(c) => *c,
+                ErrorType::ConnectTimedout | ErrorType::ReadTimedout | ErrorType::WriteTimedout => {
+                    504
+                }
+                _ => 502,
+            };
+            let _ = refuse(
+                session,
+                route.format,
+                status,
+                "The upstream could not be reached or failed.",
+            )
+            .await;
+            return FailToProxy {
+                error_code: status,
+                can_reuse_downstream: false,
+            };
+        }
+        // The reply had started: release held-back text, end the stream with an error frame.
+        if let Some(reply) = ctx.reply.as_mut() {
+            let tail = reply.abort("The upstream connection failed during the reply.");
+            let _ = session
+                .write_response_body(Some(Bytes::from(tail)), true)
+                .await;
+        } else {
+            let _ = session.write_response_body(None, true).await;
+        }
+        FailToProxy {
+            error_code: 0,
+            can_reuse_downstream: false,
+        }
+    }
+
+    async fn logging(&self, session: &mut Session, _e: Option<&Error>, ctx: &mut RequestCtx) {
+        let Some(route) = ctx.route.as_ref() else {
+            return;
+        };
+        let status = session.response_written().map_or(0, |r| r.status.as_u16());
+        let (tolerant, unrestored, restored) = ctx.exchange.as_ref().map_or((0, 0, 0), |ex| {
+            (
+                ex.counts.tolerant.load(Ordering::Relaxed),
+                ex.counts.unrestored.load(Ordering::Relaxed),
+                ex.counts.restored.load(Ordering::Relaxed),
+            )
+        });
+        tracing::info!(
+            route = %route.prefix,
+            format = route.format.name(),
+            endpoint = ctx.endpoint,
+            status,
+            entities = ctx.entities,
+            restored,
+            tolerant_restores = tolerant,
+            unrestored_tokens = unrestored,
+            "proxied exchange"
+        );
     }
 }
