@@ -74,7 +74,18 @@ pub struct RequestCtx {
     /// Replace the reply with this error (the upstream's reply cannot be read).
     reply_error: Option<Bytes>,
     entities: usize,
+    /// Large body: accumulated and rewritten in `request_body_filter` (see [`RETRY_BUFFER`]).
+    deferred: Option<Vec<u8>>,
+    /// Why a deferred body was refused: answered in `fail_to_proxy`.
+    refusal: Option<(u16, String)>,
 }
+
+/// Pingora hands a body read in `request_filter` on to `request_body_filter` only through its
+/// retry buffer, which holds 64 KiB. Bodies known to fit are read, rewritten and refused (if
+/// need be) before any upstream connection; larger ones are accumulated in
+/// `request_body_filter` and rewritten at their end — a refusal then still answers the client
+/// and forwards no byte of the body, but the upstream has seen the request line and headers.
+const RETRY_BUFFER: usize = 64 * 1024;
 
 /// Paths served by this process itself, never proxied.
 pub fn is_local_path(path: &str) -> bool {
@@ -212,7 +223,31 @@ impl Gateway {
             .await?;
             return Ok(true);
         }
-        let body = match read_body(session, self.app.config.api.max_body_bytes).await? {
+        let length = header_str(session.req_header(), "content-length")
+            .and_then(|v| v.trim().parse::<usize>().ok());
+        let cap = self.app.config.api.max_body_bytes;
+        if length.is_some_and(|l| l > cap) {
+            refuse(
+                session,
+                format,
+                413,
+                "The request body is too large for the privacy proxy.",
+            )
+            .await?;
+            return Ok(true);
+        }
+        if !length.is_some_and(|l| l <= RETRY_BUFFER) {
+            if header_str(session.req_header(), "expect")
+                .is_some_and(|v| v.eq_ignore_ascii_case("100-continue"))
+            {
+                session.write_continue_response().await?;
+            }
+            ctx.deferred = Some(Vec::with_capacity(length.unwrap_or(0)));
+            ctx.body_consumed = true;
+            return Ok(false);
+        }
+        session.as_mut().enable_retry_buffering();
+        let body = match read_body(session, cap).await? {
             BodyRead::Ok(b) => b,
             BodyRead::TooLarge => {
                 refuse(
@@ -341,6 +376,56 @@ impl ProxyHttp for Gateway {
         end_of_stream: bool,
         ctx: &mut RequestCtx,
     ) -> Result<()> {
+        if let Some(acc) = ctx.deferred.as_mut() {
+            if let Some(chunk) = body.as_ref() {
+                if acc.len() + chunk.len() > self.app.config.api.max_body_bytes {
+                    ctx.refusal = Some((
+                        413,
+                        "The request body is too large for the privacy proxy.".into(),
+                    ));
+                    return Err(Error::explain(
+                        ErrorType::HTTPStatus(413),
+                        "request body too large",
+                    ));
+                }
+                acc.extend_from_slice(chunk);
+            }
+            if !end_of_stream {
+                *body = Some(Bytes::new());
+                return Ok(());
+            }
+            let acc = ctx.deferred.take().unwrap_or_default();
+            let Some(route) = ctx.route.clone() else {
+                return Err(Error::explain(ErrorType::InternalError, "no route"));
+            };
+            match anon::anonymize_body(&self.app.detector, route.format, ctx.endpoint, &acc) {
+                Ok(a) => {
+                    ctx.entities = a.count;
+                    if !a.table.is_empty() {
+                        ctx.exchange = Some(Arc::new(Exchange::new(a.table.entries())));
+                    }
+                    *body = Some(match a.body {
+                        Some(b) => Bytes::from(b),
+                        None => Bytes::from(acc),
+                    });
+                    return Ok(());
+                }
+                Err(refusal) => {
+                    tracing::info!(route = %route.prefix, format = route.format.name(), reason = %refusal.0, "request refused");
+                    ctx.refusal = Some((
+                        400,
+                        format!(
+                            "The privacy proxy could not rewrite the request: {}",
+                            refusal.0
+                        ),
+                    ));
+                    return Err(Error::explain(
+                        ErrorType::HTTPStatus(400),
+                        "request refused",
+                    ));
+                }
+            }
+        }
         if ctx.body_consumed {
             if end_of_stream {
                 *body = ctx.body.take();
@@ -440,6 +525,15 @@ impl ProxyHttp for Gateway {
                 can_reuse_downstream: false,
             };
         };
+        if let Some((status, message)) = ctx.refusal.take() {
+            if session.response_written().is_none() {
+                let _ = refuse(session, route.format, status, &message).await;
+            }
+            return FailToProxy {
+                error_code: status,
+                can_reuse_downstream: false,
+            };
+        }
         if session.response_written().is_none() {
             let status = match e.etype() {
                 ErrorType::HTTPStatus(c) => *c,
