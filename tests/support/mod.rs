@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod echo;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
