@@ -80,7 +80,7 @@ fn multi_turn_history_gets_the_same_tokens() {
     // the tokens the upstream itself wrote
     assert_eq!(first["messages"][0], second["messages"][0]);
     assert_eq!(first["messages"][1], second["messages"][1]);
-    let toks = tokens_in(&first["messages"][1]["content"].as_str().unwrap().to_owned());
+    let toks = tokens_in(first["messages"][1]["content"].as_str().unwrap());
     assert_eq!(
         second["messages"][2]["content"],
         format!("Notiert: {}", toks.join(" "))

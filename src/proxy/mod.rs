@@ -236,7 +236,7 @@ impl Gateway {
             .await?;
             return Ok(true);
         }
-        if !length.is_some_and(|l| l <= RETRY_BUFFER) {
+        if length.is_none_or(|l| l > RETRY_BUFFER) {
             if header_str(session.req_header(), "expect")
                 .is_some_and(|v| v.eq_ignore_ascii_case("100-continue"))
             {

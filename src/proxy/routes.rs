@@ -13,6 +13,8 @@ use super::format::{self, WireFormat};
 
 const DNS_TTL: Duration = Duration::from_secs(60);
 
+type DnsCache = Arc<RwLock<HashMap<(String, u16), (Vec<SocketAddr>, Instant)>>>;
+
 /// An upstream base URL, parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Upstream {
@@ -79,7 +81,7 @@ pub struct Route {
 pub struct Routes {
     /// Longest prefix first.
     routes: Vec<Arc<Route>>,
-    dns: Arc<RwLock<HashMap<(String, u16), (Vec<SocketAddr>, Instant)>>>,
+    dns: DnsCache,
 }
 
 impl Routes {
@@ -90,7 +92,7 @@ impl Routes {
                 build_route(r).map_err(|e| format!("route[{i}]: {e}"))?,
             ));
         }
-        routes.sort_by(|a, b| b.prefix.len().cmp(&a.prefix.len()));
+        routes.sort_by_key(|r| std::cmp::Reverse(r.prefix.len()));
         Ok(Routes {
             routes,
             dns: Arc::new(RwLock::new(HashMap::new())),
