@@ -202,3 +202,72 @@ fn finding_values<'t>(text: &'t str, findings: &[Finding]) -> Vec<(EntityType, &
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proxy::format::{anthropic::Anthropic, openai::OpenAi};
+
+    fn run(format: &dyn WireFormat, body: &str) -> (String, usize) {
+        let a = anonymize_body(&Detector::new(), format, "chat", body.as_bytes()).unwrap();
+        let out = a
+            .body
+            .map(|b| String::from_utf8(b).unwrap())
+            .unwrap_or_else(|| body.to_owned());
+        (out, a.count)
+    }
+
+    #[test]
+    fn numbering_follows_document_order_and_every_occurrence() {
+        // the second value appears first in the document (in `system`), so it is number 1
+        let body = r#"{"system":"an b@x.de","messages":[{"role":"user","content":"a@x.de und b@x.de"}],"note":"a@x.de"}"#;
+        let (out, count) = run(&Anthropic, body);
+        assert_eq!(
+            out,
+            r#"{"system":"an [[EMAIL_1]]","messages":[{"role":"user","content":"[[EMAIL_2]] und [[EMAIL_1]]"}],"note":"[[EMAIL_2]]"}"#
+        );
+        assert_eq!(count, 4);
+    }
+
+    #[test]
+    fn structure_stays_and_json_arguments_stay_json() {
+        let body = r#"{"model":"a@x.de","messages":[{"role":"user","name":"a@x.de","content":"x"},{"role":"assistant","tool_calls":[{"id":"a@x.de","type":"function","function":{"name":"f","arguments":"{\"to\": \"a@x.de\", \"n\": 1.50}"}}]}],"tools":[{"type":"function","function":{"name":"a@x.de","description":"a@x.de","parameters":{"type":"object","properties":{"a@x.de":{"type":"string","enum":["a@x.de"],"default":"a@x.de"}}}}}]}"#;
+        let (out, _) = run(&OpenAi, body);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["model"], "a@x.de");
+        assert_eq!(v["messages"][0]["name"], "EMAIL_1", "identifier alphabet");
+        assert_eq!(v["messages"][1]["tool_calls"][0]["id"], "a@x.de");
+        let args = v["messages"][1]["tool_calls"][0]["function"]["arguments"]
+            .as_str()
+            .unwrap();
+        assert_eq!(args, r#"{"to":"[[EMAIL_1]]","n":1.50}"#);
+        let f = &v["tools"][0]["function"];
+        assert_eq!(f["name"], "a@x.de");
+        assert_eq!(f["description"], "[[EMAIL_1]]");
+        let prop = &f["parameters"]["properties"]["a@x.de"];
+        assert_eq!(prop["enum"][0], "a@x.de");
+        assert_eq!(prop["default"], "[[EMAIL_1]]");
+    }
+
+    #[test]
+    fn unchanged_bodies_are_not_reserialized() {
+        let body =
+            "{ \"model\": \"m\", \"messages\": [ {\"role\":\"user\",\"content\":\"Hallo\"} ] }";
+        let a = anonymize_body(&Detector::new(), &OpenAi, "chat", body.as_bytes()).unwrap();
+        assert!(a.body.is_none() && a.count == 0);
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_read() {
+        for bad in ["", "[1]", "{\"a\":", "\"x\""] {
+            assert!(anonymize_body(&Detector::new(), &OpenAi, "chat", bad.as_bytes()).is_err());
+        }
+        assert!(anonymize_body(
+            &Detector::new(),
+            &OpenAi,
+            "embeddings",
+            br#"{"input":[1,2]}"#
+        )
+        .is_err());
+    }
+}

@@ -428,7 +428,8 @@ impl ProxyHttp for Gateway {
         }
         if ctx.body_consumed {
             if end_of_stream {
-                *body = ctx.body.take();
+                // cloned, not taken: pingora may retry on a fresh connection
+                *body = ctx.body.clone();
             } else {
                 *body = Some(Bytes::new());
             }
@@ -514,12 +515,26 @@ impl ProxyHttp for Gateway {
     where
         Self::CTX: Send + Sync,
     {
+        let code = match e.etype() {
+            ErrorType::HTTPStatus(c) => *c,
+            ErrorType::ConnectTimedout | ErrorType::ReadTimedout | ErrorType::WriteTimedout
+                if e.esource() == &ErrorSource::Upstream =>
+            {
+                504
+            }
+            _ => match e.esource() {
+                ErrorSource::Upstream => 502,
+                ErrorSource::Downstream => match e.etype() {
+                    ErrorType::WriteError | ErrorType::ReadError | ErrorType::ConnectionClosed => 0,
+                    _ => 400,
+                },
+                ErrorSource::Internal | ErrorSource::Unset => 500,
+            },
+        };
         let Some(route) = ctx.route.clone() else {
-            let code = match e.etype() {
-                ErrorType::HTTPStatus(c) => *c,
-                _ => 502,
-            };
-            let _ = session.respond_error(code).await;
+            if code > 0 {
+                let _ = session.respond_error(code).await;
+            }
             return FailToProxy {
                 error_code: code,
                 can_reuse_downstream: false,
@@ -534,23 +549,23 @@ impl ProxyHttp for Gateway {
                 can_reuse_downstream: false,
             };
         }
-        if session.response_written().is_none() {
-            let status = match e.etype() {
-                ErrorType::HTTPStatus(c) => *c,
-                ErrorType::ConnectTimedout | ErrorType::ReadTimedout | ErrorType::WriteTimedout => {
-                    504
-                }
-                _ => 502,
+        if code == 0 {
+            // the client is gone: nothing to write
+            return FailToProxy {
+                error_code: 0,
+                can_reuse_downstream: false,
             };
+        }
+        if session.response_written().is_none() {
             let _ = refuse(
                 session,
                 route.format,
-                status,
+                code,
                 "The upstream could not be reached or failed.",
             )
             .await;
             return FailToProxy {
-                error_code: status,
+                error_code: code,
                 can_reuse_downstream: false,
             };
         }
