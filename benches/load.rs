@@ -356,7 +356,7 @@ fn in_process(body: &str, n: usize) {
 
 fn latency(title: &str, up: SocketAddr, proxy: SocketAddr, body: &str, n: usize) {
     println!("{title}");
-    in_process(body, (n / 10).max(5));
+    in_process(body, (n / 10).max(2));
     let d = one_connection("direct", up, &request_bytes(up, body), n);
     let p = one_connection("proxied", proxy, &request_bytes(proxy, body), n);
     println!(
@@ -427,7 +427,7 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(5.0)
         * scale;
-    let n = |k: usize| ((k as f64 * scale) as usize).max(5);
+    let n = |k: usize| ((k as f64 * scale) as usize).max(3);
 
     let up = start_upstream();
     let proxy = start_proxy(up);
