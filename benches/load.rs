@@ -39,9 +39,7 @@ fn upstream_conn(stream: TcpStream) {
         return;
     };
     let mut r = BufReader::with_capacity(256 * 1024, stream);
-    let json_reply = format!(
-        "{{\"id\":\"c\",\"object\":\"chat.completion\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"message\":{{\"role\":\"assistant\",\"content\":\"Ich schreibe an [[EMAIL_1]] wegen [[IBAN_1]].\"}},\"finish_reason\":\"stop\"}}]}}"
-    );
+    let json_reply = r#"{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Ich schreibe an [[EMAIL_1]] wegen [[IBAN_1]]."},"finish_reason":"stop"}]}"#;
     let plain = format!(
         "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{}",
         json_reply.len(),
