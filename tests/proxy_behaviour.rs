@@ -431,3 +431,47 @@ fn strip_ansi(s: &str) -> String {
     }
     out
 }
+
+#[test]
+fn unknown_paths_follow_the_route_policy() {
+    let up = FakeUpstream::start(|r| {
+        let toks = tokens_in(&r.body_str());
+        Reply::json(&json!({"echo": toks.join(" "), "id": "x"}))
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("proxy.toml");
+    let toml = format!(
+        "{}\n[[route]]\nprefix = \"/generic/\"\nupstream = \"{u}\"\nformat = \"openai\"\nunknown = \"generic\"\n\n[[route]]\nprefix = \"/raw/\"\nupstream = \"{u}\"\nformat = \"openai\"\nunknown = \"passthrough\"\n",
+        include_str!("../proxy.toml"),
+        u = up.url()
+    );
+    std::fs::write(&cfg, toml).unwrap();
+    let server = TestServer::start_with_args(&[], &["--config", cfg.to_str().unwrap()]);
+    let body = json!({"model": "m", "whatever": {"deep": [format!("an {EMAIL}")]}, "type": EMAIL});
+    let (s, reply) = post_raw(
+        &server,
+        "/generic/v1/custom",
+        &serde_json::to_vec(&body).unwrap(),
+    );
+    assert_eq!(s, 200);
+    let sent = up.last().json();
+    assert!(sent["whatever"]["deep"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("an [[EMAIL_"));
+    assert_eq!(sent["type"], EMAIL, "well-known non-text keys stay");
+    let v: Value = serde_json::from_str(&reply).unwrap();
+    assert_eq!(v["echo"], EMAIL);
+
+    let (s, _) = post_raw(
+        &server,
+        "/raw/v1/custom",
+        &serde_json::to_vec(&body).unwrap(),
+    );
+    assert_eq!(s, 200);
+    assert!(
+        up.last().body_str().contains(EMAIL),
+        "passthrough is an explicit opt-out"
+    );
+    assert!(strip_ansi(&server.log()).contains("passthrough"));
+}
