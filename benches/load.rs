@@ -432,7 +432,7 @@ fn main() {
     let small = chat_body(2000, false);
     let large = chat_body(100_000, false);
     println!(
-        "Tarnkappe proxy load bench (upstream: local Rust responder; proxy: bench-profile binary)"
+        "Tarnkappe proxy load bench (upstream: local Rust responder; proxy: the tarnkappe binary of this build profile)"
     );
     println!(
         "request bodies: {} B (2 KB chat) and {} B (100000 code points)",

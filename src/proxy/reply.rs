@@ -245,3 +245,91 @@ impl ReplyRewriter {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::EntityType;
+    use crate::proxy::format::openai::OpenAi;
+    use crate::tokens::MappingEntry;
+
+    fn exchange() -> Arc<Exchange> {
+        Arc::new(Exchange::new(&[
+            MappingEntry {
+                token: "[[NAME_1]]".into(),
+                entity_type: EntityType::Person,
+                value: "Zoë \"Z\"".into(),
+            },
+            MappingEntry {
+                token: "[[EMAIL_1]]".into(),
+                entity_type: EntityType::EmailAddress,
+                value: "z@x.de".into(),
+            },
+        ]))
+    }
+
+    /// Two choices and two parallel tool calls interleaved, every piece split inside tokens:
+    /// the channels never mix, and every split of the byte stream gives the same result.
+    #[test]
+    fn interleaved_choices_and_tool_calls_stay_apart() {
+        let chunk = |choice: u32, delta: &str| {
+            format!("data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":{choice},\"delta\":{delta},\"finish_reason\":null}}]}}\n\n")
+        };
+        let mut stream = String::new();
+        stream += &chunk(0, r#"{"content":"A [[NA"}"#);
+        stream += &chunk(1, r#"{"content":"B [[EMA"}"#);
+        stream += &chunk(
+            0,
+            r#"{"tool_calls":[{"index":0,"id":"t0","function":{"name":"f","arguments":"{\"a\":\"[[NAME"}},{"index":1,"id":"t1","function":{"name":"g","arguments":"{\"b\":\"[[EMAIL_"}}]}"#,
+        );
+        stream += &chunk(0, r#"{"content":"ME_1]] x"}"#);
+        stream += &chunk(1, r#"{"content":"IL_1]] y NAME_1"}"#);
+        stream += &chunk(
+            0,
+            r#"{"tool_calls":[{"index":1,"function":{"arguments":"1]]\"}"}},{"index":0,"function":{"arguments":"_1]]\"}"}}]}"#,
+        );
+        stream += "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n";
+        stream += "data: [DONE]\n\n";
+        let bytes = stream.as_bytes();
+        let mut results = Vec::new();
+        for piece in [bytes.len(), 1, 2, 3, 7, 13] {
+            let mut r = ReplyRewriter::new(exchange(), &OpenAi, "chat", Framing::Sse);
+            let mut out = Vec::new();
+            for c in bytes.chunks(piece) {
+                out.extend(r.feed(c, false));
+            }
+            out.extend(r.feed(&[], true));
+            results.push(String::from_utf8(out).unwrap());
+        }
+        assert!(
+            results.windows(2).all(|w| w[0] == w[1]),
+            "same output for every split"
+        );
+        let mut content = [String::new(), String::new()];
+        let mut args = [String::new(), String::new()];
+        for block in results[0].split("\n\n") {
+            let Some(data) = block.strip_prefix("data: ") else {
+                continue;
+            };
+            if data == "[DONE]" {
+                continue;
+            }
+            let v: serde_json::Value = serde_json::from_str(data).unwrap();
+            for c in v["choices"].as_array().unwrap() {
+                let i = c["index"].as_u64().unwrap() as usize;
+                content[i] += c["delta"]["content"].as_str().unwrap_or("");
+                for t in c["delta"]["tool_calls"].as_array().into_iter().flatten() {
+                    let k = t["index"].as_u64().unwrap() as usize;
+                    args[k] += t["function"]["arguments"].as_str().unwrap_or("");
+                }
+            }
+        }
+        assert_eq!(content[0], "A Zoë \"Z\" x");
+        assert_eq!(content[1], "B z@x.de y Zoë \"Z\"");
+        let a: serde_json::Value = serde_json::from_str(&args[0]).unwrap();
+        let b: serde_json::Value = serde_json::from_str(&args[1]).unwrap();
+        assert_eq!(a["a"], "Zoë \"Z\"");
+        assert_eq!(b["b"], "z@x.de");
+        assert!(results[0].ends_with("data: [DONE]\n\n"));
+    }
+}
