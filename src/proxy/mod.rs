@@ -107,7 +107,10 @@ async fn refuse(
     let mut header = ResponseHeader::build(status, Some(4))?;
     header.insert_header("content-type", "application/json")?;
     header.insert_header("content-length", body.len().to_string())?;
-    header.insert_header("x-should-retry", "false")?;
+    if status < 500 {
+        // a policy refusal: retrying cannot help (upstream failures stay retryable)
+        header.insert_header("x-should-retry", "false")?;
+    }
     header.insert_header("x-tarnkappe-entities", "0")?;
     session
         .write_response_header(Box::new(header), false)
