@@ -45,13 +45,25 @@ fn the_proxy_works_while_redis_is_down() {
     );
     let mut redis = PrivateRedis::start();
     let prefix = unique_prefix("proxy-outage");
-    let server = TestServer::start(&[
-        ("TARNKAPPE_REDIS_URL", &redis.url()),
-        ("TARNKAPPE_REDIS_KEY_PREFIX", &prefix),
-        ("TARNKAPPE_ENCRYPTION_KEY", ENCRYPTION_KEY),
-        ("TARNKAPPE_API_KEYS", "x:kx"),
-        ("TARNKAPPE_OPENAI_UPSTREAM", &upstream.url()),
-    ]);
+    // The route requires a key: the gate (keys, shared rate limit) must work without Redis too.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = config_file(
+        dir.path(),
+        &[(
+            "prefix = \"/v1/\"\nupstream = \"https://api.openai.com\"\n",
+            "prefix = \"/v1/\"\nupstream = \"https://api.openai.com\"\nrequire_key = true\n",
+        )],
+    );
+    let server = TestServer::start_with_args(
+        &[
+            ("TARNKAPPE_REDIS_URL", &redis.url()),
+            ("TARNKAPPE_REDIS_KEY_PREFIX", &prefix),
+            ("TARNKAPPE_ENCRYPTION_KEY", ENCRYPTION_KEY),
+            ("TARNKAPPE_API_KEYS", "x:kx"),
+            ("TARNKAPPE_OPENAI_UPSTREAM", &upstream.url()),
+        ],
+        &["--config", config.to_str().expect("path")],
+    );
     redis.stop();
     let http = client();
     let resp = http
@@ -62,9 +74,18 @@ fn the_proxy_works_while_redis_is_down() {
         .expect("request");
     assert_eq!(resp.status(), 503, "sessions need the store");
 
+    let chat =
+        json!({"model": "m", "messages": [{"role": "user", "content": "Mail an max@example.org"}]});
     let resp = http
         .post(server.url("/v1/chat/completions"))
-        .json(&json!({"model": "m", "messages": [{"role": "user", "content": "Mail an max@example.org"}]}))
+        .json(&chat)
+        .send()
+        .expect("request");
+    assert_eq!(resp.status(), 401, "the route requires a key");
+    let resp = client()
+        .post(server.url("/v1/chat/completions"))
+        .header("x-api-key", "kx")
+        .json(&chat)
         .send()
         .expect("request");
     assert_eq!(resp.status(), 200, "the proxy needs no store");
