@@ -96,6 +96,13 @@ fn the_proxy_works_while_redis_is_down() {
         .expect("X-Request-Id on a proxied response")
         .to_owned();
     assert_eq!(id.len(), 32);
+    assert_eq!(
+        resp.headers()
+            .get("x-tarnkappe-request-id")
+            .and_then(|v| v.to_str().ok()),
+        Some(id.as_str()),
+        "the upstream sent no id of its own: ours in both headers"
+    );
     let body: Value = resp.json().expect("json");
     assert_eq!(body["choices"][0]["message"]["content"], "Gern geschehen.");
 

@@ -17,6 +17,8 @@ pub use metrics::{metrics, Metrics, SessionEvent, UpstreamErrorKind, METRICS_CON
 
 /// The response header (and, towards upstreams, request header) that carries the request id.
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
+/// Our request id on proxied responses, beside the provider's own `X-Request-Id`.
+pub const PROXY_REQUEST_ID_HEADER: &str = "x-tarnkappe-request-id";
 
 /// A fresh request id: 32 lower-case hex digits (a random UUID v4 without dashes). Ids sent by
 /// clients are not trusted: they could carry anything into the logs.
@@ -59,15 +61,17 @@ impl RequestTelemetry {
         let _ = req.insert_header(REQUEST_ID_HEADER, self.id.as_str());
     }
 
-    /// Puts the id into a response header.
+    /// Puts the id into a response header as `X-Request-Id`.
     pub fn tag_response(&self, resp: &mut ResponseHeader) {
         let _ = resp.insert_header(REQUEST_ID_HEADER, self.id.as_str());
     }
 
-    /// For a proxied reply: an `X-Request-Id` of the upstream is kept (SDKs show it, providers'
-    /// support asks for it) and logged beside ours; without one (or with an implausible one),
-    /// ours is set.
+    /// Tags a proxied reply. Ours always travels as `X-Tarnkappe-Request-Id`. The provider's own
+    /// `X-Request-Id` (SDKs show it, the provider's support asks for it) is kept and logged
+    /// beside ours as `upstream_request_id`; without one (or with one that is not a plain
+    /// token), ours is set as `X-Request-Id` too.
     pub fn tag_proxied_response(&mut self, resp: &mut ResponseHeader) {
+        let _ = resp.insert_header(PROXY_REQUEST_ID_HEADER, self.id.as_str());
         let upstream = resp
             .headers
             .get(REQUEST_ID_HEADER)
@@ -307,6 +311,10 @@ mod tests {
         t.tag_proxied_response(&mut resp);
         assert_eq!(resp.headers.get(REQUEST_ID_HEADER).unwrap(), "req_abc123");
         assert_eq!(t.upstream_id.as_deref(), Some("req_abc123"));
+        assert_eq!(
+            resp.headers.get(PROXY_REQUEST_ID_HEADER).unwrap(),
+            t.id.as_str()
+        );
 
         let mut t = RequestTelemetry::default();
         let mut resp = ResponseHeader::build(200, None).unwrap();
