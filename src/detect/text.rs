@@ -2,7 +2,9 @@
 //! from byte offsets (what `regex` reports) to code-point offsets (what the API promises).
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
 
+use super::words::{tokenize, Word};
 use super::{Candidate, Finding};
 
 /// Input text prepared for matching.
@@ -11,6 +13,8 @@ pub struct Text<'a> {
     /// Same code points as `original`, except typographic variants folded to ASCII
     /// (entities.md §1.2): protected spaces → space, dashes → `-`, fraction slashes → `/`.
     view: Cow<'a, str>,
+    /// Words of the view, segmented on first use (shared by PERSON and LOCATION).
+    words: OnceCell<Vec<Word>>,
 }
 
 impl<'a> Text<'a> {
@@ -21,7 +25,11 @@ impl<'a> Text<'a> {
         } else {
             Cow::Borrowed(original)
         };
-        Text { original, view }
+        Text {
+            original,
+            view,
+            words: OnceCell::new(),
+        }
     }
 
     pub fn original(&self) -> &'a str {
@@ -31,6 +39,11 @@ impl<'a> Text<'a> {
     /// The matching view; candidates carry byte offsets into this string.
     pub fn view(&self) -> &str {
         &self.view
+    }
+
+    /// The words of the view (letters with inner hyphens/apostrophes), in order.
+    pub fn words(&self) -> &[Word] {
+        self.words.get_or_init(|| tokenize(&self.view))
     }
 
     /// Converts accepted candidates (sorted by start, byte offsets into the view) into findings

@@ -1,10 +1,18 @@
 //! The registry: one recognizer per entity type. A new type is one new file plus a line in
-//! [`all`].
+//! [`all`]. Shared helpers for boundaries (entities.md §1.3) and context words (§1.5) live here.
 
 mod credit_card;
+mod date;
 mod email;
 mod iban;
 mod ip;
+mod kfz;
+mod location;
+mod person;
+mod phone;
+mod steuer_id;
+mod steuernummer;
+mod sv_nummer;
 mod url;
 
 use super::Recognizer;
@@ -17,13 +25,191 @@ pub fn all() -> Vec<Box<dyn Recognizer>> {
         Box::new(ip::IpRecognizer::new()),
         Box::new(iban::IbanRecognizer::new()),
         Box::new(credit_card::CreditCardRecognizer::new()),
+        Box::new(phone::PhoneRecognizer::new()),
+        Box::new(steuer_id::SteuerIdRecognizer::new()),
+        Box::new(steuernummer::SteuernummerRecognizer::new()),
+        Box::new(sv_nummer::SvNummerRecognizer::new()),
+        Box::new(kfz::KfzRecognizer::new()),
+        Box::new(date::DateRecognizer::new()),
+        Box::new(location::LocationRecognizer::new()),
+        Box::new(person::PersonRecognizer::new()),
     ]
 }
 
 /// True when the code points around `[start, end)` of `s` do not extend a number or word:
 /// no letter or digit directly before or after (entities.md §1.3).
 pub(crate) fn standalone(s: &str, start: usize, end: usize) -> bool {
-    let before = s[..start].chars().next_back();
-    let after = s[end..].chars().next();
+    let before = s.get(..start).and_then(|p| p.chars().next_back());
+    let after = s.get(end..).and_then(|p| p.chars().next());
     !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+}
+
+/// [`standalone`] plus: no separator + digit pair that would extend the number on either side
+/// (`1.2.3.4` inside `1.2.3.4.5`, `12345` inside `12.345.678`).
+pub(crate) fn numeric_standalone(s: &str, start: usize, end: usize) -> bool {
+    if !standalone(s, start, end) {
+        return false;
+    }
+    let b = s.as_bytes();
+    let sep = |c: u8| matches!(c, b'.' | b',' | b'-' | b'/' | b':');
+    if start >= 2 && sep(b[start - 1]) && b[start - 2].is_ascii_digit() {
+        return false;
+    }
+    if end + 1 < b.len() && sep(b[end]) && b[end + 1].is_ascii_digit() {
+        return false;
+    }
+    true
+}
+
+/// Largest char boundary `<= i`.
+pub(crate) fn floor_boundary(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Smallest char boundary `>= i`.
+pub(crate) fn ceil_boundary(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while i < s.len() && !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+/// The context window before byte `start` (§1.5): at most `max` bytes (about as many code
+/// points for German), on the same line, or also the previous line when it ends with `:`.
+pub(crate) fn before(s: &str, start: usize, max: usize) -> &str {
+    let from = floor_boundary(s, start.saturating_sub(max));
+    let w = s.get(from..start).unwrap_or("");
+    match w.rfind('\n') {
+        Some(nl) => {
+            let prev = w[..nl].trim_end();
+            if prev.ends_with(':') {
+                match prev.rfind('\n') {
+                    Some(nl2) => &w[nl2 + 1..],
+                    None => w,
+                }
+            } else {
+                &w[nl + 1..]
+            }
+        }
+        None => w,
+    }
+}
+
+/// The context window after byte `end`: at most `max` bytes, same line.
+pub(crate) fn after(s: &str, end: usize, max: usize) -> &str {
+    let to = ceil_boundary(s, end.saturating_add(max));
+    let w = s.get(end..to).unwrap_or("");
+    match w.find('\n') {
+        Some(nl) => &w[..nl],
+        None => w,
+    }
+}
+
+/// Lowercased copy of a (short, bounded) window.
+pub(crate) fn lower(s: &str) -> String {
+    s.to_lowercase()
+}
+
+/// True when one of `words` (lowercase) occurs in `hay` (lowercase) as a whole token: not
+/// preceded by a letter/digit, and, when the word ends in a letter, not followed by one.
+pub(crate) fn has_word(hay: &str, words: &[&str]) -> bool {
+    words.iter().any(|w| {
+        hay.match_indices(w).any(|(i, _)| {
+            let pre = hay[..i].chars().next_back();
+            let post = hay[i + w.len()..].chars().next();
+            let open_end = !w.ends_with(|c: char| c.is_alphanumeric());
+            !pre.is_some_and(char::is_alphanumeric)
+                && (open_end || !post.is_some_and(char::is_alphanumeric))
+        })
+    })
+}
+
+/// Context words of one type (lowercase).
+pub(crate) struct Context {
+    pub strong: &'static [&'static str],
+    pub weak: &'static [&'static str],
+    pub negative: &'static [&'static str],
+}
+
+/// Evidence found around a candidate.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Evidence {
+    pub strong: bool,
+    pub weak: bool,
+    pub negative: bool,
+}
+
+impl Evidence {
+    /// `base` plus boosts (capped at +0.35) minus the penalty (§1.6).
+    pub fn score(self, base: f32, strong: f32, weak: f32, penalty: f32) -> f32 {
+        let boost: f32 = if self.strong {
+            strong
+        } else if self.weak {
+            weak
+        } else {
+            0.0
+        };
+        let pen = if self.negative { penalty } else { 0.0 };
+        (base + boost.min(0.35) - pen).clamp(0.0, 1.0)
+    }
+}
+
+impl Context {
+    /// Looks 50 bytes back (same line, or a preceding `label:` line) and 25 bytes ahead.
+    pub fn evidence(&self, s: &str, start: usize, end: usize) -> Evidence {
+        let b = lower(before(s, start, 50));
+        let a = lower(after(s, end, 25));
+        Evidence {
+            strong: has_word(&b, self.strong) || (a.contains('(') && has_word(&a, self.strong)),
+            weak: has_word(&b, self.weak),
+            negative: has_word(&b, self.negative),
+        }
+    }
+}
+
+/// Builds a candidate.
+pub(crate) fn cand(
+    t: super::EntityType,
+    start: usize,
+    end: usize,
+    score: f32,
+    validated: bool,
+) -> super::Candidate {
+    super::Candidate {
+        entity_type: t,
+        start,
+        end,
+        score,
+        validated,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_and_words() {
+        let s = "Kunde\nSteuer-ID:\n86095742719";
+        let start = s.find('8').unwrap_or(0);
+        assert_eq!(before(s, start, 50), "Steuer-ID:\n");
+        let s2 = "Name\nnichts 123";
+        assert_eq!(before(s2, s2.len() - 3, 50), "nichts ");
+        assert!(has_word("die steuer-id: ", &["steuer-id"]));
+        assert!(!has_word("ust-idnr 123", &["idnr"]));
+        assert!(has_word("tel. 030", &["tel."]));
+    }
+
+    #[test]
+    fn numeric_boundaries() {
+        let s = "1.2.3.4.5";
+        assert!(!numeric_standalone(s, 0, 7));
+        assert!(numeric_standalone("x 1234 y", 2, 6));
+        assert!(!numeric_standalone("a1234", 1, 5));
+    }
 }
