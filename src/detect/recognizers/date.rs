@@ -3,7 +3,7 @@
 
 use regex::Regex;
 
-use super::{cand, numeric_standalone, Context};
+use super::{cand, Context};
 use crate::detect::{validate, Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
@@ -98,8 +98,11 @@ impl Recognizer for DateRecognizer {
             let Some(m) = c.get(0) else { continue };
             let v = m.as_str();
             let (start, end) = (m.start(), m.end());
+            let b = s.as_bytes();
             let left_ok = !s[..start].chars().next_back().is_some_and(char::is_alphanumeric)
-                && numeric_standalone(s, start, start);
+                && !(start >= 2
+                    && matches!(b[start - 1], b'.' | b'/' | b'-' | b',' | b':')
+                    && b[start - 2].is_ascii_digit());
             let next = s[end..].chars().next();
             let right_ok = !next.is_some_and(char::is_alphanumeric)
                 && !(matches!(next, Some('.' | '/' | ',' | '-'))

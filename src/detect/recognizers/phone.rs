@@ -3,7 +3,7 @@
 
 use regex::Regex;
 
-use super::{cand, numeric_standalone, Context};
+use super::{cand, Context};
 use crate::detect::{Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
@@ -84,14 +84,14 @@ impl Recognizer for PhoneRecognizer {
                 continue;
             }
             // A leading `+` or `(` needs no boundary on its left side.
-            let left_ok = if v.starts_with(['+', '(']) {
-                !s[..start]
-                    .chars()
-                    .next_back()
-                    .is_some_and(|c| c.is_alphanumeric())
-            } else {
-                numeric_standalone(s, start, start + 1)
-            };
+            let b = s.as_bytes();
+            let left_ok = !s[..start]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '+')
+                && !(start >= 2
+                    && matches!(b[start - 1], b'.' | b'/' | b'-' | b',' | b':')
+                    && b[start - 2].is_ascii_digit());
             let after = s[end..].chars().next();
             let right_ok = !after.is_some_and(char::is_alphanumeric)
                 && !(matches!(after, Some('.' | ',' | '-' | '/' | ':'))
