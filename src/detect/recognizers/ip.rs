@@ -16,7 +16,7 @@ const CONTEXT: Context = Context {
     weak: &["adresse", "host", "server", "von", "from", "address", "router", "rechner", "gerät"],
     negative: &[
         "version", "v", "build", "release", "kapitel", "abschnitt", "ziffer", "§", "nr.", "oid",
-        "subnetzmaske", "netzmaske", "netmask", "gateway", "firmware", "update", "patch",
+        "subnetzmaske", "netzmaske", "netmask", "firmware", "update", "patch",
         "software", "app", "ver.", "raum", "room",
     ],
 };
@@ -74,6 +74,14 @@ impl Recognizer for IpRecognizer {
             // Version-like quads (`2.4.1.0`) without IP context are versions.
             if ip.octets()[0] < 10 && !ev.strong {
                 base -= 0.3;
+            }
+            let window = super::lower(super::before(s, start, 40));
+            if ["version", "firmware", "build", "release", "patch", "update"]
+                .iter()
+                .any(|k| window.contains(k))
+                || s[..start].ends_with(['v', 'V'])
+            {
+                base = if ev.strong { 0.55 } else { 0.0 };
             }
             let score = ev.score(base, 0.2, 0.1, 0.35);
             out.push(cand(EntityType::IpAddress, start, end, score, false));

@@ -162,7 +162,12 @@ impl Evidence {
 impl Context {
     /// Looks 50 bytes back (same line, or a preceding `label:` line) and 25 bytes ahead.
     pub fn evidence(&self, s: &str, start: usize, end: usize) -> Evidence {
-        let b = lower(before(s, start, 50));
+        self.evidence_within(s, start, end, 50)
+    }
+
+    /// [`Context::evidence`] with a custom look-back (bytes).
+    pub fn evidence_within(&self, s: &str, start: usize, end: usize, back: usize) -> Evidence {
+        let b = lower(before(s, start, back));
         let a = lower(after(s, end, 25));
         Evidence {
             strong: has_word(&b, self.strong) || (a.contains('(') && has_word(&a, self.strong)),

@@ -12,7 +12,7 @@ const CONTEXT: Context = Context {
     ],
     weak: &[
         "finanzamt", "fa", "steuerbescheid", "einkommensteuer", "umsatzsteuer-voranmeldung",
-        "gewerbe", "steuer", "steuererklärung",
+        "gewerbe", "steuer", "steuererklärung", "bescheid", "elster",
     ],
     negative: &[
         "steuer-id", "idnr", "ust-idnr", "aktenzeichen", "az.", "geschäftszeichen", "datum",
@@ -67,8 +67,9 @@ impl Recognizer for SteuernummerRecognizer {
             if !numeric_standalone(s, m.start(), m.end()) {
                 continue;
             }
-            let ev = CONTEXT.evidence(s, m.start(), m.end());
+            let ev = CONTEXT.evidence_within(s, m.start(), m.end(), 120);
             let score = match grouping_ok(v) {
+                Some(true) if v.contains('/') => ev.score(0.5, 0.45, 0.2, 0.3),
                 Some(true) => ev.score(0.45, 0.45, 0.2, 0.3),
                 Some(false) => ev.score(0.55, 0.4, 0.2, 0.3),
                 None if v.bytes().all(|b| b.is_ascii_digit()) && (10..=11).contains(&v.len()) => {
