@@ -36,7 +36,7 @@ const COMMON_WORDS: &[&str] = &[
     "lane", "ball", "bass", "power", "story", "major", "lord", "pope", "cook", "west", "north",
     "real", "villa", "silk", "ware", "wade", "sky", "star", "server", "single", "online", "london",
     "paris", "madrid", "houston", "sydney", "washington", "holland", "jordan", "lima", "palma",
-    "monaco", "toledo", "valencia", "montenegro", "jesus", "amor", "gloria", "corona", "salami",
+    "monaco", "toledo", "valencia", "montenegro", "jesus", "amor", "corona", "kohl", "salami",
     "döner", "sole", "flor", "beste", "senn", "lage", "aus", "einer", "eimer", "sepp", "made",
     "mate", "ale", "job", "lot", "per", "van", "don", "ion", "gun", "tor", "kick", "jet", "uno",
     "my", "li", "pi", "ho", "mir", "kos", "pol", "pop", "mur", "rus", "wu", "cross", "fall",
@@ -100,6 +100,11 @@ const STOP_WORDS: &[&str] = &[
     "bescheid", "steuer", "finanzamt", "krankenkasse", "versicherung", "bank", "sparkasse",
     "wohnung", "miete", "vermieter", "mieter", "nachbar", "nachbarin", "chef", "chefin",
     "kollege", "kollegin", "mutter", "vater", "oma", "opa", "tante", "onkel", "mama", "papa",
+    "can", "could", "would", "should", "will", "may", "might", "must", "english", "german",
+    "french", "spanish", "italian", "englisch", "französisch", "spanisch", "italienisch",
+    "türkisch", "polnisch", "russisch", "person", "personen", "tage", "tagen", "woche", "wochen",
+    "monat", "monate", "jahr", "jahre", "team", "hund", "katze", "mitglied", "lehrer", "herzlichen",
+    "glückwunsch", "hier", "its", "it's", "hallo", "entschuldigt", "anwesend", "protokoll",
 ];
 
 /// Surname particles (lowercase, part of the surname).

@@ -12,6 +12,8 @@ pub enum Shape {
     Lower,
     /// Anything else (`eBay`, mixed with digits is never a word here).
     Other,
+    /// Letters of a script without case (Arabic, Hebrew, CJK …).
+    Uncased,
 }
 
 /// One word: a run of letters, possibly joined by inner hyphens or apostrophes
@@ -27,6 +29,11 @@ impl Word {
     pub fn text<'a>(&self, s: &'a str) -> &'a str {
         s.get(self.start..self.end).unwrap_or("")
     }
+}
+
+/// Letters plus combining diacritical marks (`i̇` = `i` + U+0307).
+fn is_letter(c: char) -> bool {
+    c.is_alphabetic() || ('\u{300}'..='\u{36f}').contains(&c)
 }
 
 fn is_joiner(c: char) -> bool {
@@ -47,7 +54,7 @@ pub fn tokenize(s: &str) -> Vec<Word> {
         let first_upper = c.is_uppercase();
         loop {
             match iter.peek() {
-                Some(&(j, d)) if d.is_alphabetic() => {
+                Some(&(j, d)) if is_letter(d) => {
                     upper += usize::from(d.is_uppercase());
                     lower += usize::from(d.is_lowercase());
                     end = j + d.len_utf8();
@@ -58,7 +65,7 @@ pub fn tokenize(s: &str) -> Vec<Word> {
                     let mut ahead = iter.clone();
                     ahead.next();
                     match ahead.peek() {
-                        Some(&(_, e)) if e.is_alphabetic() => {
+                        Some(&(_, e)) if is_letter(e) => {
                             iter.next();
                         }
                         _ => break,
@@ -67,7 +74,9 @@ pub fn tokenize(s: &str) -> Vec<Word> {
                 _ => break,
             }
         }
-        let shape = if first_upper && lower > 0 {
+        let shape = if upper == 0 && lower == 0 {
+            Shape::Uncased
+        } else if first_upper && lower > 0 {
             Shape::Capitalised
         } else if lower == 0 && upper > 0 {
             Shape::Upper

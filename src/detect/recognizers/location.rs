@@ -74,6 +74,8 @@ const ORG_WORDS: &[&str] = &[
 ];
 
 pub struct LocationRecognizer {
+    /// Structured data: `"city": "Köln"`, `"zip": "50667"`, `"street": "Hauptstraße 1"`.
+    field: Regex,
     street: Regex,
     plz: Regex,
     lexicon: &'static Lexicon,
@@ -92,7 +94,12 @@ impl LocationRecognizer {
         )
         .expect("static street pattern");
         let plz = Regex::new(r"(?:(?:D|DE|A|AT|CH|FL)-)?[0-9]{4,5}[ \n]").expect("static PLZ pattern");
+        let field = Regex::new(
+            r#"(?i)["']?(?:city|town|ort|stadt|wohnort|zip|zip_?code|plz|postcode|postal_?code|postleitzahl|street|strasse|straße|address_?line1?|adresse)["']?\s*[:=]\s*["']([^"'\n{}]{2,80})["']"#,
+        )
+        .expect("static field pattern");
         LocationRecognizer {
+            field,
             street,
             plz,
             lexicon: Lexicon::get(),
@@ -219,9 +226,7 @@ impl LocationRecognizer {
             let prefixed = v.contains('-');
             let digits = v.rsplit('-').next().unwrap_or(v);
             let n: u32 = digits.parse().unwrap_or(0);
-            if digits.len() == 5 && digits.starts_with("00") {
-                continue;
-            }
+            let zero_zero = digits.len() == 5 && digits.starts_with("00");
             if digits.len() == 4 && !prefixed && (1900..=2100).contains(&n) {
                 continue;
             }
@@ -260,6 +265,9 @@ impl LocationRecognizer {
             let Some((end, known)) = self.town_at(s, words, wi, &self.lexicon.places) else {
                 continue;
             };
+            if zero_zero && !known {
+                continue;
+            }
             let score = if known && (digits.len() == 5 || prefixed) {
                 0.85
             } else if known {
@@ -311,12 +319,18 @@ impl LocationRecognizer {
             let ambiguous = lex.ambiguous_towns.contains(lower_text.as_str());
             let next_text = s[end..].trim_start_matches(' ');
             let org_after = ["GmbH", "AG", "e.V.", "KG", "Hbf", "Airport"].iter().any(|o| next_text.starts_with(o));
+            let line_start = s[..w.start].rfind('\n').map_or(0, |p| p + 1);
+            let dateline = s[line_start..w.start].trim().is_empty()
+                && s[end..].starts_with(", ")
+                && s[end + 2..].starts_with(|c: char| c.is_ascii_digit());
             let score = if org_before || org_after {
                 0.0
             } else if ambiguous {
                 if (prep && strong) || label { 0.7 } else { 0.0 }
             } else if label {
                 0.8
+            } else if dateline {
+                0.75
             } else if prep || arrow {
                 if w.shape == Shape::Lower { 0.6 } else { 0.7 }
             } else {
@@ -337,6 +351,16 @@ impl Recognizer for LocationRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
+        for c in self.field.captures_iter(s) {
+            if let Some(v) = c.get(1) {
+                let t = v.as_str().trim();
+                let digits = t.bytes().filter(u8::is_ascii_digit).count();
+                let plausible = t.chars().any(char::is_alphabetic) || (4..=5).contains(&digits) && digits == t.len();
+                if plausible && t.len() == v.as_str().len() {
+                    out.push(cand(EntityType::Location, v.start(), v.end(), 0.8, false));
+                }
+            }
+        }
         let streets = self.streets(s, out);
         let words = text.words();
         self.postcodes(s, words, &streets, out);

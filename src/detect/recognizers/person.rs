@@ -37,7 +37,10 @@ const LABELS: &[&str] = &[
     "studentin", "bewerber", "bewerberin", "ehepartner", "ehepartnerin", "kind", "mutter",
     "vater", "applicant", "tenant", "owner", "holder", "user", "nutzer", "benutzer", "fullname",
     "full", "recipient", "sender", "assignee", "reporter", "requester", "agent", "melder",
-    "meldende", "ansprechperson",
+    "meldende", "ansprechperson", "erziehungsberechtigte", "erziehungsberechtigter",
+    "entschuldigt", "anwesend", "abwesend", "teilnehmende", "gäste", "person", "vertretung",
+    "verfasser", "verfasserin", "unterzeichner", "unterzeichnerin", "beteiligte", "fahrzeughalter",
+    "fahrzeughalterin", "versicherungsnehmer", "versicherungsnehmerin", "name des kindes",
 ];
 const SPEECH: &[&str] = &[
     "sagte", "sagt", "erklärte", "erklärt", "betonte", "betont", "meinte", "meint", "berichtete",
@@ -76,7 +79,9 @@ const CLOSINGS: &[&str] = &[
     "vg", "mfg", "best regards", "kind regards", "regards", "best", "cheers", "thanks",
     "thank you", "danke", "vielen dank", "bis bald", "sincerely", "yours sincerely",
     "yours truly", "herzlichst", "ciao", "tschüss", "bye", "grüßle", "servus", "gez.",
-    "warm regards", "many thanks", "mfg.", "beste grüße aus",
+    "warm regards", "many thanks", "mfg.", "beste grüße aus", "bis dann", "bis später",
+    "bis morgen", "danke dir", "danke euch", "liebe grüße aus", "viele grüße aus", "best wishes",
+    "all the best", "take care",
 ];
 const LEGAL_FORMS: &[&str] = &[
     "gmbh", "ag", "kg", "ohg", "gbr", "ug", "mbh", "inc", "ltd", "llc", "co", "e.v", "se", "plc",
@@ -93,6 +98,10 @@ const STREET_AFTER: &[&str] = &[
     "straße", "strasse", "str", "platz", "weg", "allee", "gasse", "ring", "damm", "ufer",
     "chaussee", "brücke", "park", "center", "centre", "zentrum", "halle", "arena", "stadion",
     "preis", "award", "stiftung", "institut", "schule", "gymnasium", "universität", "gmbh",
+];
+/// Animals: `unser Hund Bruno` names a pet.
+const PETS: &[&str] = &[
+    "hund", "hündin", "katze", "kater", "pferd", "hamster", "kaninchen", "dog", "cat", "welpe",
 ];
 /// Noun endings that rarely end a surname (`Bescheinigung`, `Freiheit`, `Information`).
 const NOUN_SUFFIXES: &[&str] = &[
@@ -117,11 +126,20 @@ struct Info {
 
 pub struct PersonRecognizer {
     lex: &'static Lexicon,
+    /// Structured data: `"firstName": "Anna"`, `name=Anna Schmidt`.
+    field: regex::Regex,
 }
 
 impl PersonRecognizer {
     pub fn new() -> Self {
-        PersonRecognizer { lex: Lexicon::get() }
+        let field = regex::Regex::new(
+            r#"(?i)["']?(?:first_?name|last_?name|full_?name|given_?name|family_?name|sur_?name|vor_?name|nach_?name|contact_?name|customer_?name|display_?name|name)["']?\s*[:=]\s*["']([^"'\n,;{}]{1,60})["']"#,
+        )
+        .expect("static field pattern");
+        PersonRecognizer {
+            lex: Lexicon::get(),
+            field,
+        }
     }
 }
 
@@ -149,13 +167,35 @@ impl<'a> Ctx<'a> {
             for c in text.chars() {
                 lower.extend(c.to_lowercase());
             }
-            let (first, last) = match word.shape {
-                Shape::Capitalised => (lex.first.contains(text), lex.last.contains(text)),
-                Shape::Lower | Shape::Upper if lower.len() >= 3 => {
-                    (lex.first_lower.contains(&lower), lex.last_lower.contains(&lower))
+            let lookup = |t: &str, l: &str| -> (bool, bool) {
+                match word.shape {
+                    Shape::Capitalised => (lex.first.contains(t), lex.last.contains(t)),
+                    Shape::Lower | Shape::Upper if l.len() >= 3 => {
+                        (lex.first_lower.contains(l), lex.last_lower.contains(l))
+                    }
+                    _ => (false, false),
                 }
-                _ => (false, false),
             };
+            let (mut first, mut last) = lookup(text, &lower);
+            if !first && !last && text.contains('-') {
+                // `Hans-Peter`, `Schulze-Wiegand`: every part a known name.
+                let parts: Vec<(bool, bool)> = text
+                    .split('-')
+                    .zip(lower.split('-'))
+                    .map(|(t, l)| {
+                        let t_cap = t.starts_with(|c: char| c.is_uppercase());
+                        match word.shape {
+                            Shape::Capitalised if t_cap => (lex.first.contains(t), lex.last.contains(t)),
+                            _ => (lex.first_lower.contains(l), lex.last_lower.contains(l)),
+                        }
+                    })
+                    .collect();
+                if parts.iter().all(|&(f, _)| f) {
+                    first = true;
+                } else if parts.iter().all(|&(f, l)| f || l) {
+                    last = true;
+                }
+            }
             let gap = if i == 0 {
                 s.get(..word.start).unwrap_or("")
             } else {
@@ -204,6 +244,7 @@ impl<'a> Ctx<'a> {
             Shape::Capitalised => mode == Mode::Anchored || f.first || f.last || !self.noun_like(i),
             Shape::Upper => mode == Mode::Anchored && (w.end - w.start >= 2 || self.is_initial(i)),
             Shape::Lower => mode == Mode::Anchored && (f.first || f.last),
+            Shape::Uncased => true,
             Shape::Other => {
                 // McDonald, DiCaprio, LeBron
                 let t = w.text(self.s);
@@ -318,6 +359,16 @@ impl Recognizer for PersonRecognizer {
         if words.is_empty() {
             return;
         }
+        for c in self.field.captures_iter(s) {
+            if let Some(v) = c.get(1) {
+                let t = v.as_str();
+                if t.chars().any(char::is_alphabetic)
+                    && t.chars().all(|x| x.is_alphabetic() || matches!(x, ' ' | '-' | '.' | '\'' | '\u{300}'..='\u{36f}'))
+                {
+                    out.push(cand(EntityType::Person, v.start(), v.end(), 0.9, false));
+                }
+            }
+        }
         let cx = Ctx::new(s, words, self.lex);
         let n = words.len();
         let mut found: Vec<(usize, usize, f32)> = Vec::new(); // word ranges + score
@@ -333,8 +384,24 @@ impl Recognizer for PersonRecognizer {
             if SALUTATIONS.contains(&l) && (cx.w[i].shape == Shape::Capitalised || cx.w[i].shape == Shape::Lower) {
                 let k = cx.skip_titles(i + 1);
                 if k < n && k > i && !cx.s[cx.w[k - 1].end..cx.w[k].start].contains('\n') {
-                    let mode = if cx.w[i].shape == Shape::Lower { Mode::Anchored } else { Mode::Anchored };
+                    let mode = Mode::Anchored;
+                    // `Herr von Bauer`, `Prof. Dr. zu Zahn`: particles lead the surname.
+                    let mut k2 = k;
+                    while k2 + 1 < n && Lexicon::is_particle(&cx.info[k2].lower) && cx.w[k2].shape == Shape::Lower && cx.info[k2 + 1].joined {
+                        k2 += 1;
+                    }
+                    if k2 > k && cx.w[k2].shape == Shape::Capitalised {
+                        if let Some(j) = cx.extend(k2, mode, 3) {
+                            push(&mut found, k, j, 0.9);
+                        }
+                        continue;
+                    }
                     if cx.w[k].shape == Shape::Lower && !(cx.info[k].first || cx.info[k].last) {
+                        // Chat in lower case: `frag mal herrn meyer-kruschwitz`.
+                        let f = &cx.info[k];
+                        if cx.w[i].shape == Shape::Lower && !f.stop && !f.common && f.lower.chars().count() >= 3 && !Lexicon::is_particle(&f.lower) {
+                            push(&mut found, k, k, 0.8);
+                        }
                         continue;
                     }
                     if let Some(j) = cx.extend(k, mode, 4) {
@@ -367,7 +434,8 @@ impl Recognizer for PersonRecognizer {
             }
             // Self-introduction.
             let intro = match l {
-                "ist" | "is" => i > 0 && cx.info[i - 1].lower == "name",
+                "ist" | "is" => i > 0 && matches!(cx.info[i - 1].lower.as_str(), "name" | "hier" | "this"),
+                "its" | "it's" => true,
                 "heiße" | "heisse" | "heißt" => true,
                 "bin" => i > 0 && cx.info[i - 1].lower == "ich",
                 "am" | "i'm" | "im" => l == "i'm" || (l == "am" && i > 0 && cx.info[i - 1].lower == "i"),
@@ -378,7 +446,7 @@ impl Recognizer for PersonRecognizer {
                 if k < n {
                     if let Some(j) = cx.extend(k, Mode::Anchored, 4) {
                         let gaz = (i + 1..=j).any(|x| cx.info[x].first || cx.info[x].last);
-                        let weak = matches!(l, "bin" | "am" | "i'm" | "im");
+                        let weak = matches!(l, "bin" | "am" | "i'm" | "im" | "its" | "it's") || (l == "ist" && cx.info[i - 1].lower == "hier") || (l == "is" && cx.info[i - 1].lower == "this");
                         if !weak || gaz {
                             push(&mut found, k, j, 0.9);
                         }
@@ -510,8 +578,8 @@ impl Recognizer for PersonRecognizer {
                                     i = j + 1;
                                     continue;
                                 }
-                            } else if !cx.followed_by_org(i) && !cx.preceded_by_org(i) {
-                                // Inverted `Schmidt, Anna` is handled below; a lone given name.
+                            } else if !cx.followed_by_org(i) && !cx.preceded_by_org(i) && !(i > 0 && PETS.contains(&cx.info[i - 1].lower.as_str())) {
+                                // A lone given name (not a pet's).
                                 let score = if f.last && !f.sentence_start { 0.6 } else { 0.55 };
                                 push(&mut found, i, i, score);
                             }
@@ -551,6 +619,18 @@ impl Recognizer for PersonRecognizer {
                         i += 2;
                         continue;
                     }
+                }
+                Shape::Uncased => {
+                    // A name in a script without case inside Latin text: `فداء بلقرن`.
+                    let mut j = i;
+                    while j + 1 < n && cx.w[j + 1].shape == Shape::Uncased && cx.info[j + 1].joined {
+                        j += 1;
+                    }
+                    if j - i < 4 {
+                        push(&mut found, i, j, 0.7);
+                    }
+                    i = j + 1;
+                    continue;
                 }
                 Shape::Upper => {}
             }
