@@ -1,7 +1,7 @@
 //! Gazetteers and word lists, compiled into the binary (`data/`, see NOTICE) and loaded once
 //! when the [`Detector`](super::Detector) is built.
 
-use std::collections::HashSet;
+use ahash::AHashSet as HashSet;
 use std::sync::OnceLock;
 
 static FIRST_NAMES: &str = include_str!("../../data/first_names.txt");

@@ -64,7 +64,7 @@ impl Recognizer for CreditCardRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for m in self.pattern.find_iter(s) {
+        for m in super::find_in(&self.pattern, s, text.digit_windows()) {
             let v = m.as_str();
             let seps: Vec<u8> = v.bytes().filter(|b| !b.is_ascii_digit()).collect();
             if seps.windows(2).any(|w| w[0] != w[1]) {

@@ -34,6 +34,47 @@ const MONTHS: &[(&str, u32)] = &[
 
 const MONTH_RE: &str = "januar|jänner|jän|january|jan|februar|feber|february|feb|märz|maerz|march|mär|mrz|mar|april|apr|mai|may|juni|june|jun|juli|july|jul|august|aug|september|sept|sep|oktober|october|okt|oct|november|nov|dezember|december|dez|dec";
 
+/// Which alternative of the pattern matched, read off the matched text (cheaper than captures).
+struct Kind {
+    dmy: bool,
+    iso: bool,
+    slash: bool,
+    dml: bool,
+    mdy: bool,
+    my: bool,
+}
+
+impl Kind {
+    fn of(v: &str) -> Kind {
+        let letters = v.bytes().any(|b| b.is_ascii_alphabetic()) || !v.is_ascii();
+        let starts_digit = v.starts_with(|c: char| c.is_ascii_digit());
+        let digit_groups = v
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|p| !p.is_empty())
+            .count();
+        Kind {
+            dmy: !letters && v.contains('.'),
+            iso: !letters && v.contains('-'),
+            slash: !letters && v.contains('/'),
+            dml: letters && starts_digit,
+            mdy: letters && !starts_digit && digit_groups == 2,
+            my: letters && !starts_digit && digit_groups == 1,
+        }
+    }
+
+    fn name(&self, n: &str) -> Option<()> {
+        let hit = match n {
+            "dmy" => self.dmy,
+            "iso" => self.iso,
+            "slash" => self.slash,
+            "dml" => self.dml,
+            "mdy" => self.mdy,
+            _ => self.my,
+        };
+        hit.then_some(())
+    }
+}
+
 pub struct DateRecognizer {
     pattern: Regex,
 }
@@ -94,10 +135,10 @@ impl Recognizer for DateRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for c in self.pattern.captures_iter(s) {
-            let Some(m) = c.get(0) else { continue };
+        for m in super::find_in(&self.pattern, s, text.digit_windows()) {
             let v = m.as_str();
             let (start, end) = (m.start(), m.end());
+            let c = Kind::of(v);
             let b = s.as_bytes();
             let left_ok = !s[..start].chars().next_back().is_some_and(char::is_alphanumeric)
                 && !(start >= 2

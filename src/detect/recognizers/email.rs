@@ -41,7 +41,7 @@ impl Recognizer for EmailRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for m in self.pattern.find_iter(s) {
+        for m in super::find_in(&self.pattern, s, &super::super::text::windows_around(s, |b| b == b'@', 80, 260)) {
             let v = m.as_str();
             let mut start = m.start();
             // `mailto:` belongs outside; a leading apostrophe/quote is punctuation.

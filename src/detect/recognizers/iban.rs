@@ -56,7 +56,7 @@ impl Recognizer for IbanRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for m in self.anchor.find_iter(s) {
+        for m in super::find_in(&self.anchor, s, text.digit_windows()) {
             let start = m.start();
             if !numeric_standalone(s, start, start) && start > 0 {
                 // A letter or digit directly before: part of a longer token.

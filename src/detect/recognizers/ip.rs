@@ -56,7 +56,7 @@ impl Recognizer for IpRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for m in self.v4.find_iter(s) {
+        for m in super::find_in(&self.v4, s, text.digit_windows()) {
             let (start, end) = (m.start(), m.end());
             let Ok(ip) = m.as_str().parse::<Ipv4Addr>() else {
                 continue;
@@ -86,7 +86,7 @@ impl Recognizer for IpRecognizer {
             let score = ev.score(base, 0.2, 0.1, 0.35);
             out.push(cand(EntityType::IpAddress, start, end, score, false));
         }
-        for m in self.v6.find_iter(s) {
+        for m in super::find_in(&self.v6, s, &super::super::text::windows_around(s, |b| b == b':', 45, 45)) {
             let (start, end) = (m.start(), m.end());
             let v = m.as_str();
             let addr = v.split('%').next().unwrap_or(v);

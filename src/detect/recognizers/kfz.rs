@@ -49,14 +49,14 @@ impl Recognizer for KfzRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for c in self.pattern.captures_iter(s) {
+        for (base, c) in super::captures_in(&self.pattern, s, text.digit_windows()) {
             let (Some(m), Some(code), Some(letters), Some(num)) = (c.get(0), c.get(1), c.get(2), c.get(3))
             else {
                 continue;
             };
-            let mut end = m.end();
+            let (mstart, mut end) = (base + m.start(), base + m.end());
             let suffix = c.get(4);
-            let before_ok = !s[..m.start()]
+            let before_ok = !s[..mstart]
                 .chars()
                 .next_back()
                 .is_some_and(|x| x.is_alphanumeric() || x == '-');
@@ -66,7 +66,7 @@ impl Recognizer for KfzRecognizer {
             }
             if suffix.is_some() && after.is_some_and(char::is_alphanumeric) {
                 // `M-AB 123 Hauptstraße`: the suffix was the start of a word.
-                end = num.end();
+                end = base + num.end();
                 after = s[end..].chars().next();
                 if after.is_some_and(char::is_alphanumeric) {
                     continue;
@@ -83,10 +83,10 @@ impl Recognizer for KfzRecognizer {
             if s[end..].starts_with(['.', ',', ':', '/']) && s[end + 1..].starts_with(|x: char| x.is_ascii_digit()) {
                 continue;
             }
-            let ev = CONTEXT.evidence(s, m.start(), end);
+            let ev = CONTEXT.evidence(s, mstart, end);
             let base = if WORDLIKE.contains(&code.as_str()) { 0.45 } else { 0.75 };
             // All-caps running text (`AB MO 10 UHR`): penalty.
-            let prev_word_caps = s[..m.start()]
+            let prev_word_caps = s[..mstart]
                 .trim_end()
                 .rsplit(|x: char| !x.is_alphabetic())
                 .next()
@@ -95,7 +95,7 @@ impl Recognizer for KfzRecognizer {
             if prev_word_caps {
                 score -= 0.3;
             }
-            out.push(cand(EntityType::KfzKennzeichen, m.start(), end, score, false));
+            out.push(cand(EntityType::KfzKennzeichen, mstart, end, score, false));
         }
     }
 }

@@ -106,13 +106,14 @@ impl LocationRecognizer {
         }
     }
 
-    fn streets(&self, s: &str, out: &mut Vec<Candidate>) -> Vec<(usize, usize)> {
+    fn streets(&self, s: &str, windows: &[(usize, usize)], out: &mut Vec<Candidate>) -> Vec<(usize, usize)> {
         let mut found = Vec::new();
-        for c in self.street.captures_iter(s) {
+        for (base, c) in super::captures_in(&self.street, s, windows) {
             let (Some(m), Some(num)) = (c.get(0), c.name("num")) else {
                 continue;
             };
-            let (start, end) = (m.start(), m.end());
+            let (start, end) = (base + m.start(), base + m.end());
+            let num_start = base + num.start();
             if s[..start].chars().next_back().is_some_and(char::is_alphanumeric) {
                 continue;
             }
@@ -123,7 +124,7 @@ impl LocationRecognizer {
             {
                 continue;
             }
-            let name = &s[start..num.start()].trim_end();
+            let name = &s[start..num_start].trim_end();
             let name_lower = lower(name);
             let number: u32 = num
                 .as_str()
@@ -182,7 +183,7 @@ impl LocationRecognizer {
 
     /// The longest run of words from `first` that names a place: `Frankfurt am Main`,
     /// `Halle (Saale)`, `Bad Homburg`. Returns (end byte, in gazetteer).
-    fn town_at(&self, s: &str, words: &[Word], first: usize, set: &std::collections::HashSet<&'static str>) -> Option<(usize, bool)> {
+    fn town_at(&self, s: &str, words: &[Word], first: usize, set: &ahash::AHashSet<&'static str>) -> Option<(usize, bool)> {
         let w0 = words.get(first)?;
         if w0.shape != Shape::Capitalised && w0.shape != Shape::Upper {
             return None;
@@ -215,8 +216,8 @@ impl LocationRecognizer {
         best.or(Some((w0.end, false)))
     }
 
-    fn postcodes(&self, s: &str, words: &[Word], streets: &[(usize, usize)], out: &mut Vec<Candidate>) {
-        for m in self.plz.find_iter(s) {
+    fn postcodes(&self, s: &str, digit_windows: &[(usize, usize)], words: &[Word], streets: &[(usize, usize)], out: &mut Vec<Candidate>) {
+        for m in super::find_in(&self.plz, s, digit_windows) {
             let start = m.start();
             let digits_end = m.end() - 1;
             if s[..start].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '.' || c == ',' || c == '-' || c == '/' || c == '+') {
@@ -286,21 +287,20 @@ impl LocationRecognizer {
 
     fn towns(&self, s: &str, words: &[Word], out: &mut Vec<Candidate>) {
         let lex = self.lexicon;
-        let mut buf = String::new();
         let mut i = 0;
         while i < words.len() {
             let w = words[i];
             let text = w.text(s);
-            let lower_text = Lexicon::lower(text, &mut buf).to_owned();
             let candidate = match w.shape {
                 Shape::Capitalised => lex.towns.contains(text) || text.split('-').next().is_some_and(|h| h.len() < text.len() && lex.towns.contains(h)),
-                Shape::Lower => lower_text.len() >= 4 && lex.towns_lower.contains(&lower_text) && !lex.is_stop(&lower_text) && !lex.is_common(&lower_text),
+                Shape::Lower => text.len() >= 4 && lex.towns_lower.contains(text) && !lex.is_stop(text) && !lex.is_common(text),
                 _ => false,
             };
             if !candidate {
                 i += 1;
                 continue;
             }
+            let lower_text = lower(text);
             let (end, _) = if w.shape == Shape::Capitalised {
                 self.town_at(s, words, i, &lex.towns).unwrap_or((w.end, true))
             } else {
@@ -361,9 +361,9 @@ impl Recognizer for LocationRecognizer {
                 }
             }
         }
-        let streets = self.streets(s, out);
+        let streets = self.streets(s, text.digit_windows(), out);
         let words = text.words();
-        self.postcodes(s, words, &streets, out);
+        self.postcodes(s, text.digit_windows(), words, &streets, out);
         self.towns(s, words, out);
     }
 }

@@ -218,3 +218,55 @@ mod tests {
         assert!(!numeric_standalone("a1234", 1, 5));
     }
 }
+
+/// A match with absolute byte offsets into the view (the shape of `regex::Match`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct M<'t> {
+    s: &'t str,
+    start: usize,
+    end: usize,
+}
+
+impl<'t> M<'t> {
+    pub fn start(&self) -> usize {
+        self.start
+    }
+    pub fn end(&self) -> usize {
+        self.end
+    }
+    pub fn as_str(&self) -> &'t str {
+        self.s.get(self.start..self.end).unwrap_or("")
+    }
+}
+
+/// All matches of `re` inside the given disjoint windows of `s`, with absolute offsets.
+pub(crate) fn find_in<'t>(re: &regex::Regex, s: &'t str, windows: &[(usize, usize)]) -> Vec<M<'t>> {
+    let mut out = Vec::new();
+    for &(a, b) in windows {
+        let Some(w) = s.get(a..b) else { continue };
+        out.extend(re.find_iter(w).map(|m| M {
+            s,
+            start: a + m.start(),
+            end: a + m.end(),
+        }));
+    }
+    out
+}
+
+/// Captures of `re` inside the windows: `(window start, captures relative to the window)`.
+pub(crate) fn captures_in<'t>(
+    re: &regex::Regex,
+    s: &'t str,
+    windows: &[(usize, usize)],
+) -> Vec<(usize, regex::Captures<'t>)> {
+    let mut out = Vec::new();
+    for &(a, b) in windows {
+        let Some(w) = s.get(a..b) else { continue };
+        for m in re.find_iter(w) {
+            if let Some(c) = re.captures_at(&w[..m.end()], m.start()) {
+                out.push((a, c));
+            }
+        }
+    }
+    out
+}

@@ -109,9 +109,43 @@ const NOUN_SUFFIXES: &[&str] = &[
     "chen", "lein", "anz", "enz", "ur", "ik", "age", "ie",
 ];
 
+const F_SALUT: u16 = 1;
+const F_TITLE: u16 = 2;
+const F_GREET: u16 = 4;
+const F_LABEL: u16 = 8;
+const F_SPEECH: u16 = 16;
+const F_ROLE: u16 = 32;
+const F_PET: u16 = 64;
+const F_ORG: u16 = 128;
+const F_PARTICLE: u16 = 256;
+
+/// Keyword classes of a lowercase word, one hash lookup per word.
+fn keyword_table() -> ahash::AHashMap<&'static str, u16> {
+    let mut m: ahash::AHashMap<&'static str, u16> = ahash::AHashMap::new();
+    for (list, flag) in [
+        (SALUTATIONS, F_SALUT),
+        (TITLES, F_TITLE),
+        (GREETINGS, F_GREET),
+        (LABELS, F_LABEL),
+        (SPEECH, F_SPEECH),
+        (ROLES, F_ROLE),
+        (PETS, F_PET),
+        (ORG_BEFORE, F_ORG),
+        (crate::detect::lexicon::PARTICLES, F_PARTICLE),
+    ] {
+        for w in list {
+            *m.entry(w).or_insert(0) |= flag;
+        }
+    }
+    m
+}
+
 /// Per-word facts, computed once per text.
 struct Info {
-    lower: String,
+    /// Keyword classes (`F_*`).
+    flags: u16,
+    /// Lowercase form: a range of [`Ctx::lows`].
+    low: (u32, u32),
     first: bool,
     last: bool,
     stop: bool,
@@ -126,6 +160,7 @@ struct Info {
 
 pub struct PersonRecognizer {
     lex: &'static Lexicon,
+    keywords: ahash::AHashMap<&'static str, u16>,
     /// Structured data: `"firstName": "Anna"`, `name=Anna Schmidt`.
     field: regex::Regex,
 }
@@ -138,6 +173,7 @@ impl PersonRecognizer {
         .expect("static field pattern");
         PersonRecognizer {
             lex: Lexicon::get(),
+            keywords: keyword_table(),
             field,
         }
     }
@@ -155,18 +191,26 @@ struct Ctx<'a> {
     s: &'a str,
     w: &'a [Word],
     info: Vec<Info>,
+    /// All lowercase word forms, one after the other (one allocation per text).
+    lows: String,
     lex: &'static Lexicon,
 }
 
 impl<'a> Ctx<'a> {
-    fn new(s: &'a str, w: &'a [Word], lex: &'static Lexicon) -> Ctx<'a> {
+    fn new(s: &'a str, w: &'a [Word], lex: &'static Lexicon, kw: &ahash::AHashMap<&'static str, u16>) -> Ctx<'a> {
         let mut info = Vec::with_capacity(w.len());
+        let mut lows = String::with_capacity(s.len());
         for (i, word) in w.iter().enumerate() {
             let text = word.text(s);
-            let mut lower = String::with_capacity(text.len());
-            for c in text.chars() {
-                lower.extend(c.to_lowercase());
+            let from = lows.len();
+            if text.is_ascii() {
+                lows.extend(text.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+            } else {
+                for c in text.chars() {
+                    lows.extend(c.to_lowercase());
+                }
             }
+            let lower = &lows[from..];
             let lookup = |t: &str, l: &str| -> (bool, bool) {
                 match word.shape {
                     Shape::Capitalised => (lex.first.contains(t), lex.last.contains(t)),
@@ -176,7 +220,7 @@ impl<'a> Ctx<'a> {
                     _ => (false, false),
                 }
             };
-            let (mut first, mut last) = lookup(text, &lower);
+            let (mut first, mut last) = lookup(text, lower);
             if !first && !last && text.contains('-') {
                 // `Hans-Peter`, `Schulze-Wiegand`: every part a known name.
                 let parts: Vec<(bool, bool)> = text
@@ -208,9 +252,10 @@ impl<'a> Ctx<'a> {
                 || gap.contains('\n');
             let dot_after = s[word.end..].starts_with('.');
             info.push(Info {
-                stop: lex.is_stop(&lower),
-                common: lex.is_common(&lower),
-                lower,
+                flags: kw.get(lower).copied().unwrap_or(0),
+                stop: lex.is_stop(lower),
+                common: lex.is_common(lower),
+                low: (from as u32, lows.len() as u32),
                 first,
                 last,
                 joined,
@@ -218,7 +263,17 @@ impl<'a> Ctx<'a> {
                 dot_after,
             });
         }
-        Ctx { s, w, info, lex }
+        Ctx { s, w, info, lows, lex }
+    }
+
+    fn has(&self, i: usize, flag: u16) -> bool {
+        self.info.get(i).is_some_and(|f| f.flags & flag != 0)
+    }
+
+    /// Lowercase form of word `i`.
+    fn low(&self, i: usize) -> &str {
+        let (a, b) = self.info[i].low;
+        self.lows.get(a as usize..b as usize).unwrap_or("")
     }
 
     fn is_initial(&self, i: usize) -> bool {
@@ -227,7 +282,7 @@ impl<'a> Ctx<'a> {
     }
 
     fn noun_like(&self, i: usize) -> bool {
-        let l = &self.info[i].lower;
+        let l = self.low(i);
         l.chars().count() > 4 && NOUN_SUFFIXES.iter().any(|suf| l.ends_with(suf))
     }
 
@@ -237,7 +292,7 @@ impl<'a> Ctx<'a> {
         if f.stop && !(f.first || f.last) {
             return false;
         }
-        if TITLES.contains(&f.lower.as_str()) || SALUTATIONS.contains(&f.lower.as_str()) {
+        if self.has(i, F_TITLE | F_SALUT) {
             return false;
         }
         match w.shape {
@@ -273,10 +328,10 @@ impl<'a> Ctx<'a> {
                 break;
             }
             let f = &self.info[j];
-            if Lexicon::is_particle(&f.lower) && self.w[j].shape == Shape::Lower {
+            if self.has(j, F_PARTICLE) && self.w[j].shape == Shape::Lower {
                 // particle(s) must be followed by a name word
                 let mut k = j;
-                while k < self.w.len() && Lexicon::is_particle(&self.info[k].lower) && self.w[k].shape == Shape::Lower && self.info[k].joined {
+                while k < self.w.len() && self.has(k, F_PARTICLE) && self.w[k].shape == Shape::Lower && self.info[k].joined {
                     k += 1;
                 }
                 if k < self.w.len() && k > j && self.info[k].joined && self.w[k].shape == Shape::Capitalised && self.name_token(k, mode) {
@@ -314,7 +369,7 @@ impl<'a> Ctx<'a> {
             end += 1;
         }
         let f = &self.info[j];
-        if !(f.first || f.last) && f.lower.ends_with('s') && self.w[j].end - self.w[j].start > 3 {
+        if !(f.first || f.last) && self.low(j).ends_with('s') && self.w[j].end - self.w[j].start > 3 {
             let base = &self.w[j].text(self.s)[..self.w[j].end - self.w[j].start - 1];
             if self.lex.first.contains(base) || self.lex.last.contains(base) {
                 end -= 1;
@@ -336,12 +391,12 @@ impl<'a> Ctx<'a> {
     }
 
     fn preceded_by_org(&self, i: usize) -> bool {
-        i > 0 && self.info[i].joined && ORG_BEFORE.contains(&self.info[i - 1].lower.as_str())
+        i > 0 && self.info[i].joined && self.has(i - 1, F_ORG)
     }
 
     /// Skips salutations and titles (`Frau Dr. med.`) starting at `i`; returns the next index.
     fn skip_titles(&self, mut i: usize) -> usize {
-        while i < self.w.len() && (TITLES.contains(&self.info[i].lower.as_str()) || SALUTATIONS.contains(&self.info[i].lower.as_str()) || (self.w[i].shape == Shape::Lower && matches!(self.info[i].lower.as_str(), "med" | "rer" | "nat" | "phil" | "jur" | "dent"))) {
+        while i < self.w.len() && (self.has(i, F_TITLE | F_SALUT) || (self.w[i].shape == Shape::Lower && matches!(self.low(i), "med" | "rer" | "nat" | "phil" | "jur" | "dent"))) {
             i += 1;
         }
         i
@@ -369,7 +424,7 @@ impl Recognizer for PersonRecognizer {
                 }
             }
         }
-        let cx = Ctx::new(s, words, self.lex);
+        let cx = Ctx::new(s, words, self.lex, &self.keywords);
         let n = words.len();
         let mut found: Vec<(usize, usize, f32)> = Vec::new(); // word ranges + score
         let push = |found: &mut Vec<(usize, usize, f32)>, i: usize, j: usize, score: f32| {
@@ -379,15 +434,15 @@ impl Recognizer for PersonRecognizer {
         // 1. Anchored names.
         for i in 0..n {
             let f = &cx.info[i];
-            let l = f.lower.as_str();
+            let l = cx.low(i);
             // Salutation / title: `Frau Dr. Becker`, `Herrn Koch`, `Mr. Smith`.
-            if SALUTATIONS.contains(&l) && (cx.w[i].shape == Shape::Capitalised || cx.w[i].shape == Shape::Lower) {
+            if cx.has(i, F_SALUT) && (cx.w[i].shape == Shape::Capitalised || cx.w[i].shape == Shape::Lower) {
                 let k = cx.skip_titles(i + 1);
                 if k < n && k > i && !cx.s[cx.w[k - 1].end..cx.w[k].start].contains('\n') {
                     let mode = Mode::Anchored;
                     // `Herr von Bauer`, `Prof. Dr. zu Zahn`: particles lead the surname.
                     let mut k2 = k;
-                    while k2 + 1 < n && Lexicon::is_particle(&cx.info[k2].lower) && cx.w[k2].shape == Shape::Lower && cx.info[k2 + 1].joined {
+                    while k2 + 1 < n && cx.has(k2, F_PARTICLE) && cx.w[k2].shape == Shape::Lower && cx.info[k2 + 1].joined {
                         k2 += 1;
                     }
                     if k2 > k && cx.w[k2].shape == Shape::Capitalised {
@@ -399,7 +454,7 @@ impl Recognizer for PersonRecognizer {
                     if cx.w[k].shape == Shape::Lower && !(cx.info[k].first || cx.info[k].last) {
                         // Chat in lower case: `frag mal herrn meyer-kruschwitz`.
                         let f = &cx.info[k];
-                        if cx.w[i].shape == Shape::Lower && !f.stop && !f.common && f.lower.chars().count() >= 3 && !Lexicon::is_particle(&f.lower) {
+                        if cx.w[i].shape == Shape::Lower && !f.stop && !f.common && cx.low(k).chars().count() >= 3 && !cx.has(k, F_PARTICLE) {
                             push(&mut found, k, k, 0.8);
                         }
                         continue;
@@ -414,12 +469,12 @@ impl Recognizer for PersonRecognizer {
                 continue;
             }
             // Greeting: `Hallo Anna,`, `Liebe Frau …` handled above, `Guten Tag Herr …`.
-            if GREETINGS.contains(&l) && i + 1 < n && cx.info[i + 1].joined {
+            if cx.has(i, F_GREET) && i + 1 < n && cx.info[i + 1].joined {
                 let k = i + 1;
-                if SALUTATIONS.contains(&cx.info[k].lower.as_str()) {
+                if cx.has(k, F_SALUT) {
                     continue;
                 }
-                if matches!(l, "tag" | "morgen" | "abend") && !(i > 0 && cx.info[i - 1].lower == "guten") {
+                if matches!(l, "tag" | "morgen" | "abend") && !(i > 0 && cx.low(i - 1) == "guten") {
                     continue;
                 }
                 if let Some(j) = cx.extend(k, Mode::Anchored, 3) {
@@ -434,11 +489,11 @@ impl Recognizer for PersonRecognizer {
             }
             // Self-introduction.
             let intro = match l {
-                "ist" | "is" => i > 0 && matches!(cx.info[i - 1].lower.as_str(), "name" | "hier" | "this"),
+                "ist" | "is" => i > 0 && matches!(cx.low(i - 1), "name" | "hier" | "this"),
                 "its" | "it's" => true,
                 "heiße" | "heisse" | "heißt" => true,
-                "bin" => i > 0 && cx.info[i - 1].lower == "ich",
-                "am" | "i'm" | "im" => l == "i'm" || (l == "am" && i > 0 && cx.info[i - 1].lower == "i"),
+                "bin" => i > 0 && cx.low(i - 1) == "ich",
+                "am" | "i'm" | "im" => l == "i'm" || (l == "am" && i > 0 && cx.low(i - 1) == "i"),
                 _ => false,
             };
             if intro && i + 1 < n && cx.info[i + 1].joined {
@@ -446,7 +501,7 @@ impl Recognizer for PersonRecognizer {
                 if k < n {
                     if let Some(j) = cx.extend(k, Mode::Anchored, 4) {
                         let gaz = (i + 1..=j).any(|x| cx.info[x].first || cx.info[x].last);
-                        let weak = matches!(l, "bin" | "am" | "i'm" | "im" | "its" | "it's") || (l == "ist" && cx.info[i - 1].lower == "hier") || (l == "is" && cx.info[i - 1].lower == "this");
+                        let weak = matches!(l, "bin" | "am" | "i'm" | "im" | "its" | "it's") || (l == "ist" && cx.low(i - 1) == "hier") || (l == "is" && cx.low(i - 1) == "this");
                         if !weak || gaz {
                             push(&mut found, k, j, 0.9);
                         }
@@ -455,7 +510,7 @@ impl Recognizer for PersonRecognizer {
                 continue;
             }
             // Form label: `Name: Schmidt, Anna`.
-            if LABELS.contains(&l) && s[cx.w[i].end..].starts_with(':') {
+            if cx.has(i, F_LABEL) && s[cx.w[i].end..].starts_with(':') {
                 let k = cx.skip_titles(i + 1);
                 if k < n && !s[cx.w[i].end..cx.w[k].start].contains('\n') {
                     if let Some(j) = cx.extend(k, Mode::Anchored, 4) {
@@ -474,7 +529,7 @@ impl Recognizer for PersonRecognizer {
                 continue;
             }
             // Verb of saying: `sagte Anna Schmidt`, `laut Müller`.
-            if (SPEECH.contains(&l) || l == "laut" || l == "so") && i + 1 < n && cx.info[i + 1].joined {
+            if (cx.has(i, F_SPEECH) || l == "laut" || l == "so") && i + 1 < n && cx.info[i + 1].joined {
                 let k = cx.skip_titles(i + 1);
                 if k < n && cx.w[k].shape == Shape::Capitalised {
                     if let Some(j) = cx.extend(k, Mode::Prose, 4) {
@@ -489,7 +544,7 @@ impl Recognizer for PersonRecognizer {
                 continue;
             }
             // Role noun: `Kollegin Petra`, `Kanzler Scholz`.
-            if ROLES.contains(&l) && i + 1 < n && cx.info[i + 1].joined && cx.w[i + 1].shape == Shape::Capitalised {
+            if cx.has(i, F_ROLE) && i + 1 < n && cx.info[i + 1].joined && cx.w[i + 1].shape == Shape::Capitalised {
                 let k = i + 1;
                 if let Some(j) = cx.extend(k, Mode::Prose, 4) {
                     let gaz = (k..=j).any(|x| cx.info[x].first || cx.info[x].last);
@@ -506,8 +561,18 @@ impl Recognizer for PersonRecognizer {
             let ls = line_start;
             line_start += line.len();
             let t = line.trim().trim_end_matches([',', '.', '!']).trim();
+            if t.len() > 60 || t.is_empty() || !t.starts_with(|c: char| c.is_alphabetic()) {
+                continue;
+            }
             let tl = t.to_lowercase();
-            let Some(closing) = CLOSINGS.iter().find(|c| tl == **c || tl.ends_with(&format!(" {c}")) || tl.starts_with(&format!("{c} ")) || tl.starts_with(&format!("{c},"))) else {
+            if t.len() > 60 || t.is_empty() {
+                continue;
+            }
+            let Some(closing) = CLOSINGS.iter().find(|c| {
+                tl == **c
+                    || tl.strip_suffix(**c).is_some_and(|p| p.ends_with(' '))
+                    || tl.strip_prefix(**c).is_some_and(|r| r.starts_with([' ', ',']))
+            }) else {
                 continue;
             };
             // Same line: `Viele Grüße, Anna` / `LG Tom`.
@@ -540,7 +605,7 @@ impl Recognizer for PersonRecognizer {
                 let k = cx.skip_titles(wi);
                 // `i. A.` / `i.V.` / `ppa.` / `gez.`
                 let mut k = k;
-                while k < wj && matches!(cx.info[k].lower.as_str(), "i" | "a" | "v" | "ppa" | "gez") && cx.w[k].end - cx.w[k].start <= 3 && cx.info[k].dot_after {
+                while k < wj && matches!(cx.low(k), "i" | "a" | "v" | "ppa" | "gez") && cx.w[k].end - cx.w[k].start <= 3 && cx.info[k].dot_after {
                     k += 1;
                 }
                 if k >= wj {
@@ -578,7 +643,7 @@ impl Recognizer for PersonRecognizer {
                                     i = j + 1;
                                     continue;
                                 }
-                            } else if !cx.followed_by_org(i) && !cx.preceded_by_org(i) && !(i > 0 && PETS.contains(&cx.info[i - 1].lower.as_str())) {
+                            } else if !cx.followed_by_org(i) && !cx.preceded_by_org(i) && !(i > 0 && cx.has(i - 1, F_PET)) {
                                 // A lone given name (not a pet's).
                                 let score = if f.last && !f.sentence_start { 0.6 } else { 0.55 };
                                 push(&mut found, i, i, score);
@@ -639,7 +704,7 @@ impl Recognizer for PersonRecognizer {
 
         // Names followed by a verb of saying: `Müller sagte`.
         for i in 0..n.saturating_sub(1) {
-            if SPEECH.contains(&cx.info[i + 1].lower.as_str()) && cx.info[i + 1].joined && cx.w[i].shape == Shape::Capitalised {
+            if cx.has(i + 1, F_SPEECH) && cx.info[i + 1].joined && cx.w[i].shape == Shape::Capitalised {
                 let f = &cx.info[i];
                 let article = i > 0 && cx.info[i - 1].stop && cx.info[i].joined;
                 if !f.stop && !f.common && !article && (f.last || f.first) {

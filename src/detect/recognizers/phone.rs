@@ -69,7 +69,7 @@ impl Recognizer for PhoneRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for m in self.pattern.find_iter(s) {
+        for m in super::find_in(&self.pattern, s, text.digit_windows()) {
             let (start, mut end) = (m.start(), m.end());
             // Shrink by whole trailing groups until at most 15 digits remain.
             while digits(&s[start..end]) > 15 {

@@ -39,7 +39,7 @@ impl Recognizer for SteuerIdRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for m in self.pattern.find_iter(s) {
+        for m in super::find_in(&self.pattern, s, text.digit_windows()) {
             // Try the longest prefix of whole groups that has exactly 11 digits.
             let v = m.as_str();
             let mut digits = 0usize;

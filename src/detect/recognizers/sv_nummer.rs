@@ -40,7 +40,7 @@ impl Recognizer for SvNummerRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for m in self.pattern.find_iter(s) {
+        for m in super::find_in(&self.pattern, s, text.digit_windows()) {
             if !numeric_standalone(s, m.start(), m.end()) {
                 continue;
             }

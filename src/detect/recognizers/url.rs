@@ -46,7 +46,7 @@ impl Recognizer for UrlRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for m in self.pattern.find_iter(s) {
+        for m in super::find_in(&self.pattern, s, &super::super::text::windows_around(s, |b| b == b'.' || b == b'/', 80, 260)) {
             let start = m.start();
             let prev = s[..start].chars().next_back();
             let v = trim_url(m.as_str());
