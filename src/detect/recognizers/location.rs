@@ -266,7 +266,8 @@ impl LocationRecognizer {
             let Some((end, known)) = self.town_at(s, words, wi, &self.lexicon.places) else {
                 continue;
             };
-            if zero_zero && !known {
+            if zero_zero {
+                // German postcodes never start with 00 (entities.md §13.1).
                 continue;
             }
             let score = if known && (digits.len() == 5 || prefixed) {

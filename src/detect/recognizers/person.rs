@@ -342,7 +342,14 @@ impl<'a> Ctx<'a> {
                 }
                 break;
             }
-            if self.is_initial(j) || self.name_token(j, mode) {
+            let chat_surname = mode == Mode::Anchored
+                && j == i + 1
+                && self.w[i].shape == Shape::Lower
+                && self.w[j].shape == Shape::Lower
+                && !f.stop
+                && !f.common
+                && self.low(j).chars().count() >= 3;
+            if self.is_initial(j) || self.name_token(j, mode) || chat_surname {
                 // In prose a lowercase word never continues a capitalised name.
                 if self.w[j].shape == Shape::Lower && self.w[i].shape != Shape::Lower {
                     break;
@@ -459,8 +466,12 @@ impl Recognizer for PersonRecognizer {
                         }
                         continue;
                     }
-                    if let Some(j) = cx.extend(k, mode, 4) {
-                        // "Frau" alone as a noun: "meine Frau ist" → stop word, rejected above.
+                    if let Some(mut j) = cx.extend(k, mode, 4) {
+                        // `Herrn Kochs Schreiben`: without a given name the span is the surname,
+                        // unless the next word is a known name too.
+                        if j > k && !cx.info[k].first && !(cx.info[k + 1].last || cx.info[k + 1].first) {
+                            j = k;
+                        }
                         if !cx.followed_by_org(j) {
                             push(&mut found, k, j, 0.9);
                         }
