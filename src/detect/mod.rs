@@ -12,7 +12,7 @@ mod entity;
 pub(crate) mod lexicon;
 pub mod recognizers;
 mod resolve;
-mod text;
+pub(crate) mod text;
 pub mod validate;
 pub(crate) mod words;
 

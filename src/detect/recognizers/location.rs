@@ -267,7 +267,11 @@ impl LocationRecognizer {
                 continue;
             };
             if zero_zero {
-                // German postcodes never start with 00 (entities.md §13.1).
+                // German postcodes never start with 00 (entities.md §13.1): not a postcode, but a
+                // known town after it is still a place in an address line.
+                if known {
+                    out.push(cand(EntityType::Location, w.start, end, 0.7, false));
+                }
                 continue;
             }
             let score = if known && (digits.len() == 5 || prefixed) {
@@ -352,8 +356,9 @@ impl Recognizer for LocationRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for c in self.field.captures_iter(s) {
+        for (base, c) in super::captures_in(&self.field, s, &crate::detect::text::windows_around(s, |b| b == b':' || b == b'=', 40, 110)) {
             if let Some(v) = c.get(1) {
+                let v = super::M::new(s, base + v.start(), base + v.end());
                 let t = v.as_str().trim();
                 let digits = t.bytes().filter(u8::is_ascii_digit).count();
                 let plausible = t.chars().any(char::is_alphabetic) || (4..=5).contains(&digits) && digits == t.len();

@@ -228,6 +228,9 @@ pub(crate) struct M<'t> {
 }
 
 impl<'t> M<'t> {
+    pub fn new(s: &'t str, start: usize, end: usize) -> M<'t> {
+        M { s, start, end }
+    }
     pub fn start(&self) -> usize {
         self.start
     }

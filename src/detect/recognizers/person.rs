@@ -421,8 +421,9 @@ impl Recognizer for PersonRecognizer {
         if words.is_empty() {
             return;
         }
-        for c in self.field.captures_iter(s) {
+        for (base, c) in super::captures_in(&self.field, s, &crate::detect::text::windows_around(s, |b| b == b':' || b == b'=', 40, 90)) {
             if let Some(v) = c.get(1) {
+                let v = super::M::new(s, base + v.start(), base + v.end());
                 let t = v.as_str();
                 if t.chars().any(char::is_alphabetic)
                     && t.chars().all(|x| x.is_alphabetic() || matches!(x, ' ' | '-' | '.' | '\'' | '\u{300}'..='\u{36f}'))
