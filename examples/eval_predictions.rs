@@ -36,7 +36,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
         let mut response = serde_json::to_value(&result)?;
         response["session_id"] = serde_json::Value::String(format!("eval-{n}"));
-        let rec = serde_json::json!({"id": doc["id"], "latency_ms": latency_ms, "response": response});
+        let rec =
+            serde_json::json!({"id": doc["id"], "latency_ms": latency_ms, "response": response});
         writeln!(out, "{rec}")?;
         n += 1;
     }

@@ -22,7 +22,11 @@ fn main() {
     for _ in 0..n {
         std::hint::black_box(d.detect(&text));
     }
-    println!("detect total: {:?}/run ({} chars)", t.elapsed() / n, text.chars().count());
+    println!(
+        "detect total: {:?}/run ({} chars)",
+        t.elapsed() / n,
+        text.chars().count()
+    );
     for r in recognizers::all() {
         let name = r.entity_type();
         let mut out = Vec::new();
@@ -32,6 +36,10 @@ fn main() {
             let tx = Text::new(&text);
             r.recognize(&tx, &mut out);
         }
-        println!("{name:>16}: {:?}/run, {} candidates", t.elapsed() / n, out.len());
+        println!(
+            "{name:>16}: {:?}/run, {} candidates",
+            t.elapsed() / n,
+            out.len()
+        );
     }
 }

@@ -31,25 +31,65 @@ const FILLER: &[&str] = &[
     "Das Meeting wurde auf Donnerstag verschoben, weil mehrere Kolleginnen im Urlaub sind.",
 ];
 
-const FIRST: &[&str] = &["Anna", "Jonas", "Lea", "Thomas", "Sabine", "Mehmet", "Katarzyna", "Lukas"];
-const LAST: &[&str] = &["Schmidt", "Weber", "Yilmaz", "Hoffmann", "Nowak", "Becker", "Lange", "Krüger"];
-const TOWNS: &[&str] = &["Köln", "Leipzig", "München", "Bremen", "Graz", "Zürich", "Kassel"];
-const STREETS: &[&str] = &["Lindenstraße", "Am Markt", "Bahnhofstr.", "Goetheweg", "Berliner Allee"];
+const FIRST: &[&str] = &[
+    "Anna",
+    "Jonas",
+    "Lea",
+    "Thomas",
+    "Sabine",
+    "Mehmet",
+    "Katarzyna",
+    "Lukas",
+];
+const LAST: &[&str] = &[
+    "Schmidt", "Weber", "Yilmaz", "Hoffmann", "Nowak", "Becker", "Lange", "Krüger",
+];
+const TOWNS: &[&str] = &[
+    "Köln", "Leipzig", "München", "Bremen", "Graz", "Zürich", "Kassel",
+];
+const STREETS: &[&str] = &[
+    "Lindenstraße",
+    "Am Markt",
+    "Bahnhofstr.",
+    "Goetheweg",
+    "Berliner Allee",
+];
 
 fn sentence_with_entity(r: &mut Rng) -> String {
     let (f, l, t, st) = (r.pick(FIRST), r.pick(LAST), r.pick(TOWNS), r.pick(STREETS));
     let n = r.next() % 1000;
     match r.next() % 10 {
-        0 => format!("Sehr geehrte Frau {l}, vielen Dank für Ihre Nachricht vom {}.{:02}.2024.", 1 + n % 28, 1 + n % 12),
+        0 => format!(
+            "Sehr geehrte Frau {l}, vielen Dank für Ihre Nachricht vom {}.{:02}.2024.",
+            1 + n % 28,
+            1 + n % 12
+        ),
         1 => format!("Mein Name ist {f} {l} und ich wohne in {t}."),
-        2 => format!("Sie erreichen mich unter 0171 {:07} oder per E-Mail an {}.{}@example.de.", n * 7919 % 10_000_000, f.to_lowercase(), l.to_lowercase()),
-        3 => format!("Die neue Anschrift lautet {st} {}, {:05} {t}.", 1 + n % 120, 10000 + n * 37),
-        4 => "Bitte überweisen Sie den Betrag auf DE89 3704 0044 0532 0130 00 bis Freitag.".to_owned(),
+        2 => format!(
+            "Sie erreichen mich unter 0171 {:07} oder per E-Mail an {}.{}@example.de.",
+            n * 7919 % 10_000_000,
+            f.to_lowercase(),
+            l.to_lowercase()
+        ),
+        3 => format!(
+            "Die neue Anschrift lautet {st} {}, {:05} {t}.",
+            1 + n % 120,
+            10000 + n * 37
+        ),
+        4 => "Bitte überweisen Sie den Betrag auf DE89 3704 0044 0532 0130 00 bis Freitag."
+            .to_owned(),
         5 => format!("Laut {f} {l} ist der Antrag bereits beim Finanzamt eingegangen."),
-        6 => format!("Das Fahrzeug mit dem Kennzeichen B-AB {} stand vor der Einfahrt.", 1 + n),
+        6 => format!(
+            "Das Fahrzeug mit dem Kennzeichen B-AB {} stand vor der Einfahrt.",
+            1 + n
+        ),
         7 => format!("{f} hat am {}. März 2023 Geburtstag gefeiert.", 1 + n % 28),
         8 => "Meine Steuer-ID ist 86095742719, die Steuernummer 181/815/08155.".to_owned(),
-        _ => format!("Der Server 192.168.{}.{} antwortet nicht, siehe https://status.example.de/log.", n % 255, (n * 3) % 255),
+        _ => format!(
+            "Der Server 192.168.{}.{} antwortet nicht, siehe https://status.example.de/log.",
+            n % 255,
+            (n * 3) % 255
+        ),
     }
 }
 
@@ -70,4 +110,3 @@ pub fn prose(chars: usize) -> String {
     }
     out.chars().take(chars).collect()
 }
-

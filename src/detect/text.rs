@@ -104,7 +104,12 @@ pub fn byte_to_char_offsets(s: &str, byte_offsets: &[usize]) -> Vec<usize> {
 }
 
 /// Merged windows `[i - back, i + ahead)` around every byte for which `hit` is true.
-pub fn windows_around(s: &str, hit: impl Fn(u8) -> bool, back: usize, ahead: usize) -> Vec<(usize, usize)> {
+pub fn windows_around(
+    s: &str,
+    hit: impl Fn(u8) -> bool,
+    back: usize,
+    ahead: usize,
+) -> Vec<(usize, usize)> {
     let b = s.as_bytes();
     let mut out: Vec<(usize, usize)> = Vec::new();
     let mut i = 0;

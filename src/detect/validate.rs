@@ -59,24 +59,103 @@ fn mod97_step(rem: u32, b: u8) -> u32 {
 /// IBAN length of a registry country (SWIFT IBAN Registry, entities.md Appendix A).
 pub fn iban_length(country: &[u8]) -> Option<usize> {
     const TABLE: &[(&[u8; 2], usize)] = &[
-        (b"AD", 24), (b"AE", 23), (b"AL", 28), (b"AT", 20), (b"AZ", 28), (b"BA", 20), (b"BE", 16),
-        (b"BG", 22), (b"BH", 22), (b"BI", 27), (b"BR", 29), (b"BY", 28), (b"CH", 21), (b"CR", 22),
-        (b"CY", 28), (b"CZ", 24), (b"DE", 22), (b"DJ", 27), (b"DK", 18), (b"DO", 28), (b"EE", 20),
-        (b"EG", 29), (b"ES", 24), (b"FI", 18), (b"FK", 18), (b"FO", 18), (b"FR", 27), (b"GB", 22),
-        (b"GE", 22), (b"GI", 23), (b"GL", 18), (b"GR", 27), (b"GT", 28), (b"HN", 28), (b"HR", 21),
-        (b"HU", 28), (b"IE", 22), (b"IL", 23), (b"IQ", 23), (b"IS", 26), (b"IT", 27), (b"JO", 30),
-        (b"KW", 30), (b"KZ", 20), (b"LB", 28), (b"LC", 32), (b"LI", 21), (b"LT", 20), (b"LU", 20),
-        (b"LV", 21), (b"LY", 25), (b"MC", 27), (b"MD", 24), (b"ME", 22), (b"MK", 19), (b"MN", 20),
-        (b"MR", 27), (b"MT", 31), (b"MU", 30), (b"NI", 28), (b"NL", 18), (b"NO", 15), (b"OM", 23),
-        (b"PK", 24), (b"PL", 28), (b"PS", 29), (b"PT", 25), (b"QA", 29), (b"RO", 24), (b"RS", 22),
-        (b"RU", 33), (b"SA", 24), (b"SC", 31), (b"SD", 18), (b"SE", 24), (b"SI", 19), (b"SK", 24),
-        (b"SM", 27), (b"SO", 23), (b"ST", 25), (b"SV", 28), (b"TL", 23), (b"TN", 24), (b"TR", 26),
-        (b"UA", 29), (b"VA", 22), (b"VG", 24), (b"XK", 20), (b"YE", 30),
+        (b"AD", 24),
+        (b"AE", 23),
+        (b"AL", 28),
+        (b"AT", 20),
+        (b"AZ", 28),
+        (b"BA", 20),
+        (b"BE", 16),
+        (b"BG", 22),
+        (b"BH", 22),
+        (b"BI", 27),
+        (b"BR", 29),
+        (b"BY", 28),
+        (b"CH", 21),
+        (b"CR", 22),
+        (b"CY", 28),
+        (b"CZ", 24),
+        (b"DE", 22),
+        (b"DJ", 27),
+        (b"DK", 18),
+        (b"DO", 28),
+        (b"EE", 20),
+        (b"EG", 29),
+        (b"ES", 24),
+        (b"FI", 18),
+        (b"FK", 18),
+        (b"FO", 18),
+        (b"FR", 27),
+        (b"GB", 22),
+        (b"GE", 22),
+        (b"GI", 23),
+        (b"GL", 18),
+        (b"GR", 27),
+        (b"GT", 28),
+        (b"HN", 28),
+        (b"HR", 21),
+        (b"HU", 28),
+        (b"IE", 22),
+        (b"IL", 23),
+        (b"IQ", 23),
+        (b"IS", 26),
+        (b"IT", 27),
+        (b"JO", 30),
+        (b"KW", 30),
+        (b"KZ", 20),
+        (b"LB", 28),
+        (b"LC", 32),
+        (b"LI", 21),
+        (b"LT", 20),
+        (b"LU", 20),
+        (b"LV", 21),
+        (b"LY", 25),
+        (b"MC", 27),
+        (b"MD", 24),
+        (b"ME", 22),
+        (b"MK", 19),
+        (b"MN", 20),
+        (b"MR", 27),
+        (b"MT", 31),
+        (b"MU", 30),
+        (b"NI", 28),
+        (b"NL", 18),
+        (b"NO", 15),
+        (b"OM", 23),
+        (b"PK", 24),
+        (b"PL", 28),
+        (b"PS", 29),
+        (b"PT", 25),
+        (b"QA", 29),
+        (b"RO", 24),
+        (b"RS", 22),
+        (b"RU", 33),
+        (b"SA", 24),
+        (b"SC", 31),
+        (b"SD", 18),
+        (b"SE", 24),
+        (b"SI", 19),
+        (b"SK", 24),
+        (b"SM", 27),
+        (b"SO", 23),
+        (b"ST", 25),
+        (b"SV", 28),
+        (b"TL", 23),
+        (b"TN", 24),
+        (b"TR", 26),
+        (b"UA", 29),
+        (b"VA", 22),
+        (b"VG", 24),
+        (b"XK", 20),
+        (b"YE", 30),
     ];
     if country.len() != 2 {
         return None;
     }
-    let cc = [country[0].to_ascii_uppercase(), country[1].to_ascii_uppercase()];
+    let cc = [
+        country[0].to_ascii_uppercase(),
+        country[1].to_ascii_uppercase(),
+    ];
     TABLE.iter().find(|(c, _)| **c == cc).map(|&(_, n)| n)
 }
 
@@ -162,8 +241,18 @@ pub fn sv_nummer(compact: &[u8]) -> Option<bool> {
     }
     let l = u32::from(letter.to_ascii_uppercase() - b'A') + 1;
     let values = [
-        num(0), num(1), num(2), num(3), num(4), num(5), num(6), num(7),
-        l / 10, l % 10, num(9), num(10),
+        num(0),
+        num(1),
+        num(2),
+        num(3),
+        num(4),
+        num(5),
+        num(6),
+        num(7),
+        l / 10,
+        l % 10,
+        num(9),
+        num(10),
     ];
     const W: [u32; 12] = [2, 1, 2, 5, 7, 1, 2, 1, 2, 1, 2, 1];
     let sum: u32 = values
@@ -255,14 +344,24 @@ mod tests {
     #[test]
     fn steuer_id_vectors() {
         for v in [
-            "86095742719", "47036892816", "65929970489", "57549285017", "25768131411",
-            "76123948575", "52038659144",
+            "86095742719",
+            "47036892816",
+            "65929970489",
+            "57549285017",
+            "25768131411",
+            "76123948575",
+            "52038659144",
         ] {
             assert!(steuer_id(v.as_bytes()), "{v}");
         }
         for v in [
-            "02476291358", "86095742718", "12345678903", "11123456786", "11223456785",
-            "8609574271", "860957427190",
+            "02476291358",
+            "86095742718",
+            "12345678903",
+            "11123456786",
+            "11223456785",
+            "8609574271",
+            "860957427190",
         ] {
             assert!(!steuer_id(v.as_bytes()), "{v}");
         }
@@ -271,12 +370,24 @@ mod tests {
     #[test]
     fn sv_nummer_vectors() {
         for v in [
-            "65180539W001", "14311239W008", "12150485M550", "53270790S025", "04010100A498",
-            "25290204K513", "15330764B129", "42311299Z509", "65180539w001",
+            "65180539W001",
+            "14311239W008",
+            "12150485M550",
+            "53270790S025",
+            "04010100A498",
+            "25290204K513",
+            "15330764B129",
+            "42311299Z509",
+            "65180539w001",
         ] {
             assert_eq!(sv_nummer(v.as_bytes()), Some(true), "{v}");
         }
-        for v in ["65180539W002", "12151385M011", "121504850012", "65180539W00"] {
+        for v in [
+            "65180539W002",
+            "12151385M011",
+            "121504850012",
+            "65180539W00",
+        ] {
             assert_eq!(sv_nummer(v.as_bytes()), None, "{v}");
         }
         // Check digit consistent but unknown Bereichsnummer: lenient only.

@@ -99,7 +99,10 @@ mod tests {
         let s = "Hans-Peter O'Neill, müller- 12ab GROSS";
         let w = tokenize(s);
         let texts: Vec<&str> = w.iter().map(|w| w.text(s)).collect();
-        assert_eq!(texts, vec!["Hans-Peter", "O'Neill", "müller", "ab", "GROSS"]);
+        assert_eq!(
+            texts,
+            vec!["Hans-Peter", "O'Neill", "müller", "ab", "GROSS"]
+        );
         assert_eq!(w[0].shape, Shape::Capitalised);
         assert_eq!(w[2].shape, Shape::Lower);
         assert_eq!(w[4].shape, Shape::Upper);

@@ -8,14 +8,45 @@ use crate::detect::{validate, Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
     strong: &[
-        "kreditkarte", "kreditkartennummer", "kartennummer", "karten-nr.", "kartennr.", "visa",
-        "mastercard", "american express", "amex", "diners", "jcb", "maestro", "debitkarte",
-        "card number", "credit card", "pan", "cvc", "cvv", "karte",
+        "kreditkarte",
+        "kreditkartennummer",
+        "kartennummer",
+        "karten-nr.",
+        "kartennr.",
+        "visa",
+        "mastercard",
+        "american express",
+        "amex",
+        "diners",
+        "jcb",
+        "maestro",
+        "debitkarte",
+        "card number",
+        "credit card",
+        "pan",
+        "cvc",
+        "cvv",
+        "karte",
     ],
-    weak: &["prüfnummer", "gültig bis", "ablaufdatum", "exp.", "zahlung", "bezahlt", "card"],
+    weak: &[
+        "prüfnummer",
+        "gültig bis",
+        "ablaufdatum",
+        "exp.",
+        "zahlung",
+        "bezahlt",
+        "card",
+    ],
     negative: &[
-        "imei", "ean", "gtin", "artikelnummer", "sendungsnummer", "tracking", "bestellnummer",
-        "rechnungsnummer", "iban",
+        "imei",
+        "ean",
+        "gtin",
+        "artikelnummer",
+        "sendungsnummer",
+        "tracking",
+        "bestellnummer",
+        "rechnungsnummer",
+        "iban",
     ],
 };
 
@@ -40,7 +71,9 @@ fn brand_ok(d: &[u8]) -> bool {
     };
     match d.first() {
         Some(b'4') => matches!(n, 13 | 16 | 19),
-        Some(b'5') => (51..=55).contains(&p(2)) && n == 16 || [5018, 5020, 5038, 5893].contains(&p(4)),
+        Some(b'5') => {
+            (51..=55).contains(&p(2)) && n == 16 || [5018, 5020, 5038, 5893].contains(&p(4))
+        }
         Some(b'2') => (2221..=2720).contains(&p(4)) && n == 16 || (2200..=2204).contains(&p(4)),
         Some(b'3') => {
             matches!(p(2), 34 | 37) && n == 15
@@ -87,7 +120,13 @@ impl Recognizer for CreditCardRecognizer {
                 0.85
             };
             let score = ev.score(base, 0.3, 0.15, 0.3);
-            out.push(cand(EntityType::CreditCard, m.start(), m.end(), score, true));
+            out.push(cand(
+                EntityType::CreditCard,
+                m.start(),
+                m.end(),
+                score,
+                true,
+            ));
         }
     }
 }

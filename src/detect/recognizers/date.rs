@@ -8,12 +8,36 @@ use crate::detect::{validate, Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
     strong: &[
-        "geb.", "geboren", "geburtsdatum", "geb.-datum", "geb.dat.", "geburtstag", "geburtsjahr",
-        "jahrgang", "dob", "date of birth", "born", "birthday", "birth",
+        "geb.",
+        "geboren",
+        "geburtsdatum",
+        "geb.-datum",
+        "geb.dat.",
+        "geburtstag",
+        "geburtsjahr",
+        "jahrgang",
+        "dob",
+        "date of birth",
+        "born",
+        "birthday",
+        "birth",
     ],
     weak: &[
-        "verstorben", "gest.", "todestag", "hochzeit", "eintrittsdatum", "einstellungsdatum",
-        "austritt", "termin", "behandlung", "aufnahme", "datum", "date", "am", "vom", "seit",
+        "verstorben",
+        "gest.",
+        "todestag",
+        "hochzeit",
+        "eintrittsdatum",
+        "einstellungsdatum",
+        "austritt",
+        "termin",
+        "behandlung",
+        "aufnahme",
+        "datum",
+        "date",
+        "am",
+        "vom",
+        "seit",
     ],
     negative: &[
         "version", "v", "build", "release", "§", "abs.", "ziffer", "kapitel", "€", "eur", "betrag",
@@ -22,14 +46,46 @@ const CONTEXT: Context = Context {
 };
 
 const MONTHS: &[(&str, u32)] = &[
-    ("januar", 1), ("jänner", 1), ("jän", 1), ("january", 1), ("jan", 1),
-    ("februar", 2), ("feber", 2), ("february", 2), ("feb", 2),
-    ("märz", 3), ("maerz", 3), ("march", 3), ("mär", 3), ("mrz", 3), ("mar", 3),
-    ("april", 4), ("apr", 4), ("mai", 5), ("may", 5),
-    ("juni", 6), ("june", 6), ("jun", 6), ("juli", 7), ("july", 7), ("jul", 7),
-    ("august", 8), ("aug", 8), ("september", 9), ("sept", 9), ("sep", 9),
-    ("oktober", 10), ("october", 10), ("okt", 10), ("oct", 10),
-    ("november", 11), ("nov", 11), ("dezember", 12), ("december", 12), ("dez", 12), ("dec", 12),
+    ("januar", 1),
+    ("jänner", 1),
+    ("jän", 1),
+    ("january", 1),
+    ("jan", 1),
+    ("februar", 2),
+    ("feber", 2),
+    ("february", 2),
+    ("feb", 2),
+    ("märz", 3),
+    ("maerz", 3),
+    ("march", 3),
+    ("mär", 3),
+    ("mrz", 3),
+    ("mar", 3),
+    ("april", 4),
+    ("apr", 4),
+    ("mai", 5),
+    ("may", 5),
+    ("juni", 6),
+    ("june", 6),
+    ("jun", 6),
+    ("juli", 7),
+    ("july", 7),
+    ("jul", 7),
+    ("august", 8),
+    ("aug", 8),
+    ("september", 9),
+    ("sept", 9),
+    ("sep", 9),
+    ("oktober", 10),
+    ("october", 10),
+    ("okt", 10),
+    ("oct", 10),
+    ("november", 11),
+    ("nov", 11),
+    ("dezember", 12),
+    ("december", 12),
+    ("dez", 12),
+    ("dec", 12),
 ];
 
 const MONTH_RE: &str = "januar|jänner|jän|january|jan|februar|feber|february|feb|märz|maerz|march|mär|mrz|mar|april|apr|mai|may|juni|june|jun|juli|july|jul|august|aug|september|sept|sep|oktober|october|okt|oct|november|nov|dezember|december|dez|dec";
@@ -140,7 +196,10 @@ impl Recognizer for DateRecognizer {
             let (start, end) = (m.start(), m.end());
             let c = Kind::of(v);
             let b = s.as_bytes();
-            let left_ok = !s[..start].chars().next_back().is_some_and(char::is_alphanumeric)
+            let left_ok = !s[..start]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphanumeric)
                 && !(start >= 2
                     && matches!(b[start - 1], b'.' | b'/' | b'-' | b',' | b':')
                     && b[start - 2].is_ascii_digit());
@@ -188,7 +247,9 @@ impl Recognizer for DateRecognizer {
                 }
             } else {
                 // month + year: only with birth context
-                month_of(v).is_some() && ev.strong && n.first().is_some_and(|y| (1900..=2100).contains(y))
+                month_of(v).is_some()
+                    && ev.strong
+                    && n.first().is_some_and(|y| (1900..=2100).contains(y))
             };
             if !valid {
                 continue;

@@ -6,19 +6,58 @@ use super::{cand, Context};
 use crate::detect::{Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
-    strong: &["e-mail", "email", "e-mail-adresse", "mail", "mailadresse", "emailadresse"],
-    weak: &["kontakt", "erreichbar", "schreiben sie an", "absender", "empfänger", "cc", "an:", "von:"],
+    strong: &[
+        "e-mail",
+        "email",
+        "e-mail-adresse",
+        "mail",
+        "mailadresse",
+        "emailadresse",
+    ],
+    weak: &[
+        "kontakt",
+        "erreichbar",
+        "schreiben sie an",
+        "absender",
+        "empfänger",
+        "cc",
+        "an:",
+        "von:",
+    ],
     negative: &[],
 };
 
 const ROLE: &[&str] = &[
-    "info", "kontakt", "service", "support", "noreply", "no-reply", "postmaster", "webmaster",
-    "datenschutz", "git", "abuse", "office", "hello", "hallo", "team", "mail", "admin", "sales",
-    "vertrieb", "buchhaltung", "rechnung", "jobs", "karriere", "presse",
+    "info",
+    "kontakt",
+    "service",
+    "support",
+    "noreply",
+    "no-reply",
+    "postmaster",
+    "webmaster",
+    "datenschutz",
+    "git",
+    "abuse",
+    "office",
+    "hello",
+    "hallo",
+    "team",
+    "mail",
+    "admin",
+    "sales",
+    "vertrieb",
+    "buchhaltung",
+    "rechnung",
+    "jobs",
+    "karriere",
+    "presse",
 ];
 
 /// File extensions that are also TLDs: `logo@2x.png` is an asset, not an address.
-const NOT_TLD: &[&str] = &["png", "jpg", "jpeg", "gif", "svg", "webp", "js", "css", "py", "rs", "md"];
+const NOT_TLD: &[&str] = &[
+    "png", "jpg", "jpeg", "gif", "svg", "webp", "js", "css", "py", "rs", "md",
+];
 
 pub struct EmailRecognizer {
     pattern: Regex,
@@ -41,7 +80,11 @@ impl Recognizer for EmailRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for m in super::find_in(&self.pattern, s, &super::super::text::windows_around(s, |b| b == b'@', 80, 260)) {
+        for m in super::find_in(
+            &self.pattern,
+            s,
+            &super::super::text::windows_around(s, |b| b == b'@', 80, 260),
+        ) {
             let v = m.as_str();
             let mut start = m.start();
             // `mailto:` belongs outside; a leading apostrophe/quote is punctuation.
@@ -60,7 +103,11 @@ impl Recognizer for EmailRecognizer {
                 continue;
             }
             let lower_local = local.to_lowercase();
-            let base = if ROLE.iter().any(|r| lower_local == *r) { 0.7 } else { 0.9 };
+            let base = if ROLE.iter().any(|r| lower_local == *r) {
+                0.7
+            } else {
+                0.9
+            };
             let ev = CONTEXT.evidence(s, start, m.end());
             let score = ev.score(base, 0.1, 0.1, 0.0);
             out.push(cand(EntityType::EmailAddress, start, m.end(), score, false));

@@ -7,12 +7,32 @@ use super::{cand, numeric_standalone, Context};
 use crate::detect::{validate, Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
-    strong: &["iban", "kontonummer", "konto", "kto.", "bankverbindung", "account"],
-    weak: &[
-        "bank", "bic", "swift", "kontoinhaber", "überweisung", "überweisen", "sepa",
-        "lastschrift", "zahlungsempfänger", "empfänger",
+    strong: &[
+        "iban",
+        "kontonummer",
+        "konto",
+        "kto.",
+        "bankverbindung",
+        "account",
     ],
-    negative: &["gläubiger-id", "gläubiger-identifikationsnummer", "mandatsreferenz", "ust-idnr"],
+    weak: &[
+        "bank",
+        "bic",
+        "swift",
+        "kontoinhaber",
+        "überweisung",
+        "überweisen",
+        "sepa",
+        "lastschrift",
+        "zahlungsempfänger",
+        "empfänger",
+    ],
+    negative: &[
+        "gläubiger-id",
+        "gläubiger-identifikationsnummer",
+        "mandatsreferenz",
+        "ust-idnr",
+    ],
 };
 
 pub struct IbanRecognizer {
@@ -77,7 +97,13 @@ impl Recognizer for IbanRecognizer {
             let lower_cc = s.as_bytes()[start].is_ascii_lowercase();
             let base = if lower_cc { 0.9 } else { 0.95 };
             let ev = CONTEXT.evidence(s, start, end);
-            out.push(cand(EntityType::Iban, start, end, ev.score(base, 0.05, 0.05, 0.15), true));
+            out.push(cand(
+                EntityType::Iban,
+                start,
+                end,
+                ev.score(base, 0.05, 0.05, 0.15),
+                true,
+            ));
         }
     }
 }

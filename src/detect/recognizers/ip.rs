@@ -10,14 +10,44 @@ use crate::detect::{Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
     strong: &[
-        "ip", "ip-adresse", "ipv4", "ipv6", "ip address", "remote_addr", "x-forwarded-for",
-        "quell-ip", "absender-ip", "login von", "zugriff von", "client",
+        "ip",
+        "ip-adresse",
+        "ipv4",
+        "ipv6",
+        "ip address",
+        "remote_addr",
+        "x-forwarded-for",
+        "quell-ip",
+        "absender-ip",
+        "login von",
+        "zugriff von",
+        "client",
     ],
-    weak: &["adresse", "host", "server", "von", "from", "address", "router", "rechner", "gerät"],
+    weak: &[
+        "adresse", "host", "server", "von", "from", "address", "router", "rechner", "gerät",
+    ],
     negative: &[
-        "version", "v", "build", "release", "kapitel", "abschnitt", "ziffer", "§", "nr.", "oid",
-        "subnetzmaske", "netzmaske", "netmask", "firmware", "update", "patch",
-        "software", "app", "ver.", "raum", "room",
+        "version",
+        "v",
+        "build",
+        "release",
+        "kapitel",
+        "abschnitt",
+        "ziffer",
+        "§",
+        "nr.",
+        "oid",
+        "subnetzmaske",
+        "netzmaske",
+        "netmask",
+        "firmware",
+        "update",
+        "patch",
+        "software",
+        "app",
+        "ver.",
+        "raum",
+        "room",
     ],
 };
 
@@ -86,7 +116,11 @@ impl Recognizer for IpRecognizer {
             let score = ev.score(base, 0.2, 0.1, 0.35);
             out.push(cand(EntityType::IpAddress, start, end, score, false));
         }
-        for m in super::find_in(&self.v6, s, &super::super::text::windows_around(s, |b| b == b':', 45, 45)) {
+        for m in super::find_in(
+            &self.v6,
+            s,
+            &super::super::text::windows_around(s, |b| b == b':', 45, 45),
+        ) {
             let (start, end) = (m.start(), m.end());
             let v = m.as_str();
             let addr = v.split('%').next().unwrap_or(v);

@@ -9,21 +9,42 @@ use crate::detect::{Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
     strong: &[
-        "kennzeichen", "kfz-kennzeichen", "amtliches kennzeichen", "nummernschild",
-        "autokennzeichen", "wunschkennzeichen", "licence plate", "license plate", "halter",
-        "halterabfrage", "zugelassen auf",
+        "kennzeichen",
+        "kfz-kennzeichen",
+        "amtliches kennzeichen",
+        "nummernschild",
+        "autokennzeichen",
+        "wunschkennzeichen",
+        "licence plate",
+        "license plate",
+        "halter",
+        "halterabfrage",
+        "zugelassen auf",
     ],
     weak: &[
-        "fahrzeug", "kfz", "pkw", "lkw", "motorrad", "geparkt", "parkverstoß", "blitzer", "auto",
-        "wagen", "parkt", "car", "vehicle",
+        "fahrzeug",
+        "kfz",
+        "pkw",
+        "lkw",
+        "motorrad",
+        "geparkt",
+        "parkverstoß",
+        "blitzer",
+        "auto",
+        "wagen",
+        "parkt",
+        "car",
+        "vehicle",
     ],
-    negative: &["din", "iso", "en", "norm", "format", "artikel", "modell", "typ", "version"],
+    negative: &[
+        "din", "iso", "en", "norm", "format", "artikel", "modell", "typ", "version",
+    ],
 };
 
 /// Codes that are also common words or abbreviations: need context.
 const WORDLIKE: &[&str] = &[
-    "AN", "AB", "DA", "ES", "ER", "IN", "SO", "DU", "EU", "OK", "AM", "PM", "UN", "DE", "AT",
-    "BE", "HE", "MO", "NO", "ZU", "WO", "UM", "LA", "RE", "SE", "ST", "IT", "DO", "FR", "SA",
+    "AN", "AB", "DA", "ES", "ER", "IN", "SO", "DU", "EU", "OK", "AM", "PM", "UN", "DE", "AT", "BE",
+    "HE", "MO", "NO", "ZU", "WO", "UM", "LA", "RE", "SE", "ST", "IT", "DO", "FR", "SA",
 ];
 
 pub struct KfzRecognizer {
@@ -50,7 +71,8 @@ impl Recognizer for KfzRecognizer {
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
         for (base, c) in super::captures_in(&self.pattern, s, text.digit_windows()) {
-            let (Some(m), Some(code), Some(letters), Some(num)) = (c.get(0), c.get(1), c.get(2), c.get(3))
+            let (Some(m), Some(code), Some(letters), Some(num)) =
+                (c.get(0), c.get(1), c.get(2), c.get(3))
             else {
                 continue;
             };
@@ -80,11 +102,17 @@ impl Recognizer for KfzRecognizer {
                 continue;
             }
             // Numbers continuing with a separator + digit (`B AB 12.5`) are something else.
-            if s[end..].starts_with(['.', ',', ':', '/']) && s[end + 1..].starts_with(|x: char| x.is_ascii_digit()) {
+            if s[end..].starts_with(['.', ',', ':', '/'])
+                && s[end + 1..].starts_with(|x: char| x.is_ascii_digit())
+            {
                 continue;
             }
             let ev = CONTEXT.evidence(s, mstart, end);
-            let base = if WORDLIKE.contains(&code.as_str()) { 0.45 } else { 0.75 };
+            let base = if WORDLIKE.contains(&code.as_str()) {
+                0.45
+            } else {
+                0.75
+            };
             // All-caps running text (`AB MO 10 UHR`): penalty.
             let prev_word_caps = s[..mstart]
                 .trim_end()

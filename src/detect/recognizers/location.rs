@@ -10,67 +10,353 @@ use crate::detect::{Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
     strong: &[
-        "adresse", "anschrift", "wohnanschrift", "meldeadresse", "lieferadresse",
-        "rechnungsadresse", "wohnhaft", "wohnt", "wohne", "wohnort", "wohnsitz", "geburtsort",
-        "plz", "postleitzahl", "hausnummer", "c/o", "z. hd.", "postfach", "anfahrt", "address",
-        "lives in", "born in", "zip", "postcode", "postal code", "straße:", "ort:", "umgezogen",
-        "ziehe", "zieht", "lebe", "lebt", "standort", "sitz",
+        "adresse",
+        "anschrift",
+        "wohnanschrift",
+        "meldeadresse",
+        "lieferadresse",
+        "rechnungsadresse",
+        "wohnhaft",
+        "wohnt",
+        "wohne",
+        "wohnort",
+        "wohnsitz",
+        "geburtsort",
+        "plz",
+        "postleitzahl",
+        "hausnummer",
+        "c/o",
+        "z. hd.",
+        "postfach",
+        "anfahrt",
+        "address",
+        "lives in",
+        "born in",
+        "zip",
+        "postcode",
+        "postal code",
+        "straße:",
+        "ort:",
+        "umgezogen",
+        "ziehe",
+        "zieht",
+        "lebe",
+        "lebt",
+        "standort",
+        "sitz",
     ],
-    weak: &["ort", "straße", "strasse", "stadt", "city", "bei", "in", "nach", "aus"],
-    negative: &["euro", "€", "stück", "bestellnummer", "artikel", "seite", "jahr", "jahre"],
+    weak: &[
+        "ort", "straße", "strasse", "stadt", "city", "bei", "in", "nach", "aus",
+    ],
+    negative: &[
+        "euro",
+        "€",
+        "stück",
+        "bestellnummer",
+        "artikel",
+        "seite",
+        "jahr",
+        "jahre",
+    ],
 };
 
 /// Compounds that end like a street but are ordinary nouns.
 const STREET_STOP: &[&str] = &[
-    "arbeitsplatz", "parkplatz", "stellplatz", "spielplatz", "sportplatz", "bahnsteig", "umweg",
-    "rückweg", "hinweg", "lebensweg", "rechtsweg", "dienstweg", "bildungsweg", "ausweg",
-    "bahnhof", "friedhof", "hinterhof", "innenhof", "bauernhof", "flughafen", "kindergarten",
-    "biergarten", "monitor", "faktor", "sektor", "motor", "autor", "doktor", "direktor", "tutor",
-    "reaktor", "traktor", "rotor", "humor", "tenor", "stau", "bau", "neubau", "umbau", "abbau",
-    "ausbau", "anbau", "aufbau", "hausfrau", "hintergrund", "untergrund", "abgrund", "umfeld",
-    "vorfeld", "spielfeld", "textfeld", "eingabefeld", "datenfeld", "fuhrpark", "supermarkt",
-    "arbeitsmarkt", "wochenmarkt", "binnenmarkt", "hering", "schlüsselring", "ehering", "fahrweg",
-    "gehweg", "radweg", "zugang", "abschnitt", "eisberg", "freizeitpark", "wasserpark",
-    "stockwerk", "teppich", "marktplatz", "sitzplatz", "liegeplatz", "ladeplatz", "zeltplatz",
-    "campingplatz", "schauplatz", "studienplatz", "kitaplatz", "ausbildungsplatz", "messeplatz",
+    "arbeitsplatz",
+    "parkplatz",
+    "stellplatz",
+    "spielplatz",
+    "sportplatz",
+    "bahnsteig",
+    "umweg",
+    "rückweg",
+    "hinweg",
+    "lebensweg",
+    "rechtsweg",
+    "dienstweg",
+    "bildungsweg",
+    "ausweg",
+    "bahnhof",
+    "friedhof",
+    "hinterhof",
+    "innenhof",
+    "bauernhof",
+    "flughafen",
+    "kindergarten",
+    "biergarten",
+    "monitor",
+    "faktor",
+    "sektor",
+    "motor",
+    "autor",
+    "doktor",
+    "direktor",
+    "tutor",
+    "reaktor",
+    "traktor",
+    "rotor",
+    "humor",
+    "tenor",
+    "stau",
+    "bau",
+    "neubau",
+    "umbau",
+    "abbau",
+    "ausbau",
+    "anbau",
+    "aufbau",
+    "hausfrau",
+    "hintergrund",
+    "untergrund",
+    "abgrund",
+    "umfeld",
+    "vorfeld",
+    "spielfeld",
+    "textfeld",
+    "eingabefeld",
+    "datenfeld",
+    "fuhrpark",
+    "supermarkt",
+    "arbeitsmarkt",
+    "wochenmarkt",
+    "binnenmarkt",
+    "hering",
+    "schlüsselring",
+    "ehering",
+    "fahrweg",
+    "gehweg",
+    "radweg",
+    "zugang",
+    "abschnitt",
+    "eisberg",
+    "freizeitpark",
+    "wasserpark",
+    "stockwerk",
+    "teppich",
+    "marktplatz",
+    "sitzplatz",
+    "liegeplatz",
+    "ladeplatz",
+    "zeltplatz",
+    "campingplatz",
+    "schauplatz",
+    "studienplatz",
+    "kitaplatz",
+    "ausbildungsplatz",
+    "messeplatz",
 ];
 
 const NUMBER_UNITS: &[&str] = &[
-    "uhr", "minuten", "min", "jahre", "jahren", "prozent", "euro", "eur", "km", "m", "meter",
-    "stück", "mal", "personen", "leute", "tage", "tagen", "wochen", "monate", "monaten",
-    "stunden", "std", "h", "kg", "g", "cm", "mm", "gb", "mb", "seiten", "plätze", "zimmer",
-    "teilnehmer", "mitarbeiter", "kunden", "einwohner", "besucher", "exemplare", "menschen",
-    "punkte", "grad", "x", "stufen", "etagen",
+    "uhr",
+    "minuten",
+    "min",
+    "jahre",
+    "jahren",
+    "prozent",
+    "euro",
+    "eur",
+    "km",
+    "m",
+    "meter",
+    "stück",
+    "mal",
+    "personen",
+    "leute",
+    "tage",
+    "tagen",
+    "wochen",
+    "monate",
+    "monaten",
+    "stunden",
+    "std",
+    "h",
+    "kg",
+    "g",
+    "cm",
+    "mm",
+    "gb",
+    "mb",
+    "seiten",
+    "plätze",
+    "zimmer",
+    "teilnehmer",
+    "mitarbeiter",
+    "kunden",
+    "einwohner",
+    "besucher",
+    "exemplare",
+    "menschen",
+    "punkte",
+    "grad",
+    "x",
+    "stufen",
+    "etagen",
 ];
 
 /// Nouns after a preposition that are not streets (`Im Jahr 2024`, `Am Montag 5 …`).
 const PREP_STREET_STOP: &[&str] = &[
-    "jahr", "jahre", "alter", "schnitt", "durchschnitt", "rahmen", "vergleich", "moment",
-    "prinzip", "grunde", "monat", "kapitel", "abschnitt", "raum", "zimmer", "büro", "stock",
-    "gebäude", "haus", "teil", "band", "level", "januar", "februar", "märz", "april", "mai",
-    "juni", "juli", "august", "september", "oktober", "november", "dezember", "montag",
-    "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonntag", "wochenende",
-    "ganzen", "gesamt", "schritt", "punkt", "falle", "fall", "auftrag", "namen", "anhang",
-    "ende", "anfang", "minute", "sommer", "winter", "herbst", "frühjahr", "frühling", "team",
-    "bereich", "projekt", "bus", "zug", "netz", "internet", "system", "tarif", "paket", "kurs",
+    "jahr",
+    "jahre",
+    "alter",
+    "schnitt",
+    "durchschnitt",
+    "rahmen",
+    "vergleich",
+    "moment",
+    "prinzip",
+    "grunde",
+    "monat",
+    "kapitel",
+    "abschnitt",
+    "raum",
+    "zimmer",
+    "büro",
+    "stock",
+    "gebäude",
+    "haus",
+    "teil",
+    "band",
+    "level",
+    "januar",
+    "februar",
+    "märz",
+    "april",
+    "mai",
+    "juni",
+    "juli",
+    "august",
+    "september",
+    "oktober",
+    "november",
+    "dezember",
+    "montag",
+    "dienstag",
+    "mittwoch",
+    "donnerstag",
+    "freitag",
+    "samstag",
+    "sonntag",
+    "wochenende",
+    "ganzen",
+    "gesamt",
+    "schritt",
+    "punkt",
+    "falle",
+    "fall",
+    "auftrag",
+    "namen",
+    "anhang",
+    "ende",
+    "anfang",
+    "minute",
+    "sommer",
+    "winter",
+    "herbst",
+    "frühjahr",
+    "frühling",
+    "team",
+    "bereich",
+    "projekt",
+    "bus",
+    "zug",
+    "netz",
+    "internet",
+    "system",
+    "tarif",
+    "paket",
+    "kurs",
 ];
 
 /// Words after a postcode-shaped number that are not towns.
 const AFTER_NUMBER_STOP: &[&str] = &[
-    "euro", "eur", "stück", "mitarbeiter", "menschen", "einwohner", "besucher", "exemplare",
-    "kunden", "mal", "km", "meter", "jahre", "jahren", "tage", "punkte", "seiten", "uhr",
-    "personen", "teilnehmer", "stimmen", "fans", "nutzer", "user", "dollar", "franken",
-    "downloads", "follower", "artikel", "produkte", "bestellungen", "anfragen", "fälle", "zeilen",
+    "euro",
+    "eur",
+    "stück",
+    "mitarbeiter",
+    "menschen",
+    "einwohner",
+    "besucher",
+    "exemplare",
+    "kunden",
+    "mal",
+    "km",
+    "meter",
+    "jahre",
+    "jahren",
+    "tage",
+    "punkte",
+    "seiten",
+    "uhr",
+    "personen",
+    "teilnehmer",
+    "stimmen",
+    "fans",
+    "nutzer",
+    "user",
+    "dollar",
+    "franken",
+    "downloads",
+    "follower",
+    "artikel",
+    "produkte",
+    "bestellungen",
+    "anfragen",
+    "fälle",
+    "zeilen",
 ];
 
 const ORG_WORDS: &[&str] = &[
-    "stadtwerke", "finanzamt", "universität", "universitätsklinikum", "uniklinik", "sparkasse",
-    "volksbank", "amtsgericht", "landgericht", "hochschule", "klinikum", "messe", "flughafen",
-    "hauptbahnhof", "zoo", "bistum", "landkreis", "polizei", "jobcenter", "bürgeramt", "rathaus",
-    "uni", "tu", "fc", "vfb", "stadtverwaltung", "stadtbibliothek", "theater", "oper", "gmbh",
-    "ag", "verkehrsbetriebe", "kreissparkasse", "stadtsparkasse", "sportverein", "tsv", "sv",
-    "borussia", "eintracht", "arena", "stadion", "bahnhof", "diözese", "erzbistum", "ihk",
-    "handwerkskammer", "agentur", "bezirksamt", "landratsamt", "ordnungsamt", "standesamt",
+    "stadtwerke",
+    "finanzamt",
+    "universität",
+    "universitätsklinikum",
+    "uniklinik",
+    "sparkasse",
+    "volksbank",
+    "amtsgericht",
+    "landgericht",
+    "hochschule",
+    "klinikum",
+    "messe",
+    "flughafen",
+    "hauptbahnhof",
+    "zoo",
+    "bistum",
+    "landkreis",
+    "polizei",
+    "jobcenter",
+    "bürgeramt",
+    "rathaus",
+    "uni",
+    "tu",
+    "fc",
+    "vfb",
+    "stadtverwaltung",
+    "stadtbibliothek",
+    "theater",
+    "oper",
+    "gmbh",
+    "ag",
+    "verkehrsbetriebe",
+    "kreissparkasse",
+    "stadtsparkasse",
+    "sportverein",
+    "tsv",
+    "sv",
+    "borussia",
+    "eintracht",
+    "arena",
+    "stadion",
+    "bahnhof",
+    "diözese",
+    "erzbistum",
+    "ihk",
+    "handwerkskammer",
+    "agentur",
+    "bezirksamt",
+    "landratsamt",
+    "ordnungsamt",
+    "standesamt",
 ];
 
 pub struct LocationRecognizer {
@@ -93,7 +379,8 @@ impl LocationRecognizer {
             \ (?P<num>[1-9][0-9]{0,3}[a-zA-Z]?(?:\ ?[-/]\ ?[0-9]{1,4}[a-z]?)?)",
         )
         .expect("static street pattern");
-        let plz = Regex::new(r"(?:(?:D|DE|A|AT|CH|FL)-)?[0-9]{4,5}[ \n]").expect("static PLZ pattern");
+        let plz =
+            Regex::new(r"(?:(?:D|DE|A|AT|CH|FL)-)?[0-9]{4,5}[ \n]").expect("static PLZ pattern");
         let field = Regex::new(
             r#"(?i)["']?(?:city|town|ort|stadt|wohnort|zip|zip_?code|plz|postcode|postal_?code|postleitzahl|street|strasse|straße|address_?line1?|adresse)["']?\s*[:=]\s*["']([^"'\n{}]{2,80})["']"#,
         )
@@ -106,7 +393,12 @@ impl LocationRecognizer {
         }
     }
 
-    fn streets(&self, s: &str, windows: &[(usize, usize)], out: &mut Vec<Candidate>) -> Vec<(usize, usize)> {
+    fn streets(
+        &self,
+        s: &str,
+        windows: &[(usize, usize)],
+        out: &mut Vec<Candidate>,
+    ) -> Vec<(usize, usize)> {
         let mut found = Vec::new();
         for (base, c) in super::captures_in(&self.street, s, windows) {
             let (Some(m), Some(num)) = (c.get(0), c.name("num")) else {
@@ -114,7 +406,11 @@ impl LocationRecognizer {
             };
             let (start, end) = (base + m.start(), base + m.end());
             let num_start = base + num.start();
-            if s[..start].chars().next_back().is_some_and(char::is_alphanumeric) {
+            if s[..start]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphanumeric)
+            {
                 continue;
             }
             let next = s[end..].chars().next();
@@ -140,7 +436,8 @@ impl LocationRecognizer {
                 .take_while(|x| x.is_alphabetic() || *x == '%' || *x == '€')
                 .collect::<String>()
                 .to_lowercase();
-            if NUMBER_UNITS.contains(&next_word.as_str()) || next_word == "%" || next_word == "€" {
+            if NUMBER_UNITS.contains(&next_word.as_str()) || next_word == "%" || next_word == "€"
+            {
                 continue;
             }
             let last_word = name_lower.rsplit([' ', '-']).next().unwrap_or("");
@@ -166,7 +463,10 @@ impl LocationRecognizer {
                 }
                 0.75
             } else if c.name("prep").is_some() {
-                if PREP_STREET_STOP.contains(&last_word) || self.lexicon.is_stop(last_word) || number > 999 {
+                if PREP_STREET_STOP.contains(&last_word)
+                    || self.lexicon.is_stop(last_word)
+                    || number > 999
+                {
                     continue;
                 }
                 0.6
@@ -176,14 +476,26 @@ impl LocationRecognizer {
             let ev = CONTEXT.evidence(s, start, end);
             let score: f32 = if ev.strong { base + 0.15 } else { base };
             found.push((start, end));
-            out.push(cand(EntityType::Location, start, end, score.min(1.0), false));
+            out.push(cand(
+                EntityType::Location,
+                start,
+                end,
+                score.min(1.0),
+                false,
+            ));
         }
         found
     }
 
     /// The longest run of words from `first` that names a place: `Frankfurt am Main`,
     /// `Halle (Saale)`, `Bad Homburg`. Returns (end byte, in gazetteer).
-    fn town_at(&self, s: &str, words: &[Word], first: usize, set: &ahash::AHashSet<&'static str>) -> Option<(usize, bool)> {
+    fn town_at(
+        &self,
+        s: &str,
+        words: &[Word],
+        first: usize,
+        set: &ahash::AHashSet<&'static str>,
+    ) -> Option<(usize, bool)> {
         let w0 = words.get(first)?;
         if w0.shape != Shape::Capitalised && w0.shape != Shape::Upper {
             return None;
@@ -216,11 +528,20 @@ impl LocationRecognizer {
         best.or(Some((w0.end, false)))
     }
 
-    fn postcodes(&self, s: &str, digit_windows: &[(usize, usize)], words: &[Word], streets: &[(usize, usize)], out: &mut Vec<Candidate>) {
+    fn postcodes(
+        &self,
+        s: &str,
+        digit_windows: &[(usize, usize)],
+        words: &[Word],
+        streets: &[(usize, usize)],
+        out: &mut Vec<Candidate>,
+    ) {
         for m in super::find_in(&self.plz, s, digit_windows) {
             let start = m.start();
             let digits_end = m.end() - 1;
-            if s[..start].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '.' || c == ',' || c == '-' || c == '/' || c == '+') {
+            if s[..start].chars().next_back().is_some_and(|c| {
+                c.is_alphanumeric() || c == '.' || c == ',' || c == '-' || c == '/' || c == '+'
+            }) {
                 continue;
             }
             let v = &s[start..digits_end];
@@ -238,13 +559,36 @@ impl LocationRecognizer {
                     .next()
                     .unwrap_or(""),
             );
-            if ["seit", "im", "jahr", "bis", "ab", "von", "ca.", "über", "rund", "etwa", "nr.", "nr", "nummer", "bestellnummer", "kundennummer", "von", "als", "mit"].contains(&before_word.as_str()) {
+            if [
+                "seit",
+                "im",
+                "jahr",
+                "bis",
+                "ab",
+                "von",
+                "ca.",
+                "über",
+                "rund",
+                "etwa",
+                "nr.",
+                "nr",
+                "nummer",
+                "bestellnummer",
+                "kundennummer",
+                "von",
+                "als",
+                "mit",
+            ]
+            .contains(&before_word.as_str())
+            {
                 continue;
             }
             // The town: the first word after the postcode, on the same line.
             let wi = words.partition_point(|w| w.start < m.end());
             let after_street = streets.iter().any(|&(_, e)| {
-                e <= start && start - e <= 3 && s[e..start].chars().all(|c| matches!(c, ',' | ' ' | '\n'))
+                e <= start
+                    && start - e <= 3
+                    && s[e..start].chars().all(|c| matches!(c, ',' | ' ' | '\n'))
             });
             let ev = CONTEXT.evidence(s, start, digits_end);
             let town = words.get(wi).filter(|w| w.start == m.end());
@@ -285,7 +629,11 @@ impl LocationRecognizer {
             } else {
                 0.3
             };
-            let score = if ev.strong || after_street { (score + 0.15_f32).min(0.95) } else { score };
+            let score = if ev.strong || after_street {
+                (score + 0.15_f32).min(0.95)
+            } else {
+                score
+            };
             out.push(cand(EntityType::Location, start, end, score, false));
         }
     }
@@ -297,8 +645,19 @@ impl LocationRecognizer {
             let w = words[i];
             let text = w.text(s);
             let candidate = match w.shape {
-                Shape::Capitalised => lex.towns.contains(text) || text.split('-').next().is_some_and(|h| h.len() < text.len() && lex.towns.contains(h)),
-                Shape::Lower => text.len() >= 4 && lex.towns_lower.contains(text) && !lex.is_stop(text) && !lex.is_common(text),
+                Shape::Capitalised => {
+                    lex.towns.contains(text)
+                        || text
+                            .split('-')
+                            .next()
+                            .is_some_and(|h| h.len() < text.len() && lex.towns.contains(h))
+                }
+                Shape::Lower => {
+                    text.len() >= 4
+                        && lex.towns_lower.contains(text)
+                        && !lex.is_stop(text)
+                        && !lex.is_common(text)
+                }
                 _ => false,
             };
             if !candidate {
@@ -307,23 +666,78 @@ impl LocationRecognizer {
             }
             let lower_text = lower(text);
             let (end, _) = if w.shape == Shape::Capitalised {
-                self.town_at(s, words, i, &lex.towns).unwrap_or((w.end, true))
+                self.town_at(s, words, i, &lex.towns)
+                    .unwrap_or((w.end, true))
             } else {
                 (w.end, true)
             };
             // Context: preposition or arrow directly before, or a label.
             let prev_text = s[..w.start].trim_end_matches([' ', '\u{a0}']);
-            let prev_word = i.checked_sub(1).map(|j| words[j]).filter(|p| p.end == prev_text.len());
+            let prev_word = i
+                .checked_sub(1)
+                .map(|j| words[j])
+                .filter(|p| p.end == prev_text.len());
             let prev_lower = prev_word.map(|p| lower(p.text(s))).unwrap_or_default();
-            let arrow = prev_text.ends_with('→') || prev_text.ends_with("->") || s[end..].trim_start().starts_with('→') || s[end..].trim_start().starts_with("->");
-            let prep = ["in", "aus", "nach", "bei", "nahe", "richtung", "raum", "gen", "from", "to", "near", "via", "über", "von", "bis", "ab"].contains(&prev_lower.as_str());
+            let arrow = prev_text.ends_with('→')
+                || prev_text.ends_with("->")
+                || s[end..].trim_start().starts_with('→')
+                || s[end..].trim_start().starts_with("->");
+            let prep = [
+                "in", "aus", "nach", "bei", "nahe", "richtung", "raum", "gen", "from", "to",
+                "near", "via", "über", "von", "bis", "ab",
+            ]
+            .contains(&prev_lower.as_str());
             let window = lower(super::before(s, w.start, 40));
-            let label = prev_text.ends_with(':') && has_word(&window, &["ort", "wohnort", "geburtsort", "stadt", "standort", "sitz", "wohnsitz", "city", "location", "town", "einsatzort", "arbeitsort", "abfahrt", "ankunft", "ziel", "start", "von", "nach"]);
-            let strong = has_word(&window, &["wohnhaft", "wohne", "wohnt", "lebe", "lebt", "geboren", "umgezogen", "ziehe", "zieht", "wohnort", "geburtsort", "lives", "born", "moved"]);
-            let org_before = prev_word.is_some_and(|p| ORG_WORDS.contains(&lower(p.text(s)).as_str()));
+            let label = prev_text.ends_with(':')
+                && has_word(
+                    &window,
+                    &[
+                        "ort",
+                        "wohnort",
+                        "geburtsort",
+                        "stadt",
+                        "standort",
+                        "sitz",
+                        "wohnsitz",
+                        "city",
+                        "location",
+                        "town",
+                        "einsatzort",
+                        "arbeitsort",
+                        "abfahrt",
+                        "ankunft",
+                        "ziel",
+                        "start",
+                        "von",
+                        "nach",
+                    ],
+                );
+            let strong = has_word(
+                &window,
+                &[
+                    "wohnhaft",
+                    "wohne",
+                    "wohnt",
+                    "lebe",
+                    "lebt",
+                    "geboren",
+                    "umgezogen",
+                    "ziehe",
+                    "zieht",
+                    "wohnort",
+                    "geburtsort",
+                    "lives",
+                    "born",
+                    "moved",
+                ],
+            );
+            let org_before =
+                prev_word.is_some_and(|p| ORG_WORDS.contains(&lower(p.text(s)).as_str()));
             let ambiguous = lex.ambiguous_towns.contains(lower_text.as_str());
             let next_text = s[end..].trim_start_matches(' ');
-            let org_after = ["GmbH", "AG", "e.V.", "KG", "Hbf", "Airport"].iter().any(|o| next_text.starts_with(o));
+            let org_after = ["GmbH", "AG", "e.V.", "KG", "Hbf", "Airport"]
+                .iter()
+                .any(|o| next_text.starts_with(o));
             let line_start = s[..w.start].rfind('\n').map_or(0, |p| p + 1);
             let dateline = s[line_start..w.start].trim().is_empty()
                 && s[end..].starts_with(", ")
@@ -331,13 +745,21 @@ impl LocationRecognizer {
             let score = if org_before || org_after {
                 0.0
             } else if ambiguous {
-                if (prep && strong) || label { 0.7 } else { 0.0 }
+                if (prep && strong) || label {
+                    0.7
+                } else {
+                    0.0
+                }
             } else if label {
                 0.8
             } else if dateline {
                 0.75
             } else if prep || arrow {
-                if w.shape == Shape::Lower { 0.6 } else { 0.7 }
+                if w.shape == Shape::Lower {
+                    0.6
+                } else {
+                    0.7
+                }
             } else {
                 0.3
             };
@@ -356,12 +778,17 @@ impl Recognizer for LocationRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for (base, c) in super::captures_in(&self.field, s, &crate::detect::text::windows_around(s, |b| b == b':' || b == b'=', 40, 110)) {
+        for (base, c) in super::captures_in(
+            &self.field,
+            s,
+            &crate::detect::text::windows_around(s, |b| b == b':' || b == b'=', 40, 110),
+        ) {
             if let Some(v) = c.get(1) {
                 let v = super::M::new(s, base + v.start(), base + v.end());
                 let t = v.as_str().trim();
                 let digits = t.bytes().filter(u8::is_ascii_digit).count();
-                let plausible = t.chars().any(char::is_alphabetic) || (4..=5).contains(&digits) && digits == t.len();
+                let plausible = t.chars().any(char::is_alphabetic)
+                    || (4..=5).contains(&digits) && digits == t.len();
                 if plausible && t.len() == v.as_str().len() {
                     out.push(cand(EntityType::Location, v.start(), v.end(), 0.8, false));
                 }

@@ -10,103 +10,507 @@ use crate::detect::words::{Shape, Word};
 use crate::detect::{Candidate, EntityType, Recognizer, Text};
 
 const SALUTATIONS: &[&str] = &[
-    "herr", "herrn", "frau", "fräulein", "hr", "fr", "mr", "mrs", "ms", "miss", "sir", "madame",
-    "monsieur", "familie", "ehepaar", "eheleute", "dr", "prof", "professor", "professorin",
+    "herr",
+    "herrn",
+    "frau",
+    "fräulein",
+    "hr",
+    "fr",
+    "mr",
+    "mrs",
+    "ms",
+    "miss",
+    "sir",
+    "madame",
+    "monsieur",
+    "familie",
+    "ehepaar",
+    "eheleute",
+    "dr",
+    "prof",
+    "professor",
+    "professorin",
 ];
 const TITLES: &[&str] = &[
-    "dr", "prof", "med", "dent", "vet", "rer", "nat", "pol", "oec", "phil", "jur", "dipl", "ing",
-    "kfm", "psych", "mag", "habil", "pd", "h", "c", "ra", "stb", "professor", "professorin",
+    "dr",
+    "prof",
+    "med",
+    "dent",
+    "vet",
+    "rer",
+    "nat",
+    "pol",
+    "oec",
+    "phil",
+    "jur",
+    "dipl",
+    "ing",
+    "kfm",
+    "psych",
+    "mag",
+    "habil",
+    "pd",
+    "h",
+    "c",
+    "ra",
+    "stb",
+    "professor",
+    "professorin",
     "doktor",
 ];
 const GREETINGS: &[&str] = &[
-    "hallo", "hi", "hey", "liebe", "lieber", "liebes", "dear", "moin", "servus", "hello",
-    "grüezi", "salut", "ciao", "tag", "morgen", "abend",
+    "hallo", "hi", "hey", "liebe", "lieber", "liebes", "dear", "moin", "servus", "hello", "grüezi",
+    "salut", "ciao", "tag", "morgen", "abend",
 ];
 const LABELS: &[&str] = &[
-    "name", "vorname", "nachname", "familienname", "geburtsname", "ansprechpartner",
-    "ansprechpartnerin", "kontaktperson", "absender", "absenderin", "empfänger", "empfängerin",
-    "inhaber", "inhaberin", "geschäftsführer", "geschäftsführerin", "verantwortlich",
-    "antragsteller", "antragstellerin", "patient", "patientin", "mieter", "mieterin", "vermieter",
-    "vermieterin", "kläger", "klägerin", "beklagte", "beklagter", "zeuge", "zeugin", "kunde",
-    "kundin", "mitarbeiter", "mitarbeiterin", "versicherte", "versicherter", "bearbeiter",
-    "bearbeiterin", "sachbearbeiter", "sachbearbeiterin", "teilnehmer", "teilnehmerin",
-    "fahrer", "fahrerin", "halter", "halterin", "arzt", "ärztin", "betreuer", "betreuerin",
-    "kontoinhaber", "kontoinhaberin", "unterschrift", "von", "an", "from", "to", "cc", "contact",
-    "customer", "employee", "patient", "author", "autor", "autorin", "gast", "kontakt",
-    "vertreter", "vertreterin", "erziehungsberechtigter", "schüler", "schülerin", "student",
-    "studentin", "bewerber", "bewerberin", "ehepartner", "ehepartnerin", "kind", "mutter",
-    "vater", "applicant", "tenant", "owner", "holder", "user", "nutzer", "benutzer", "fullname",
-    "full", "recipient", "sender", "assignee", "reporter", "requester", "agent", "melder",
-    "meldende", "ansprechperson", "erziehungsberechtigte", "erziehungsberechtigter",
-    "entschuldigt", "anwesend", "abwesend", "teilnehmende", "gäste", "person", "vertretung",
-    "verfasser", "verfasserin", "unterzeichner", "unterzeichnerin", "beteiligte", "fahrzeughalter",
-    "fahrzeughalterin", "versicherungsnehmer", "versicherungsnehmerin", "name des kindes",
+    "name",
+    "vorname",
+    "nachname",
+    "familienname",
+    "geburtsname",
+    "ansprechpartner",
+    "ansprechpartnerin",
+    "kontaktperson",
+    "absender",
+    "absenderin",
+    "empfänger",
+    "empfängerin",
+    "inhaber",
+    "inhaberin",
+    "geschäftsführer",
+    "geschäftsführerin",
+    "verantwortlich",
+    "antragsteller",
+    "antragstellerin",
+    "patient",
+    "patientin",
+    "mieter",
+    "mieterin",
+    "vermieter",
+    "vermieterin",
+    "kläger",
+    "klägerin",
+    "beklagte",
+    "beklagter",
+    "zeuge",
+    "zeugin",
+    "kunde",
+    "kundin",
+    "mitarbeiter",
+    "mitarbeiterin",
+    "versicherte",
+    "versicherter",
+    "bearbeiter",
+    "bearbeiterin",
+    "sachbearbeiter",
+    "sachbearbeiterin",
+    "teilnehmer",
+    "teilnehmerin",
+    "fahrer",
+    "fahrerin",
+    "halter",
+    "halterin",
+    "arzt",
+    "ärztin",
+    "betreuer",
+    "betreuerin",
+    "kontoinhaber",
+    "kontoinhaberin",
+    "unterschrift",
+    "von",
+    "an",
+    "from",
+    "to",
+    "cc",
+    "contact",
+    "customer",
+    "employee",
+    "patient",
+    "author",
+    "autor",
+    "autorin",
+    "gast",
+    "kontakt",
+    "vertreter",
+    "vertreterin",
+    "erziehungsberechtigter",
+    "schüler",
+    "schülerin",
+    "student",
+    "studentin",
+    "bewerber",
+    "bewerberin",
+    "ehepartner",
+    "ehepartnerin",
+    "kind",
+    "mutter",
+    "vater",
+    "applicant",
+    "tenant",
+    "owner",
+    "holder",
+    "user",
+    "nutzer",
+    "benutzer",
+    "fullname",
+    "full",
+    "recipient",
+    "sender",
+    "assignee",
+    "reporter",
+    "requester",
+    "agent",
+    "melder",
+    "meldende",
+    "ansprechperson",
+    "erziehungsberechtigte",
+    "erziehungsberechtigter",
+    "entschuldigt",
+    "anwesend",
+    "abwesend",
+    "teilnehmende",
+    "gäste",
+    "person",
+    "vertretung",
+    "verfasser",
+    "verfasserin",
+    "unterzeichner",
+    "unterzeichnerin",
+    "beteiligte",
+    "fahrzeughalter",
+    "fahrzeughalterin",
+    "versicherungsnehmer",
+    "versicherungsnehmerin",
+    "name des kindes",
 ];
 const SPEECH: &[&str] = &[
-    "sagte", "sagt", "erklärte", "erklärt", "betonte", "betont", "meinte", "meint", "berichtete",
-    "berichtet", "kritisierte", "forderte", "warnte", "schrieb", "fragte", "antwortete",
-    "ergänzte", "bestätigte", "kündigte", "sagten", "erzählte", "erzählt", "said", "says",
-    "told", "wrote", "asked", "added", "explained", "schreibt", "fragt", "antwortet", "ruft",
-    "rief", "lobte", "mahnte", "räumte", "widersprach", "teilte", "versicherte", "ergänzt",
+    "sagte",
+    "sagt",
+    "erklärte",
+    "erklärt",
+    "betonte",
+    "betont",
+    "meinte",
+    "meint",
+    "berichtete",
+    "berichtet",
+    "kritisierte",
+    "forderte",
+    "warnte",
+    "schrieb",
+    "fragte",
+    "antwortete",
+    "ergänzte",
+    "bestätigte",
+    "kündigte",
+    "sagten",
+    "erzählte",
+    "erzählt",
+    "said",
+    "says",
+    "told",
+    "wrote",
+    "asked",
+    "added",
+    "explained",
+    "schreibt",
+    "fragt",
+    "antwortet",
+    "ruft",
+    "rief",
+    "lobte",
+    "mahnte",
+    "räumte",
+    "widersprach",
+    "teilte",
+    "versicherte",
+    "ergänzt",
 ];
 const ROLES: &[&str] = &[
-    "kollege", "kollegin", "chef", "chefin", "nachbar", "nachbarin", "sohn", "tochter", "bruder",
-    "schwester", "mutter", "vater", "freund", "freundin", "mann", "ehemann", "ehefrau", "partner",
-    "partnerin", "kanzler", "kanzlerin", "minister", "ministerin", "präsident", "präsidentin",
-    "bürgermeister", "bürgermeisterin", "trainer", "trainerin", "sprecher", "sprecherin",
-    "anwalt", "anwältin", "rechtsanwalt", "rechtsanwältin", "mandant", "mandantin", "azubi",
-    "lehrer", "lehrerin", "autorin", "sänger", "sängerin", "schauspieler", "schauspielerin",
-    "vorsitzende", "vorsitzender", "ceo", "gründer", "gründerin", "coach", "colleague", "manager",
-    "managerin", "leiter", "leiterin", "teamleiter", "teamleiterin", "abteilungsleiter",
-    "abteilungsleiterin", "enkel", "enkelin", "oma", "opa", "tante", "onkel", "cousin",
-    "cousine", "neffe", "nichte", "schwager", "schwägerin", "pfarrer", "pastorin", "notar",
-    "notarin", "steuerberater", "steuerberaterin", "hausarzt", "hausärztin", "professor",
-    "professorin", "spieler", "spielerin", "stürmer", "torwart", "regisseur", "regisseurin",
-    "künstler", "künstlerin", "musiker", "musikerin", "sohnemann", "kumpel", "mitbewohner",
-    "mitbewohnerin", "vermieter", "vermieterin", "bewerberin", "bewerber", "praktikant",
-    "praktikantin", "kunde", "kundin", "patientin", "patient", "abgeordnete", "abgeordneter",
-    "senator", "senatorin", "landrat", "landrätin", "ministerpräsident", "ministerpräsidentin",
-    "bundeskanzler", "bundeskanzlerin", "dichter", "schriftsteller", "schriftstellerin",
-    "journalist", "journalistin", "reporterin", "moderator", "moderatorin", "sekretärin",
-    "assistentin", "assistent", "kommissar", "kommissarin", "richterin", "staatsanwalt",
-    "staatsanwältin", "verteidiger", "verteidigerin", "zeugin",
+    "kollege",
+    "kollegin",
+    "chef",
+    "chefin",
+    "nachbar",
+    "nachbarin",
+    "sohn",
+    "tochter",
+    "bruder",
+    "schwester",
+    "mutter",
+    "vater",
+    "freund",
+    "freundin",
+    "mann",
+    "ehemann",
+    "ehefrau",
+    "partner",
+    "partnerin",
+    "kanzler",
+    "kanzlerin",
+    "minister",
+    "ministerin",
+    "präsident",
+    "präsidentin",
+    "bürgermeister",
+    "bürgermeisterin",
+    "trainer",
+    "trainerin",
+    "sprecher",
+    "sprecherin",
+    "anwalt",
+    "anwältin",
+    "rechtsanwalt",
+    "rechtsanwältin",
+    "mandant",
+    "mandantin",
+    "azubi",
+    "lehrer",
+    "lehrerin",
+    "autorin",
+    "sänger",
+    "sängerin",
+    "schauspieler",
+    "schauspielerin",
+    "vorsitzende",
+    "vorsitzender",
+    "ceo",
+    "gründer",
+    "gründerin",
+    "coach",
+    "colleague",
+    "manager",
+    "managerin",
+    "leiter",
+    "leiterin",
+    "teamleiter",
+    "teamleiterin",
+    "abteilungsleiter",
+    "abteilungsleiterin",
+    "enkel",
+    "enkelin",
+    "oma",
+    "opa",
+    "tante",
+    "onkel",
+    "cousin",
+    "cousine",
+    "neffe",
+    "nichte",
+    "schwager",
+    "schwägerin",
+    "pfarrer",
+    "pastorin",
+    "notar",
+    "notarin",
+    "steuerberater",
+    "steuerberaterin",
+    "hausarzt",
+    "hausärztin",
+    "professor",
+    "professorin",
+    "spieler",
+    "spielerin",
+    "stürmer",
+    "torwart",
+    "regisseur",
+    "regisseurin",
+    "künstler",
+    "künstlerin",
+    "musiker",
+    "musikerin",
+    "sohnemann",
+    "kumpel",
+    "mitbewohner",
+    "mitbewohnerin",
+    "vermieter",
+    "vermieterin",
+    "bewerberin",
+    "bewerber",
+    "praktikant",
+    "praktikantin",
+    "kunde",
+    "kundin",
+    "patientin",
+    "patient",
+    "abgeordnete",
+    "abgeordneter",
+    "senator",
+    "senatorin",
+    "landrat",
+    "landrätin",
+    "ministerpräsident",
+    "ministerpräsidentin",
+    "bundeskanzler",
+    "bundeskanzlerin",
+    "dichter",
+    "schriftsteller",
+    "schriftstellerin",
+    "journalist",
+    "journalistin",
+    "reporterin",
+    "moderator",
+    "moderatorin",
+    "sekretärin",
+    "assistentin",
+    "assistent",
+    "kommissar",
+    "kommissarin",
+    "richterin",
+    "staatsanwalt",
+    "staatsanwältin",
+    "verteidiger",
+    "verteidigerin",
+    "zeugin",
 ];
 const CLOSINGS: &[&str] = &[
-    "mit freundlichen grüßen", "mit freundlichen grüssen", "mit freundlichem gruß",
-    "mit freundlichem gruss", "freundliche grüße", "freundliche grüsse", "viele grüße",
-    "viele grüsse", "beste grüße", "beste grüsse", "herzliche grüße", "herzliche grüsse",
-    "liebe grüße", "liebe grüsse", "schöne grüße", "grüße", "grüsse", "gruß", "gruss", "lg",
-    "vg", "mfg", "best regards", "kind regards", "regards", "best", "cheers", "thanks",
-    "thank you", "danke", "vielen dank", "bis bald", "sincerely", "yours sincerely",
-    "yours truly", "herzlichst", "ciao", "tschüss", "bye", "grüßle", "servus", "gez.",
-    "warm regards", "many thanks", "mfg.", "beste grüße aus", "bis dann", "bis später",
-    "bis morgen", "danke dir", "danke euch", "liebe grüße aus", "viele grüße aus", "best wishes",
-    "all the best", "take care",
+    "mit freundlichen grüßen",
+    "mit freundlichen grüssen",
+    "mit freundlichem gruß",
+    "mit freundlichem gruss",
+    "freundliche grüße",
+    "freundliche grüsse",
+    "viele grüße",
+    "viele grüsse",
+    "beste grüße",
+    "beste grüsse",
+    "herzliche grüße",
+    "herzliche grüsse",
+    "liebe grüße",
+    "liebe grüsse",
+    "schöne grüße",
+    "grüße",
+    "grüsse",
+    "gruß",
+    "gruss",
+    "lg",
+    "vg",
+    "mfg",
+    "best regards",
+    "kind regards",
+    "regards",
+    "best",
+    "cheers",
+    "thanks",
+    "thank you",
+    "danke",
+    "vielen dank",
+    "bis bald",
+    "sincerely",
+    "yours sincerely",
+    "yours truly",
+    "herzlichst",
+    "ciao",
+    "tschüss",
+    "bye",
+    "grüßle",
+    "servus",
+    "gez.",
+    "warm regards",
+    "many thanks",
+    "mfg.",
+    "beste grüße aus",
+    "bis dann",
+    "bis später",
+    "bis morgen",
+    "danke dir",
+    "danke euch",
+    "liebe grüße aus",
+    "viele grüße aus",
+    "best wishes",
+    "all the best",
+    "take care",
 ];
 const LEGAL_FORMS: &[&str] = &[
     "gmbh", "ag", "kg", "ohg", "gbr", "ug", "mbh", "inc", "ltd", "llc", "co", "e.v", "se", "plc",
     "partg", "kgaa", "&",
 ];
 const ORG_BEFORE: &[&str] = &[
-    "bäckerei", "apotheke", "kanzlei", "autohaus", "firma", "hotel", "restaurant", "café",
-    "cafe", "stiftung", "institut", "verlag", "bank", "klinik", "metzgerei", "gasthaus",
-    "gasthof", "brauerei", "weingut", "modehaus", "möbelhaus", "schreinerei", "elektro",
-    "malerbetrieb", "friseur", "salon", "galerie", "buchhandlung", "pension", "reisebüro",
-    "hochschule", "universität", "schule", "gymnasium", "straße", "str", "platz", "allee",
+    "bäckerei",
+    "apotheke",
+    "kanzlei",
+    "autohaus",
+    "firma",
+    "hotel",
+    "restaurant",
+    "café",
+    "cafe",
+    "stiftung",
+    "institut",
+    "verlag",
+    "bank",
+    "klinik",
+    "metzgerei",
+    "gasthaus",
+    "gasthof",
+    "brauerei",
+    "weingut",
+    "modehaus",
+    "möbelhaus",
+    "schreinerei",
+    "elektro",
+    "malerbetrieb",
+    "friseur",
+    "salon",
+    "galerie",
+    "buchhandlung",
+    "pension",
+    "reisebüro",
+    "hochschule",
+    "universität",
+    "schule",
+    "gymnasium",
+    "straße",
+    "str",
+    "platz",
+    "allee",
 ];
 const STREET_AFTER: &[&str] = &[
-    "straße", "strasse", "str", "platz", "weg", "allee", "gasse", "ring", "damm", "ufer",
-    "chaussee", "brücke", "park", "center", "centre", "zentrum", "halle", "arena", "stadion",
-    "preis", "award", "stiftung", "institut", "schule", "gymnasium", "universität", "gmbh",
+    "straße",
+    "strasse",
+    "str",
+    "platz",
+    "weg",
+    "allee",
+    "gasse",
+    "ring",
+    "damm",
+    "ufer",
+    "chaussee",
+    "brücke",
+    "park",
+    "center",
+    "centre",
+    "zentrum",
+    "halle",
+    "arena",
+    "stadion",
+    "preis",
+    "award",
+    "stiftung",
+    "institut",
+    "schule",
+    "gymnasium",
+    "universität",
+    "gmbh",
 ];
 /// Animals: `unser Hund Bruno` names a pet.
 const PETS: &[&str] = &[
-    "hund", "hündin", "katze", "kater", "pferd", "hamster", "kaninchen", "dog", "cat", "welpe",
+    "hund",
+    "hündin",
+    "katze",
+    "kater",
+    "pferd",
+    "hamster",
+    "kaninchen",
+    "dog",
+    "cat",
+    "welpe",
 ];
 /// Noun endings that rarely end a surname (`Bescheinigung`, `Freiheit`, `Information`).
 const NOUN_SUFFIXES: &[&str] = &[
-    "ung", "heit", "keit", "schaft", "tion", "sion", "ität", "nis", "tum", "ment", "ismus",
-    "chen", "lein", "anz", "enz", "ur", "ik", "age", "ie",
+    "ung", "heit", "keit", "schaft", "tion", "sion", "ität", "nis", "tum", "ment", "ismus", "chen",
+    "lein", "anz", "enz", "ur", "ik", "age", "ie",
 ];
 
 const F_SALUT: u16 = 1;
@@ -197,7 +601,12 @@ struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
-    fn new(s: &'a str, w: &'a [Word], lex: &'static Lexicon, kw: &ahash::AHashMap<&'static str, u16>) -> Ctx<'a> {
+    fn new(
+        s: &'a str,
+        w: &'a [Word],
+        lex: &'static Lexicon,
+        kw: &ahash::AHashMap<&'static str, u16>,
+    ) -> Ctx<'a> {
         let mut info = Vec::with_capacity(w.len());
         let mut lows = String::with_capacity(s.len());
         for (i, word) in w.iter().enumerate() {
@@ -229,7 +638,9 @@ impl<'a> Ctx<'a> {
                     .map(|(t, l)| {
                         let t_cap = t.starts_with(|c: char| c.is_uppercase());
                         match word.shape {
-                            Shape::Capitalised if t_cap => (lex.first.contains(t), lex.last.contains(t)),
+                            Shape::Capitalised if t_cap => {
+                                (lex.first.contains(t), lex.last.contains(t))
+                            }
                             _ => (lex.first_lower.contains(l), lex.last_lower.contains(l)),
                         }
                     })
@@ -246,7 +657,10 @@ impl<'a> Ctx<'a> {
                 s.get(w[i - 1].end..word.start).unwrap_or("")
             };
             let joined = i > 0 && (gap == " " || gap == "\u{a0}");
-            let prev_char = s[..word.start].trim_end_matches([' ', '\t', '"', '„', '“', '(', '\'', '*', '-']).chars().next_back();
+            let prev_char = s[..word.start]
+                .trim_end_matches([' ', '\t', '"', '„', '“', '(', '\'', '*', '-'])
+                .chars()
+                .next_back();
             let sentence_start = prev_char.is_none()
                 || matches!(prev_char, Some('.' | '!' | '?' | '\n' | ':' | '>' | '•'))
                 || gap.contains('\n');
@@ -263,7 +677,13 @@ impl<'a> Ctx<'a> {
                 dot_after,
             });
         }
-        Ctx { s, w, info, lows, lex }
+        Ctx {
+            s,
+            w,
+            info,
+            lows,
+            lex,
+        }
     }
 
     fn has(&self, i: usize, flag: u16) -> bool {
@@ -278,7 +698,10 @@ impl<'a> Ctx<'a> {
 
     fn is_initial(&self, i: usize) -> bool {
         let w = &self.w[i];
-        w.shape == Shape::Upper && w.end - w.start <= 2 && w.text(self.s).chars().count() == 1 && self.info[i].dot_after
+        w.shape == Shape::Upper
+            && w.end - w.start <= 2
+            && w.text(self.s).chars().count() == 1
+            && self.info[i].dot_after
     }
 
     fn noun_like(&self, i: usize) -> bool {
@@ -303,7 +726,8 @@ impl<'a> Ctx<'a> {
             Shape::Other => {
                 // McDonald, DiCaprio, LeBron
                 let t = w.text(self.s);
-                t.starts_with(|c: char| c.is_uppercase()) && t.chars().filter(|c| c.is_uppercase()).count() == 2
+                t.starts_with(|c: char| c.is_uppercase())
+                    && t.chars().filter(|c| c.is_uppercase()).count() == 2
             }
         }
     }
@@ -324,17 +748,28 @@ impl<'a> Ctx<'a> {
             if !ok_gap {
                 break;
             }
-            if self.w[j - 1].end < self.s.len() && self.s[self.w[j - 1].end..].starts_with([',', ';', ':', '!', '?']) {
+            if self.w[j - 1].end < self.s.len()
+                && self.s[self.w[j - 1].end..].starts_with([',', ';', ':', '!', '?'])
+            {
                 break;
             }
             let f = &self.info[j];
             if self.has(j, F_PARTICLE) && self.w[j].shape == Shape::Lower {
                 // particle(s) must be followed by a name word
                 let mut k = j;
-                while k < self.w.len() && self.has(k, F_PARTICLE) && self.w[k].shape == Shape::Lower && self.info[k].joined {
+                while k < self.w.len()
+                    && self.has(k, F_PARTICLE)
+                    && self.w[k].shape == Shape::Lower
+                    && self.info[k].joined
+                {
                     k += 1;
                 }
-                if k < self.w.len() && k > j && self.info[k].joined && self.w[k].shape == Shape::Capitalised && self.name_token(k, mode) {
+                if k < self.w.len()
+                    && k > j
+                    && self.info[k].joined
+                    && self.w[k].shape == Shape::Capitalised
+                    && self.name_token(k, mode)
+                {
                     last = k;
                     count += k - j + 1;
                     j = k + 1;
@@ -376,7 +811,8 @@ impl<'a> Ctx<'a> {
             end += 1;
         }
         let f = &self.info[j];
-        if !(f.first || f.last) && self.low(j).ends_with('s') && self.w[j].end - self.w[j].start > 3 {
+        if !(f.first || f.last) && self.low(j).ends_with('s') && self.w[j].end - self.w[j].start > 3
+        {
             let base = &self.w[j].text(self.s)[..self.w[j].end - self.w[j].start - 1];
             if self.lex.first.contains(base) || self.lex.last.contains(base) {
                 end -= 1;
@@ -403,7 +839,11 @@ impl<'a> Ctx<'a> {
 
     /// Skips salutations and titles (`Frau Dr. med.`) starting at `i`; returns the next index.
     fn skip_titles(&self, mut i: usize) -> usize {
-        while i < self.w.len() && (self.has(i, F_TITLE | F_SALUT) || (self.w[i].shape == Shape::Lower && matches!(self.low(i), "med" | "rer" | "nat" | "phil" | "jur" | "dent"))) {
+        while i < self.w.len()
+            && (self.has(i, F_TITLE | F_SALUT)
+                || (self.w[i].shape == Shape::Lower
+                    && matches!(self.low(i), "med" | "rer" | "nat" | "phil" | "jur" | "dent")))
+        {
             i += 1;
         }
         i
@@ -421,12 +861,19 @@ impl Recognizer for PersonRecognizer {
         if words.is_empty() {
             return;
         }
-        for (base, c) in super::captures_in(&self.field, s, &crate::detect::text::windows_around(s, |b| b == b':' || b == b'=', 40, 90)) {
+        for (base, c) in super::captures_in(
+            &self.field,
+            s,
+            &crate::detect::text::windows_around(s, |b| b == b':' || b == b'=', 40, 90),
+        ) {
             if let Some(v) = c.get(1) {
                 let v = super::M::new(s, base + v.start(), base + v.end());
                 let t = v.as_str();
                 if t.chars().any(char::is_alphabetic)
-                    && t.chars().all(|x| x.is_alphabetic() || matches!(x, ' ' | '-' | '.' | '\'' | '\u{300}'..='\u{36f}'))
+                    && t.chars().all(|x| {
+                        x.is_alphabetic()
+                            || matches!(x, ' ' | '-' | '.' | '\'' | '\u{300}'..='\u{36f}')
+                    })
                 {
                     out.push(cand(EntityType::Person, v.start(), v.end(), 0.9, false));
                 }
@@ -444,13 +891,19 @@ impl Recognizer for PersonRecognizer {
             let f = &cx.info[i];
             let l = cx.low(i);
             // Salutation / title: `Frau Dr. Becker`, `Herrn Koch`, `Mr. Smith`.
-            if cx.has(i, F_SALUT) && (cx.w[i].shape == Shape::Capitalised || cx.w[i].shape == Shape::Lower) {
+            if cx.has(i, F_SALUT)
+                && (cx.w[i].shape == Shape::Capitalised || cx.w[i].shape == Shape::Lower)
+            {
                 let k = cx.skip_titles(i + 1);
                 if k < n && k > i && !cx.s[cx.w[k - 1].end..cx.w[k].start].contains('\n') {
                     let mode = Mode::Anchored;
                     // `Herr von Bauer`, `Prof. Dr. zu Zahn`: particles lead the surname.
                     let mut k2 = k;
-                    while k2 + 1 < n && cx.has(k2, F_PARTICLE) && cx.w[k2].shape == Shape::Lower && cx.info[k2 + 1].joined {
+                    while k2 + 1 < n
+                        && cx.has(k2, F_PARTICLE)
+                        && cx.w[k2].shape == Shape::Lower
+                        && cx.info[k2 + 1].joined
+                    {
                         k2 += 1;
                     }
                     if k2 > k && cx.w[k2].shape == Shape::Capitalised {
@@ -462,7 +915,12 @@ impl Recognizer for PersonRecognizer {
                     if cx.w[k].shape == Shape::Lower && !(cx.info[k].first || cx.info[k].last) {
                         // Chat in lower case: `frag mal herrn meyer-kruschwitz`.
                         let f = &cx.info[k];
-                        if cx.w[i].shape == Shape::Lower && !f.stop && !f.common && cx.low(k).chars().count() >= 3 && !cx.has(k, F_PARTICLE) {
+                        if cx.w[i].shape == Shape::Lower
+                            && !f.stop
+                            && !f.common
+                            && cx.low(k).chars().count() >= 3
+                            && !cx.has(k, F_PARTICLE)
+                        {
                             push(&mut found, k, k, 0.8);
                         }
                         continue;
@@ -470,7 +928,10 @@ impl Recognizer for PersonRecognizer {
                     if let Some(mut j) = cx.extend(k, mode, 4) {
                         // `Herrn Kochs Schreiben`: without a given name the span is the surname,
                         // unless the next word is a known name too.
-                        if j > k && !cx.info[k].first && !(cx.info[k + 1].last || cx.info[k + 1].first) {
+                        if j > k
+                            && !cx.info[k].first
+                            && !(cx.info[k + 1].last || cx.info[k + 1].first)
+                        {
                             j = k;
                         }
                         if !cx.followed_by_org(j) {
@@ -491,7 +952,8 @@ impl Recognizer for PersonRecognizer {
                 }
                 if let Some(j) = cx.extend(k, Mode::Anchored, 3) {
                     let after = cx.s[cx.w[j].end..].trim_start_matches(' ');
-                    let closes = after.is_empty() || after.starts_with([',', '!', '\n', '.', ':', '?']);
+                    let closes =
+                        after.is_empty() || after.starts_with([',', '!', '\n', '.', ':', '?']);
                     let gaz = cx.info[k].first || cx.info[k].last;
                     if (closes && cx.w[k].shape != Shape::Lower) || gaz {
                         push(&mut found, k, j, 0.85);
@@ -513,7 +975,9 @@ impl Recognizer for PersonRecognizer {
                 if k < n {
                     if let Some(j) = cx.extend(k, Mode::Anchored, 4) {
                         let gaz = (i + 1..=j).any(|x| cx.info[x].first || cx.info[x].last);
-                        let weak = matches!(l, "bin" | "am" | "i'm" | "im" | "its" | "it's") || (l == "ist" && cx.low(i - 1) == "hier") || (l == "is" && cx.low(i - 1) == "this");
+                        let weak = matches!(l, "bin" | "am" | "i'm" | "im" | "its" | "it's")
+                            || (l == "ist" && cx.low(i - 1) == "hier")
+                            || (l == "is" && cx.low(i - 1) == "this");
                         if !weak || gaz {
                             push(&mut found, k, j, 0.9);
                         }
@@ -528,11 +992,28 @@ impl Recognizer for PersonRecognizer {
                     if let Some(j) = cx.extend(k, Mode::Anchored, 4) {
                         // inverted `Schmidt, Anna`
                         let mut jj = j;
-                        if j + 1 < n && s[cx.w[j].end..cx.w[j + 1].start] == *", " && cx.info[j + 1].first {
+                        if j + 1 < n
+                            && s[cx.w[j].end..cx.w[j + 1].start] == *", "
+                            && cx.info[j + 1].first
+                        {
                             jj = cx.extend(j + 1, Mode::Anchored, 3).unwrap_or(j + 1);
                         }
                         let gaz = (k..=jj).any(|x| cx.info[x].first || cx.info[x].last);
-                        let strong_label = !matches!(l, "von" | "an" | "from" | "to" | "cc" | "kontakt" | "contact" | "kind" | "mutter" | "vater" | "user" | "agent");
+                        let strong_label = !matches!(
+                            l,
+                            "von"
+                                | "an"
+                                | "from"
+                                | "to"
+                                | "cc"
+                                | "kontakt"
+                                | "contact"
+                                | "kind"
+                                | "mutter"
+                                | "vater"
+                                | "user"
+                                | "agent"
+                        );
                         if (strong_label || gaz) && !cx.followed_by_org(jj) {
                             push(&mut found, k, jj, 0.9);
                         }
@@ -541,7 +1022,10 @@ impl Recognizer for PersonRecognizer {
                 continue;
             }
             // Verb of saying: `sagte Anna Schmidt`, `laut Müller`.
-            if (cx.has(i, F_SPEECH) || l == "laut" || l == "so") && i + 1 < n && cx.info[i + 1].joined {
+            if (cx.has(i, F_SPEECH) || l == "laut" || l == "so")
+                && i + 1 < n
+                && cx.info[i + 1].joined
+            {
                 let k = cx.skip_titles(i + 1);
                 if k < n && cx.w[k].shape == Shape::Capitalised {
                     if let Some(j) = cx.extend(k, Mode::Prose, 4) {
@@ -556,7 +1040,11 @@ impl Recognizer for PersonRecognizer {
                 continue;
             }
             // Role noun: `Kollegin Petra`, `Kanzler Scholz`.
-            if cx.has(i, F_ROLE) && i + 1 < n && cx.info[i + 1].joined && cx.w[i + 1].shape == Shape::Capitalised {
+            if cx.has(i, F_ROLE)
+                && i + 1 < n
+                && cx.info[i + 1].joined
+                && cx.w[i + 1].shape == Shape::Capitalised
+            {
                 let k = i + 1;
                 if let Some(j) = cx.extend(k, Mode::Prose, 4) {
                     let gaz = (k..=j).any(|x| cx.info[x].first || cx.info[x].last);
@@ -583,14 +1071,17 @@ impl Recognizer for PersonRecognizer {
             let Some(closing) = CLOSINGS.iter().find(|c| {
                 tl == **c
                     || tl.strip_suffix(**c).is_some_and(|p| p.ends_with(' '))
-                    || tl.strip_prefix(**c).is_some_and(|r| r.starts_with([' ', ',']))
+                    || tl
+                        .strip_prefix(**c)
+                        .is_some_and(|r| r.starts_with([' ', ',']))
             }) else {
                 continue;
             };
             // Same line: `Viele Grüße, Anna` / `LG Tom`.
             let mut candidates_lines: Vec<(usize, usize)> = Vec::new();
             if tl.starts_with(closing) && tl.len() > closing.len() {
-                let off = line.find(|c: char| !c.is_whitespace()).unwrap_or(0) + t.len().min(closing.len());
+                let off = line.find(|c: char| !c.is_whitespace()).unwrap_or(0)
+                    + t.len().min(closing.len());
                 candidates_lines.push((ls + off, ls + line.trim_end().len()));
             } else {
                 let mut pos = line_start;
@@ -617,7 +1108,11 @@ impl Recognizer for PersonRecognizer {
                 let k = cx.skip_titles(wi);
                 // `i. A.` / `i.V.` / `ppa.` / `gez.`
                 let mut k = k;
-                while k < wj && matches!(cx.low(k), "i" | "a" | "v" | "ppa" | "gez") && cx.w[k].end - cx.w[k].start <= 3 && cx.info[k].dot_after {
+                while k < wj
+                    && matches!(cx.low(k), "i" | "a" | "v" | "ppa" | "gez")
+                    && cx.w[k].end - cx.w[k].start <= 3
+                    && cx.info[k].dot_after
+                {
                     k += 1;
                 }
                 if k >= wj {
@@ -626,7 +1121,11 @@ impl Recognizer for PersonRecognizer {
                 if let Some(j) = cx.extend(k, Mode::Anchored, 4) {
                     // The rest of the line may hold only a title/degree after a comma.
                     let rest = s[cx.w[j].end..b].trim();
-                    let clean = rest.is_empty() || rest.starts_with(',') || rest.starts_with('(') || rest.starts_with('|') || rest.starts_with('-');
+                    let clean = rest.is_empty()
+                        || rest.starts_with(',')
+                        || rest.starts_with('(')
+                        || rest.starts_with('|')
+                        || rest.starts_with('-');
                     if clean && j < wj && !cx.followed_by_org(j) && !cx.info[k].stop {
                         push(&mut found, k, j, 0.9);
                     }
@@ -649,28 +1148,49 @@ impl Recognizer for PersonRecognizer {
                         // Given name (+ given names) + surname.
                         if let Some(j) = cx.extend(i, Mode::Prose, 5) {
                             if j > i {
-                                let sur_ok = cx.info[j].last || cx.info[j].first || !cx.noun_like(j);
+                                let sur_ok =
+                                    cx.info[j].last || cx.info[j].first || !cx.noun_like(j);
                                 if sur_ok && !cx.followed_by_org(j) && !cx.preceded_by_org(i) {
                                     push(&mut found, i, j, 0.85);
                                     i = j + 1;
                                     continue;
                                 }
-                            } else if !cx.followed_by_org(i) && !cx.preceded_by_org(i) && !(i > 0 && cx.has(i - 1, F_PET)) {
+                            } else if !cx.followed_by_org(i)
+                                && !cx.preceded_by_org(i)
+                                && !(i > 0 && cx.has(i - 1, F_PET))
+                            {
                                 // A lone given name (not a pet's).
-                                let score = if f.last && !f.sentence_start { 0.6 } else { 0.55 };
+                                let score = if f.last && !f.sentence_start {
+                                    0.6
+                                } else {
+                                    0.55
+                                };
                                 push(&mut found, i, i, score);
                             }
                         }
-                    } else if f.first && f.common && i + 1 < n && cx.info[i + 1].joined && cx.w[i + 1].shape == Shape::Capitalised && (cx.info[i + 1].last && !cx.info[i + 1].common) {
+                    } else if f.first
+                        && f.common
+                        && i + 1 < n
+                        && cx.info[i + 1].joined
+                        && cx.w[i + 1].shape == Shape::Capitalised
+                        && (cx.info[i + 1].last && !cx.info[i + 1].common)
+                    {
                         // `Frank Becker`, `Mark Twain`: ambiguous given name + known surname.
                         push(&mut found, i, i + 1, 0.75);
                         i += 2;
                         continue;
                     } else if f.last && !f.common && !f.stop {
                         // Inverted `Schmidt, Anna`.
-                        if i + 1 < n && s[w.end..cx.w[i + 1].start] == *", " && cx.info[i + 1].first && cx.w[i + 1].shape == Shape::Capitalised {
+                        if i + 1 < n
+                            && s[w.end..cx.w[i + 1].start] == *", "
+                            && cx.info[i + 1].first
+                            && cx.w[i + 1].shape == Shape::Capitalised
+                        {
                             let after = s[cx.w[i + 1].end..].trim_start_matches(' ');
-                            if after.is_empty() || after.starts_with(['\n', ';', ')', '.']) || after.starts_with(',') {
+                            if after.is_empty()
+                                || after.starts_with(['\n', ';', ')', '.'])
+                                || after.starts_with(',')
+                            {
                                 push(&mut found, i, i + 1, 0.85);
                                 i += 2;
                                 continue;
@@ -680,7 +1200,12 @@ impl Recognizer for PersonRecognizer {
                             let score = if f.sentence_start { 0.4 } else { 0.5 };
                             push(&mut found, i, i, score);
                         }
-                    } else if cx.is_initial(i) && i + 1 < n && cx.w[i + 1].shape == Shape::Capitalised && cx.info[i + 1].last && !cx.info[i + 1].common {
+                    } else if cx.is_initial(i)
+                        && i + 1 < n
+                        && cx.w[i + 1].shape == Shape::Capitalised
+                        && cx.info[i + 1].last
+                        && !cx.info[i + 1].common
+                    {
                         let gap = &s[w.end..cx.w[i + 1].start];
                         if gap == ". " || gap == "." {
                             push(&mut found, i, i + 1, 0.8);
@@ -691,7 +1216,16 @@ impl Recognizer for PersonRecognizer {
                 }
                 Shape::Lower => {
                     // Chat: `tobias meier`.
-                    if f.first && !f.stop && !f.common && i + 1 < n && cx.info[i + 1].joined && cx.w[i + 1].shape == Shape::Lower && cx.info[i + 1].last && !cx.info[i + 1].stop && !cx.info[i + 1].common {
+                    if f.first
+                        && !f.stop
+                        && !f.common
+                        && i + 1 < n
+                        && cx.info[i + 1].joined
+                        && cx.w[i + 1].shape == Shape::Lower
+                        && cx.info[i + 1].last
+                        && !cx.info[i + 1].stop
+                        && !cx.info[i + 1].common
+                    {
                         push(&mut found, i, i + 1, 0.8);
                         i += 2;
                         continue;
@@ -700,7 +1234,8 @@ impl Recognizer for PersonRecognizer {
                 Shape::Uncased => {
                     // A name in a script without case inside Latin text: `فداء بلقرن`.
                     let mut j = i;
-                    while j + 1 < n && cx.w[j + 1].shape == Shape::Uncased && cx.info[j + 1].joined {
+                    while j + 1 < n && cx.w[j + 1].shape == Shape::Uncased && cx.info[j + 1].joined
+                    {
                         j += 1;
                     }
                     if j - i < 4 {
@@ -716,7 +1251,10 @@ impl Recognizer for PersonRecognizer {
 
         // Names followed by a verb of saying: `Müller sagte`.
         for i in 0..n.saturating_sub(1) {
-            if cx.has(i + 1, F_SPEECH) && cx.info[i + 1].joined && cx.w[i].shape == Shape::Capitalised {
+            if cx.has(i + 1, F_SPEECH)
+                && cx.info[i + 1].joined
+                && cx.w[i].shape == Shape::Capitalised
+            {
                 let f = &cx.info[i];
                 let article = i > 0 && cx.info[i - 1].stop && cx.info[i].joined;
                 if !f.stop && !f.common && !article && (f.last || f.first) {
@@ -741,7 +1279,9 @@ impl Recognizer for PersonRecognizer {
             known.dedup();
             for i in 0..n {
                 let t = cx.w[i].text(s);
-                let base = t.strip_suffix('s').filter(|b| known.binary_search(b).is_ok());
+                let base = t
+                    .strip_suffix('s')
+                    .filter(|b| known.binary_search(b).is_ok());
                 if known.binary_search(&t).is_ok() {
                     push(&mut found, i, i, 0.8);
                 } else if base.is_some() {

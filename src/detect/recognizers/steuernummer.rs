@@ -7,16 +7,46 @@ use crate::detect::{Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
     strong: &[
-        "steuernummer", "steuer-nr.", "steuer-nr", "st.-nr.", "stnr", "st.nr.", "steuernr.",
-        "st-nr", "tax number", "elster", "steuer-nummer", "st.-nr",
+        "steuernummer",
+        "steuer-nr.",
+        "steuer-nr",
+        "st.-nr.",
+        "stnr",
+        "st.nr.",
+        "steuernr.",
+        "st-nr",
+        "tax number",
+        "elster",
+        "steuer-nummer",
+        "st.-nr",
     ],
     weak: &[
-        "finanzamt", "fa", "steuerbescheid", "einkommensteuer", "umsatzsteuer-voranmeldung",
-        "gewerbe", "steuer", "steuererklärung", "bescheid", "elster",
+        "finanzamt",
+        "fa",
+        "steuerbescheid",
+        "einkommensteuer",
+        "umsatzsteuer-voranmeldung",
+        "gewerbe",
+        "steuer",
+        "steuererklärung",
+        "bescheid",
+        "elster",
     ],
     negative: &[
-        "steuer-id", "idnr", "ust-idnr", "aktenzeichen", "az.", "geschäftszeichen", "datum",
-        "rechnung", "rechnungsnummer", "bestellnummer", "kundennummer", "artikel", "isbn", "ean",
+        "steuer-id",
+        "idnr",
+        "ust-idnr",
+        "aktenzeichen",
+        "az.",
+        "geschäftszeichen",
+        "datum",
+        "rechnung",
+        "rechnungsnummer",
+        "bestellnummer",
+        "kundennummer",
+        "artikel",
+        "isbn",
+        "ean",
     ],
 };
 
@@ -45,8 +75,10 @@ fn grouping_ok(v: &str) -> Option<bool> {
         [13] => {
             let b = v.as_bytes();
             let prefix2 = &v[..2];
-            let land = ["10", "11", "21", "22", "23", "24", "26", "27", "28", "30", "31", "32", "40", "41"]
-                .contains(&prefix2)
+            let land = [
+                "10", "11", "21", "22", "23", "24", "26", "27", "28", "30", "31", "32", "40", "41",
+            ]
+            .contains(&prefix2)
                 || b[0] == b'5'
                 || b[0] == b'9';
             (b[4] == b'0' && land).then_some(false)
@@ -82,7 +114,13 @@ impl Recognizer for SteuernummerRecognizer {
                 None => 0.0,
             };
             if score > 0.0 {
-                out.push(cand(EntityType::Steuernummer, m.start(), m.end(), score, false));
+                out.push(cand(
+                    EntityType::Steuernummer,
+                    m.start(),
+                    m.end(),
+                    score,
+                    false,
+                ));
             }
         }
     }

@@ -46,7 +46,11 @@ impl Recognizer for UrlRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for m in super::find_in(&self.pattern, s, &super::super::text::windows_around(s, |b| b == b'.' || b == b'/', 80, 260)) {
+        for m in super::find_in(
+            &self.pattern,
+            s,
+            &super::super::text::windows_around(s, |b| b == b'.' || b == b'/', 80, 260),
+        ) {
             let start = m.start();
             let prev = s[..start].chars().next_back();
             let v = trim_url(m.as_str());
@@ -54,7 +58,9 @@ impl Recognizer for UrlRecognizer {
             let explicit = lower.contains("://") || lower.starts_with("www.");
             if !explicit {
                 // Bare domain: not glued to a word, an address or a path.
-                if prev.is_some_and(|c| c.is_alphanumeric() || matches!(c, '@' | '.' | '/' | '-' | '_')) {
+                if prev.is_some_and(|c| {
+                    c.is_alphanumeric() || matches!(c, '@' | '.' | '/' | '-' | '_')
+                }) {
                     continue;
                 }
                 let next = s[m.end()..].chars().next();
@@ -67,9 +73,24 @@ impl Recognizer for UrlRecognizer {
             if v.len() < 4 {
                 continue;
             }
-            let personal = ["/in/", "/profile", "facebook.com/", "instagram.com/", "x.com/", "twitter.com/", "github.com/", "tiktok.com/@", "name=", "email=", "user=", "userid=", "token=", "session="]
-                .iter()
-                .any(|p| lower.contains(p));
+            let personal = [
+                "/in/",
+                "/profile",
+                "facebook.com/",
+                "instagram.com/",
+                "x.com/",
+                "twitter.com/",
+                "github.com/",
+                "tiktok.com/@",
+                "name=",
+                "email=",
+                "user=",
+                "userid=",
+                "token=",
+                "session=",
+            ]
+            .iter()
+            .any(|p| lower.contains(p));
             let base = if explicit {
                 0.75
             } else if v.contains('/') {
@@ -78,7 +99,13 @@ impl Recognizer for UrlRecognizer {
                 0.5
             };
             let score: f32 = if personal { base + 0.2 } else { base };
-            out.push(cand(EntityType::Url, start, start + v.len(), score.min(1.0), false));
+            out.push(cand(
+                EntityType::Url,
+                start,
+                start + v.len(),
+                score.min(1.0),
+                false,
+            ));
         }
     }
 }
