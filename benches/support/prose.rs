@@ -99,14 +99,18 @@ pub fn prose(chars: usize) -> String {
     let mut out = String::with_capacity(chars * 2);
     let mut count = 0;
     while count < chars {
-        let piece = if r.next() % 3 == 0 {
+        let piece = if r.next().is_multiple_of(3) {
             sentence_with_entity(&mut r)
         } else {
             r.pick(FILLER).to_owned()
         };
         count += piece.chars().count() + 1;
         out.push_str(&piece);
-        out.push(if r.next() % 6 == 0 { '\n' } else { ' ' });
+        out.push(if r.next().is_multiple_of(6) {
+            '\n'
+        } else {
+            ' '
+        });
     }
     out.chars().take(chars).collect()
 }

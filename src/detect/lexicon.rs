@@ -947,24 +947,11 @@ impl Lexicon {
         LEXICON.get_or_init(Lexicon::build)
     }
 
-    /// `word` (any case) lowercased into `buf` when short; `None` for long words.
-    pub fn lower<'b>(word: &str, buf: &'b mut String) -> &'b str {
-        buf.clear();
-        for c in word.chars() {
-            buf.extend(c.to_lowercase());
-        }
-        buf.as_str()
-    }
-
     pub fn is_stop(&self, lower: &str) -> bool {
         self.stop.contains(lower)
     }
 
     pub fn is_common(&self, lower: &str) -> bool {
         self.common.contains(lower)
-    }
-
-    pub fn is_particle(lower: &str) -> bool {
-        PARTICLES.contains(&lower)
     }
 }

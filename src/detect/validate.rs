@@ -16,7 +16,7 @@ pub fn luhn(digits: &str) -> bool {
         sum += if v > 9 { v - 9 } else { v };
         count += 1;
     }
-    count > 1 && sum % 10 == 0
+    count > 1 && sum.is_multiple_of(10)
 }
 
 /// ISO 13616 / ISO 7064 MOD 97-10 over an IBAN (spaces ignored, letters case-insensitive).
@@ -268,7 +268,7 @@ pub fn sv_nummer(compact: &[u8]) -> Option<bool> {
 
 /// True for Gregorian leap years.
 pub fn is_leap(year: u32) -> bool {
-    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+    year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400))
 }
 
 /// Days in `month` (1–12) of `year`; 0 for an invalid month.

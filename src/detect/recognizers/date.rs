@@ -195,18 +195,14 @@ impl Recognizer for DateRecognizer {
             let v = m.as_str();
             let (start, end) = (m.start(), m.end());
             let c = Kind::of(v);
-            let b = s.as_bytes();
-            let left_ok = !s[..start]
+            let prev_alnum = s[..start]
                 .chars()
                 .next_back()
-                .is_some_and(char::is_alphanumeric)
-                && !(start >= 2
-                    && matches!(b[start - 1], b'.' | b'/' | b'-' | b',' | b':')
-                    && b[start - 2].is_ascii_digit());
+                .is_some_and(char::is_alphanumeric);
+            let left_ok = !prev_alnum && !super::number_continues_left(s, start);
             let next = s[end..].chars().next();
             let right_ok = !next.is_some_and(char::is_alphanumeric)
-                && !(matches!(next, Some('.' | '/' | ',' | '-'))
-                    && s[end + 1..].starts_with(|x: char| x.is_ascii_digit()));
+                && !super::number_continues_right(s, end, &['.', '/', ',', '-']);
             let iso_time = c.name("iso").is_some() && next == Some('T');
             if !left_ok || !(right_ok || iso_time) {
                 continue;

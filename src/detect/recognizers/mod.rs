@@ -61,6 +61,23 @@ pub(crate) fn numeric_standalone(s: &str, start: usize, end: usize) -> bool {
     true
 }
 
+/// True when a separator + digit pair directly before `start` would extend a number
+/// (`…3.` + `4`).
+pub(crate) fn number_continues_left(s: &str, start: usize) -> bool {
+    let b = s.as_bytes();
+    start >= 2
+        && start <= b.len()
+        && matches!(b[start - 1], b'.' | b'/' | b'-' | b',' | b':')
+        && b[start - 2].is_ascii_digit()
+}
+
+/// True when the character at `end` is one of `seps` and a digit follows it.
+pub(crate) fn number_continues_right(s: &str, end: usize, seps: &[char]) -> bool {
+    let rest = s.get(end..).unwrap_or("");
+    let mut it = rest.chars();
+    it.next().is_some_and(|c| seps.contains(&c)) && it.next().is_some_and(|c| c.is_ascii_digit())
+}
+
 /// Largest char boundary `<= i`.
 pub(crate) fn floor_boundary(s: &str, mut i: usize) -> usize {
     i = i.min(s.len());

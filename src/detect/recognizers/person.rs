@@ -888,7 +888,7 @@ impl Recognizer for PersonRecognizer {
 
         // 1. Anchored names.
         for i in 0..n {
-            let f = &cx.info[i];
+            let _f = &cx.info[i];
             let l = cx.low(i);
             // Salutation / title: `Frau Dr. Becker`, `Herrn Koch`, `Mr. Smith`.
             if cx.has(i, F_SALUT)
@@ -1155,9 +1155,9 @@ impl Recognizer for PersonRecognizer {
                                     i = j + 1;
                                     continue;
                                 }
-                            } else if !cx.followed_by_org(i)
-                                && !cx.preceded_by_org(i)
-                                && !(i > 0 && cx.has(i - 1, F_PET))
+                            } else if !(cx.followed_by_org(i)
+                                || cx.preceded_by_org(i)
+                                || (i > 0 && cx.has(i - 1, F_PET)))
                             {
                                 // A lone given name (not a pet's).
                                 let score = if f.last && !f.sentence_start {

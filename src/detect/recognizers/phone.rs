@@ -151,18 +151,14 @@ impl Recognizer for PhoneRecognizer {
                 continue;
             }
             // A leading `+` or `(` needs no boundary on its left side.
-            let b = s.as_bytes();
-            let left_ok = !s[..start]
+            let prev_blocks = s[..start]
                 .chars()
                 .next_back()
-                .is_some_and(|c| c.is_alphanumeric() || c == '+')
-                && !(start >= 2
-                    && matches!(b[start - 1], b'.' | b'/' | b'-' | b',' | b':')
-                    && b[start - 2].is_ascii_digit());
+                .is_some_and(|c| c.is_alphanumeric() || c == '+');
+            let left_ok = !prev_blocks && !super::number_continues_left(s, start);
             let after = s[end..].chars().next();
             let right_ok = !after.is_some_and(char::is_alphanumeric)
-                && !(matches!(after, Some('.' | ',' | '-' | '/' | ':'))
-                    && s[end + 1..].starts_with(|c: char| c.is_ascii_digit()));
+                && !super::number_continues_right(s, end, &['.', ',', '-', '/', ':']);
             if !left_ok || !right_ok {
                 continue;
             }

@@ -104,12 +104,12 @@ impl Recognizer for SteuernummerRecognizer {
                 Some(true) if v.contains('/') => ev.score(0.5, 0.45, 0.2, 0.3),
                 Some(true) => ev.score(0.45, 0.45, 0.2, 0.3),
                 Some(false) => ev.score(0.55, 0.4, 0.2, 0.3),
-                None if v.bytes().all(|b| b.is_ascii_digit()) && (10..=11).contains(&v.len()) => {
-                    if ev.strong && !ev.negative {
-                        0.7
-                    } else {
-                        0.0
-                    }
+                None if v.bytes().all(|b| b.is_ascii_digit())
+                    && (10..=11).contains(&v.len())
+                    && ev.strong
+                    && !ev.negative =>
+                {
+                    0.7
                 }
                 None => 0.0,
             };
