@@ -133,14 +133,14 @@ pub(crate) fn lower(s: &str) -> String {
 }
 
 /// True when one of `words` (lowercase) occurs in `hay` (lowercase) as a whole token: not
-/// preceded by a letter/digit, and, when the word ends in a letter, not followed by one.
+/// preceded by a letter/digit or hyphen (`IdNr` must not fire inside `USt-IdNr`), and, when the word ends in a letter, not followed by one.
 pub(crate) fn has_word(hay: &str, words: &[&str]) -> bool {
     words.iter().any(|w| {
         hay.match_indices(w).any(|(i, _)| {
             let pre = hay[..i].chars().next_back();
             let post = hay[i + w.len()..].chars().next();
             let open_end = !w.ends_with(|c: char| c.is_alphanumeric());
-            !pre.is_some_and(char::is_alphanumeric)
+            !pre.is_some_and(|c| c.is_alphanumeric() || c == '-')
                 && (open_end || !post.is_some_and(char::is_alphanumeric))
         })
     })
