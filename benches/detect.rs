@@ -33,7 +33,9 @@ fn bench(c: &mut Criterion) {
     let mut s = c.benchmark_group("startup");
     s.sample_size(10);
     // Warm: gazetteers are built once per process and shared, so this measures the patterns.
-    s.bench_function("detector_new_warm", |b| b.iter(|| black_box(Detector::new())));
+    s.bench_function("detector_new_warm", |b| {
+        b.iter(|| black_box(Detector::new()))
+    });
     s.finish();
 }
 

@@ -21,7 +21,9 @@ pub struct Text<'a> {
 
 impl<'a> Text<'a> {
     pub fn new(original: &'a str) -> Text<'a> {
-        let needs_fold = original.chars().any(|c| fold(c) != c);
+        // Every folded code point is non-ASCII with lead byte C2, E2 or EF: check bytes first.
+        let needs_fold = original.bytes().any(|b| matches!(b, 0xC2 | 0xE2 | 0xEF))
+            && original.chars().any(|c| fold(c) != c);
         let view = if needs_fold {
             Cow::Owned(original.chars().map(fold).collect())
         } else {

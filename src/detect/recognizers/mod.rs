@@ -135,13 +135,28 @@ pub(crate) fn lower(s: &str) -> String {
 /// True when one of `words` (lowercase) occurs in `hay` (lowercase) as a whole token: not
 /// preceded by a letter/digit or hyphen (`IdNr` must not fire inside `USt-IdNr`), and, when the word ends in a letter, not followed by one.
 pub(crate) fn has_word(hay: &str, words: &[&str]) -> bool {
+    // Windows are short (≤ ~100 bytes): a plain scan beats building a substring searcher.
+    let h = hay.as_bytes();
     words.iter().any(|w| {
-        hay.match_indices(w).any(|(i, _)| {
-            let pre = hay[..i].chars().next_back();
-            let post = hay[i + w.len()..].chars().next();
-            let open_end = !w.ends_with(|c: char| c.is_alphanumeric());
-            !pre.is_some_and(|c| c.is_alphanumeric() || c == '-')
-                && (open_end || !post.is_some_and(char::is_alphanumeric))
+        let wb = w.as_bytes();
+        let (Some(&first), true) = (wb.first(), wb.len() <= h.len()) else {
+            return false;
+        };
+        let open_end = !w.ends_with(|c: char| c.is_alphanumeric());
+        (0..=h.len() - wb.len()).any(|i| {
+            h[i] == first
+                && h[i..].starts_with(wb)
+                && hay.is_char_boundary(i)
+                && hay.is_char_boundary(i + wb.len())
+                && !hay[..i]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_alphanumeric() || c == '-')
+                && (open_end
+                    || !hay[i + wb.len()..]
+                        .chars()
+                        .next()
+                        .is_some_and(char::is_alphanumeric))
         })
     })
 }

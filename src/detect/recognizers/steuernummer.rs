@@ -99,8 +99,14 @@ impl Recognizer for SteuernummerRecognizer {
             if !numeric_standalone(s, m.start(), m.end()) {
                 continue;
             }
+            let grouping = grouping_ok(v);
+            let plain_digits =
+                v.bytes().all(|b| b.is_ascii_digit()) && (10..=11).contains(&v.len());
+            if grouping.is_none() && !plain_digits {
+                continue;
+            }
             let ev = CONTEXT.evidence_within(s, m.start(), m.end(), 120);
-            let score = match grouping_ok(v) {
+            let score = match grouping {
                 Some(true) if v.contains('/') => ev.score(0.5, 0.45, 0.2, 0.3),
                 Some(true) => ev.score(0.45, 0.45, 0.2, 0.3),
                 Some(false) => ev.score(0.55, 0.4, 0.2, 0.3),
