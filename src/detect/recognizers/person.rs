@@ -755,6 +755,11 @@ impl<'a> Ctx<'a> {
             }
             let f = &self.info[j];
             if self.has(j, F_PARTICLE) && self.w[j].shape == Shape::Lower {
+                // `der`, `den`, `und` only continue a particle (`von der`, `von und zu`):
+                // `Paul und Lena` is two people.
+                if matches!(self.low(j), "der" | "den" | "und") {
+                    break;
+                }
                 // particle(s) must be followed by a name word
                 let mut k = j;
                 while k < self.w.len()
