@@ -210,17 +210,14 @@ fn request_host(req: &RequestHeader) -> Option<String> {
 /// The listener speaks plain HTTP, but a TLS-terminating reverse proxy in front of it makes the
 /// browser's origin `https://<host>`; both schemes are accepted for exactly the request's host.
 pub fn is_same_origin(req: &RequestHeader) -> bool {
-    let origins: Vec<&str> = req
-        .headers
-        .get_all(http::header::ORIGIN)
-        .iter()
-        .filter_map(|h| h.to_str().ok())
-        .collect();
-    if !origins.is_empty() {
-        let Some(host) = request_host(req) else {
+    let mut origins = req.headers.get_all(http::header::ORIGIN).iter();
+    if let Some(first) = origins.next() {
+        // Exactly one readable `Origin`, naming this server; anything else fails.
+        let (Ok(origin), None, Some(host)) = (first.to_str(), origins.next(), request_host(req))
+        else {
             return false;
         };
-        return origins.len() == 1 && origin_matches(origins[0], &host);
+        return origin_matches(origin, &host);
     }
     let mut sites = req.headers.get_all("sec-fetch-site").iter();
     matches!(
@@ -451,6 +448,21 @@ mod tests {
         assert!(!ok(&[host, ("sec-fetch-site", "same-site")]));
         assert!(!ok(&[host, ("sec-fetch-site", "none")]));
         assert!(!ok(&[("origin", "http://127.0.0.1:8080")]), "no host");
+        assert!(
+            !ok(&[
+                host,
+                ("origin", "http://127.0.0.1:8080"),
+                ("origin", "http://evil.example")
+            ]),
+            "two origins"
+        );
+        let mut req = request("POST", &[host, ("sec-fetch-site", "same-origin")]);
+        req.append_header(
+            "origin",
+            http::HeaderValue::from_bytes(b"http://\xff").unwrap(),
+        )
+        .unwrap();
+        assert!(!is_same_origin(&req), "an unreadable Origin is not ignored");
     }
 
     #[test]
