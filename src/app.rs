@@ -37,7 +37,11 @@ impl App {
         let keys = config
             .sealing_keys()
             .map_err(|e| StartError(e.to_string()))?;
-        let sealer = match Sealer::new(&keys) {
+        let sealer = match config.session.sealing_key_id {
+            Some(id) => Sealer::with_sealing_key(&keys, id),
+            None => Sealer::new(&keys),
+        };
+        let sealer = match sealer {
             Some(sealer) => sealer,
             None => {
                 tracing::warn!(
@@ -51,11 +55,9 @@ impl App {
             StoreKind::Memory => {
                 Arc::new(MemoryStore::new(ttl, config.session.memory_capacity_bytes))
             }
-            StoreKind::Redis => {
-                return Err(StartError(
-                    "the Redis store is not available in this build yet".into(),
-                ))
-            }
+            StoreKind::Redis => Arc::new(crate::vault::RedisStore::new(
+                crate::vault::RedisClient::new(&config.redis).map_err(|e| StartError(e.0))?,
+            )),
         };
         let web = Web::new(&config.web, config.session.ttl_seconds)
             .map_err(|e| StartError(e.to_string()))?;
@@ -72,7 +74,12 @@ impl App {
             sealer,
             store,
             keys: api_keys,
-            limiter: Arc::new(MemoryLimiter::new()),
+            limiter: match config.session.store {
+                StoreKind::Memory => Arc::new(MemoryLimiter::new()),
+                StoreKind::Redis => Arc::new(crate::ratelimit::RedisLimiter::new(
+                    crate::vault::RedisClient::new(&config.redis).map_err(|e| StartError(e.0))?,
+                )),
+            },
             docs: Documents::build(),
             config,
         })

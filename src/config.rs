@@ -110,6 +110,9 @@ pub struct SessionConfig {
     /// AES-256 keys (base64 of 32 bytes) with ids; the highest id seals, all open.
     #[serde(default)]
     pub encryption_keys: Vec<EncryptionKeyConfig>,
+    /// Seal with this key id instead of the highest (step 1 of a key rotation, see README).
+    #[serde(default)]
+    pub sealing_key_id: Option<u8>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -133,6 +136,10 @@ pub struct RedisConfig {
     pub connect_timeout_ms: u64,
     #[serde(default = "default_redis_command_ms")]
     pub command_timeout_ms: u64,
+    /// Put in front of every key (`<prefix>session:<id>`, `<prefix>ratelimit:<hash>`), so that
+    /// several deployments can share one Redis.
+    #[serde(default = "default_redis_prefix")]
+    pub key_prefix: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -246,6 +253,9 @@ fn default_redis_connect_ms() -> u64 {
 fn default_redis_command_ms() -> u64 {
     1_000
 }
+fn default_redis_prefix() -> String {
+    "tarnkappe:".to_owned()
+}
 fn yes() -> bool {
     true
 }
@@ -278,6 +288,7 @@ impl Default for SessionConfig {
             store: default_store(),
             memory_capacity_bytes: default_capacity(),
             encryption_keys: Vec::new(),
+            sealing_key_id: None,
         }
     }
 }
@@ -288,6 +299,7 @@ impl Default for RedisConfig {
             cluster: false,
             connect_timeout_ms: default_redis_connect_ms(),
             command_timeout_ms: default_redis_command_ms(),
+            key_prefix: default_redis_prefix(),
         }
     }
 }
@@ -393,6 +405,9 @@ impl Config {
             self.redis.url = Some(v.clone());
             self.session.store = StoreKind::Redis;
         }
+        if let Some(v) = env.get("TARNKAPPE_REDIS_KEY_PREFIX") {
+            self.redis.key_prefix = v.clone();
+        }
         for route in &mut self.routes {
             if let Some(v) = route.upstream_env.as_ref().and_then(|name| env.get(name)) {
                 route.upstream = v.clone();
@@ -422,6 +437,14 @@ impl Config {
             }
         }
         self.sealing_keys()?;
+        if let Some(id) = self.session.sealing_key_id {
+            if !self.session.encryption_keys.iter().any(|k| k.id == id) {
+                return Err(invalid(
+                    "session.sealing_key_id",
+                    "no key in session.encryption_keys has this id",
+                ));
+            }
+        }
         if self.session.store == StoreKind::Redis {
             if self.redis.url.is_none() {
                 return Err(invalid(
@@ -551,6 +574,22 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains("encryption_keys"));
+    }
+
+    #[test]
+    fn sealing_key_id_must_name_a_configured_key() {
+        let with = |id: u8| {
+            DEFAULT_TOML.replace(
+                "# sealing_key_id = 1",
+                &format!(
+                    "sealing_key_id = {id}\nencryption_keys = [{{ id = 1, key = \"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\" }}]"
+                ),
+            )
+        };
+        let c = Config::from_toml_and_env(&with(1), &env(&[])).unwrap();
+        assert_eq!(c.session.sealing_key_id, Some(1));
+        let err = Config::from_toml_and_env(&with(2), &env(&[])).unwrap_err();
+        assert!(err.to_string().contains("sealing_key_id"));
     }
 
     #[test]

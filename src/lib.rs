@@ -25,6 +25,7 @@ pub mod detect;
 pub mod proxy;
 pub mod ratelimit;
 pub mod server;
+pub mod telemetry;
 pub mod tokens;
 pub mod vault;
 pub mod web;

@@ -61,9 +61,6 @@ fn main() -> ExitCode {
 }
 
 fn serve(path: Option<PathBuf>) -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .init();
     let config = match Config::load(path.as_deref()) {
         Ok(c) => c,
         Err(e) => {
@@ -71,6 +68,10 @@ fn serve(path: Option<PathBuf>) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Err(e) = tarnkappe::telemetry::init_logging(&config.log) {
+        eprintln!("error: {e}");
+        return ExitCode::FAILURE;
+    }
     let app = match App::new(config) {
         Ok(app) => Arc::new(app),
         Err(e) => {

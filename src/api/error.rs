@@ -23,8 +23,7 @@ pub enum ApiError {
     TooLarge(&'static str),
     /// 429 `rate_limited`, with the decision that refused it (for `Retry-After`).
     RateLimited(Decision),
-    /// The session store or the shared rate-limit store failed. One distinct path, so that an
-    /// operator-facing answer (e.g. 503) can be chosen here without touching the handlers.
+    /// 503 `store_unavailable`: the session store (Redis) could not be reached or failed.
     Store(StoreError),
     /// 500 `internal`: anything unexpected. The reason is for the log only.
     Internal(&'static str),
@@ -39,7 +38,8 @@ impl ApiError {
             ApiError::MethodNotAllowed { .. } => 405,
             ApiError::TooLarge(_) => 413,
             ApiError::RateLimited(_) => 429,
-            ApiError::Store(_) | ApiError::Internal(_) => 500,
+            ApiError::Store(_) => 503,
+            ApiError::Internal(_) => 500,
         }
     }
 
@@ -53,7 +53,8 @@ impl ApiError {
             ApiError::MethodNotAllowed { .. } => "method_not_allowed",
             ApiError::TooLarge(_) => "too_large",
             ApiError::RateLimited(_) => "rate_limited",
-            ApiError::Store(_) | ApiError::Internal(_) => "internal",
+            ApiError::Store(_) => "store_unavailable",
+            ApiError::Internal(_) => "internal",
         }
     }
 
@@ -68,9 +69,8 @@ impl ApiError {
             ApiError::NotFound => "There is no such endpoint.",
             ApiError::MethodNotAllowed { .. } => "This method is not allowed on this endpoint.",
             ApiError::RateLimited(_) => "Too many requests for this key; retry later.",
-            ApiError::Store(_) | ApiError::Internal(_) => {
-                "An internal error occurred; it has been logged."
-            }
+            ApiError::Store(_) => "The session store is unavailable; retry later.",
+            ApiError::Internal(_) => "An internal error occurred; it has been logged.",
         }
     }
 }

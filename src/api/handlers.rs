@@ -106,6 +106,7 @@ pub async fn anonymize(app: &App, caller: &Caller, obj: Object) -> Result<Reply,
     app.store
         .put(&session_id, sealed, app.session_ttl())
         .await?;
+    crate::telemetry::record_anonymized(&result.entities);
     Ok(Reply::json(
         200,
         &AnonymizeResponse {
@@ -139,6 +140,7 @@ pub async fn deanonymize(app: &App, caller: &Caller, obj: Object) -> Result<Repl
         (None, Some(mapping)) => restorer_from_mapping(mapping)?,
         (Some(Value::String(id)), None) => {
             let pairs = load_session(app, caller, id).await?;
+            crate::telemetry::metrics().session(crate::telemetry::SessionEvent::restored);
             Restorer::new(pairs.iter().map(|(t, v)| (t.as_str(), v.as_str())))
         }
         (Some(_), None) => {
@@ -224,6 +226,7 @@ pub async fn delete_session(app: &App, caller: &Caller, id: &str) -> Result<Repl
     if !app.store.delete(&id).await? {
         return Err(ApiError::SessionNotFound);
     }
+    crate::telemetry::metrics().session(crate::telemetry::SessionEvent::deleted);
     Ok(Reply::json(200, &Deleted { deleted: true }))
 }
 
@@ -252,4 +255,158 @@ pub async fn health(app: &App, readiness: bool) -> Reply {
             store_ok,
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use async_trait::async_trait;
+    use serde_json::json;
+
+    use super::*;
+    use crate::config::{Config, DEFAULT_TOML};
+    use crate::vault::{MemoryStore, Store, StoreError};
+
+    /// A store that counts writes, over a real memory store.
+    struct Counting {
+        inner: MemoryStore,
+        puts: AtomicUsize,
+    }
+
+    #[async_trait]
+    impl Store for Counting {
+        fn kind(&self) -> &'static str {
+            "memory"
+        }
+        async fn put(&self, id: &str, sealed: Vec<u8>, ttl: Duration) -> Result<(), StoreError> {
+            self.puts.fetch_add(1, Ordering::SeqCst);
+            self.inner.put(id, sealed, ttl).await
+        }
+        async fn get(&self, id: &str) -> Result<Option<Vec<u8>>, StoreError> {
+            self.inner.get(id).await
+        }
+        async fn delete(&self, id: &str) -> Result<bool, StoreError> {
+            self.inner.delete(id).await
+        }
+        async fn healthy(&self) -> bool {
+            true
+        }
+    }
+
+    /// A store that is down.
+    struct Down;
+
+    #[async_trait]
+    impl Store for Down {
+        fn kind(&self) -> &'static str {
+            "redis"
+        }
+        async fn put(&self, _: &str, _: Vec<u8>, _: Duration) -> Result<(), StoreError> {
+            Err(StoreError("connection refused".into()))
+        }
+        async fn get(&self, _: &str) -> Result<Option<Vec<u8>>, StoreError> {
+            Err(StoreError("connection refused".into()))
+        }
+        async fn delete(&self, _: &str) -> Result<bool, StoreError> {
+            Err(StoreError("connection refused".into()))
+        }
+        async fn healthy(&self) -> bool {
+            false
+        }
+    }
+
+    fn app_with(store: Arc<dyn Store>) -> App {
+        let env = [("TARNKAPPE_API_KEYS".to_owned(), "a:ka".to_owned())].into();
+        let mut app = App::new(Config::from_toml_and_env(DEFAULT_TOML, &env).unwrap()).unwrap();
+        app.store = store;
+        app
+    }
+
+    fn obj(v: serde_json::Value) -> Object {
+        match v {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        }
+    }
+
+    fn caller(tenant: &str) -> Caller {
+        Caller {
+            tenant: tenant.into(),
+            rate_limit: 120,
+        }
+    }
+
+    #[tokio::test]
+    async fn refused_anonymize_requests_store_nothing() {
+        let store = Arc::new(Counting {
+            inner: MemoryStore::new(Duration::from_secs(60), 1 << 20),
+            puts: AtomicUsize::new(0),
+        });
+        let app = app_with(store.clone());
+        for body in [
+            json!({"text": "[[NAME_1]] a@b.de"}),
+            json!({"text": 1}),
+            json!({"txt": "a@b.de"}),
+        ] {
+            assert!(anonymize(&app, &caller("a"), obj(body)).await.is_err());
+        }
+        assert_eq!(store.puts.load(Ordering::SeqCst), 0);
+        let ok = anonymize(&app, &caller("a"), obj(json!({"text": "a@b.de"}))).await;
+        assert_eq!(ok.unwrap().status, 200);
+        assert_eq!(store.puts.load(Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test]
+    async fn stored_records_are_sealed_and_tenant_bound() {
+        let store = Arc::new(Counting {
+            inner: MemoryStore::new(Duration::from_secs(60), 1 << 20),
+            puts: AtomicUsize::new(0),
+        });
+        let app = app_with(store.clone());
+        let reply = anonymize(&app, &caller("a"), obj(json!({"text": "anna@example.de"})))
+            .await
+            .unwrap();
+        let body: Value = serde_json::from_slice(&reply.body).unwrap();
+        let id = body["session_id"].as_str().unwrap();
+        let sealed = store.inner.get(id).await.unwrap().unwrap();
+        assert!(
+            !sealed.windows(7).any(|w| w == b"example"),
+            "no plain text at rest"
+        );
+        assert_eq!(
+            load_session(&app, &caller("a"), id).await.unwrap(),
+            vec![("[[EMAIL_1]]".to_owned(), "anna@example.de".to_owned())]
+        );
+        assert!(matches!(
+            load_session(&app, &caller("b"), id).await,
+            Err(ApiError::SessionNotFound)
+        ));
+        assert!(matches!(
+            delete_session(&app, &caller("b"), id).await,
+            Err(ApiError::SessionNotFound)
+        ));
+        assert!(
+            store.inner.get(id).await.unwrap().is_some(),
+            "not deleted by another tenant"
+        );
+    }
+
+    #[tokio::test]
+    async fn store_failures_take_their_own_path() {
+        let app = app_with(Arc::new(Down));
+        let err = anonymize(&app, &caller("a"), obj(json!({"text": "x"})))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, ApiError::Store(_)));
+        assert_eq!((err.status(), err.code()), (500, "internal"));
+        assert!(
+            !err.message().contains("refused"),
+            "no internals in the answer"
+        );
+        assert_eq!(health(&app, true).await.status, 503);
+        assert_eq!(health(&app, false).await.status, 200);
+    }
 }

@@ -15,6 +15,7 @@ pub async fn check_rate(app: &App, caller: &Caller) -> Result<Decision, ApiError
     if decision.allowed {
         Ok(decision)
     } else {
+        crate::telemetry::metrics().rate_limited();
         Err(ApiError::RateLimited(decision))
     }
 }

@@ -19,7 +19,6 @@ pub mod json;
 pub mod limit;
 pub mod respond;
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use http::Method;
@@ -45,10 +44,10 @@ pub enum Route {
     Health,
     Ready,
     OpenApi,
+    /// `GET /metrics`: Prometheus metrics (no key).
+    Metrics,
     /// `/`: the web page (when `web.enabled`).
     Page,
-    /// `/metrics`: served by other modules once they exist.
-    NotHere,
     NotFound,
 }
 
@@ -58,10 +57,11 @@ impl Route {
             return Route::OpenApi;
         }
         let Some(rest) = path.strip_prefix("/api/v1/") else {
+            if path == "/metrics" {
+                return Route::Metrics;
+            }
             return if path == "/" {
                 Route::Page
-            } else if path == "/metrics" {
-                Route::NotHere
             } else {
                 Route::NotFound
             };
@@ -98,22 +98,22 @@ impl Route {
             Route::Health => "health",
             Route::Ready => "ready",
             Route::OpenApi => "openapi",
+            Route::Metrics => "metrics",
             Route::Page => "page",
-            Route::NotHere | Route::NotFound => "unknown",
+            Route::NotFound => "unknown",
         }
     }
 }
 
 /// Per-request state that shapes the answer beyond its body.
 pub struct Exchange {
-    pub id: u64,
+    /// The request id the gateway assigned (`X-Request-Id`, see `telemetry`).
+    pub id: String,
     pub declared: Declared,
     pub body: BodyState,
     /// Set once the rate limiter counted the request: its headers go on every later answer.
     pub decision: Option<crate::ratelimit::Decision>,
 }
-
-static REQUEST_IDS: AtomicU64 = AtomicU64::new(1);
 
 /// Answers one local request completely.
 pub async fn serve(session: &mut Session, app: &App) -> pingora::Result<()> {
@@ -122,7 +122,11 @@ pub async fn serve(session: &mut Session, app: &App) -> pingora::Result<()> {
     let route = Route::of(req.uri.path());
     let method = req.method.clone();
     let mut ex = Exchange {
-        id: REQUEST_IDS.fetch_add(1, Ordering::Relaxed),
+        id: req
+            .headers
+            .get(crate::telemetry::REQUEST_ID_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .map_or_else(crate::telemetry::new_request_id, str::to_owned),
         declared: Declared::of(req),
         body: BodyState::Untouched,
         decision: None,
@@ -132,11 +136,12 @@ pub async fn serve(session: &mut Session, app: &App) -> pingora::Result<()> {
         Err(err) => {
             match &err {
                 ApiError::Store(e) => {
-                    tracing::error!(request_id = ex.id, route = route.label(), error = %e, "session store failed")
+                    crate::telemetry::metrics().store_error();
+                    tracing::error!(request_id = %ex.id, route = route.label(), error = %e, "session store failed")
                 }
                 ApiError::Internal(why) => {
                     tracing::error!(
-                        request_id = ex.id,
+                        request_id = %ex.id,
                         route = route.label(),
                         reason = why,
                         "internal error"
@@ -151,11 +156,11 @@ pub async fn serve(session: &mut Session, app: &App) -> pingora::Result<()> {
         (Some(d), s) if s != 429 => reply.with_rate_limit(d),
         _ => reply,
     }
-    .header("x-request-id", ex.id.to_string());
+    .header(crate::telemetry::REQUEST_ID_HEADER, ex.id.clone());
     let status = reply.status;
     finish(session, app, reply, &ex, method == Method::HEAD).await?;
     tracing::debug!(
-        request_id = ex.id,
+        request_id = %ex.id,
         route = route.label(),
         status,
         micros = started.elapsed().as_micros() as u64,
@@ -205,7 +210,7 @@ async fn dispatch(
     ex: &mut Exchange,
 ) -> Result<Reply, ApiError> {
     match route {
-        Route::NotFound | Route::NotHere => return Err(ApiError::NotFound),
+        Route::NotFound => return Err(ApiError::NotFound),
         Route::Page if !app.web.enabled() => return Err(ApiError::NotFound),
         _ => {}
     }
@@ -235,6 +240,13 @@ async fn dispatch(
             ))
         }
         Route::Page => return Ok(crate::web::page_reply(session.req_header(), &app.web)),
+        Route::Metrics => {
+            return Ok(Reply::raw(
+                200,
+                crate::telemetry::METRICS_CONTENT_TYPE,
+                bytes::Bytes::from(crate::telemetry::metrics().render()),
+            ))
+        }
         Route::Health => return Ok(handlers::health(app, false).await),
         Route::Ready => return Ok(handlers::health(app, true).await),
         _ => {}

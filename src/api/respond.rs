@@ -94,6 +94,12 @@ pub async fn send(session: &mut Session, reply: Reply, head_only: bool) -> pingo
     for (name, value) in reply.headers {
         header.append_header(name, value)?;
     }
+    if !header
+        .headers
+        .contains_key(crate::telemetry::REQUEST_ID_HEADER)
+    {
+        crate::telemetry::copy_request_id(session.req_header(), &mut header);
+    }
     session
         .write_response_header(Box::new(header), false)
         .await?;

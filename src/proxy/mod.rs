@@ -19,11 +19,20 @@ impl Gateway {
     pub fn new(app: Arc<App>) -> Gateway {
         Gateway { app }
     }
+
+    /// The route template of `path` for logs and metrics (never the path itself).
+    fn route_template(&self, path: &str) -> String {
+        let prefixes = self.app.config.routes.iter().map(|r| r.prefix.as_str());
+        crate::telemetry::route_template(path, prefixes)
+    }
 }
 
 /// Per-request state.
 #[derive(Default)]
-pub struct RequestCtx {}
+pub struct RequestCtx {
+    /// Request id and start time (logs, metrics, `X-Request-Id`).
+    pub telemetry: crate::telemetry::RequestTelemetry,
+}
 
 /// Paths served by this process itself, never proxied.
 pub fn is_local_path(path: &str) -> bool {
@@ -42,7 +51,8 @@ impl ProxyHttp for Gateway {
         RequestCtx::default()
     }
 
-    async fn request_filter(&self, session: &mut Session, _ctx: &mut RequestCtx) -> Result<bool> {
+    async fn request_filter(&self, session: &mut Session, ctx: &mut RequestCtx) -> Result<bool> {
+        ctx.telemetry.tag_request(session.req_header_mut());
         let path = session.req_header().uri.path().to_owned();
         if is_local_path(&path) {
             api::serve(session, &self.app).await?;
@@ -51,6 +61,29 @@ impl ProxyHttp for Gateway {
         let body = serde_json::json!({"error": {"message": "No proxy route matches this path.", "type": "invalid_request_error", "code": "no_route"}});
         api::respond_json(session, 404, &body).await?;
         Ok(true)
+    }
+
+    async fn response_filter(
+        &self,
+        _session: &mut Session,
+        upstream_response: &mut pingora::http::ResponseHeader,
+        ctx: &mut RequestCtx,
+    ) -> Result<()> {
+        ctx.telemetry.tag_response(upstream_response);
+        Ok(())
+    }
+
+    async fn logging(&self, session: &mut Session, e: Option<&Error>, ctx: &mut RequestCtx) {
+        let status = session.response_written().map_or(0, |r| r.status.as_u16());
+        let req = session.req_header();
+        let route = self.route_template(req.uri.path());
+        crate::telemetry::finish_request(&ctx.telemetry, &route, &req.method, status, e);
+    }
+
+    fn request_summary(&self, session: &Session, ctx: &RequestCtx) -> String {
+        let req = session.req_header();
+        let route = self.route_template(req.uri.path());
+        crate::telemetry::request_summary(&ctx.telemetry, &route, &req.method)
     }
 
     async fn upstream_peer(

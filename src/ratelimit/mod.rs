@@ -4,12 +4,14 @@
 //! this process, or a shared store so that replicas together allow the configured rate.
 
 mod memory;
+mod redis;
 
 use std::time::Duration;
 
 use async_trait::async_trait;
 
 pub use memory::MemoryLimiter;
+pub use redis::RedisLimiter;
 
 /// The verdict for one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

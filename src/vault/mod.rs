@@ -3,6 +3,7 @@
 //! associated data: a record copied to another id, or opened for another tenant, fails to open.
 
 mod memory;
+mod redis;
 mod sealer;
 
 use std::time::Duration;
@@ -10,6 +11,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 pub use memory::MemoryStore;
+pub use redis::{RedisClient, RedisStore};
 pub use sealer::{OpenError, Sealer, SealingKey};
 
 /// The store could not be reached or answered with an error (never carries record contents).

@@ -38,6 +38,13 @@ impl Sealer {
     /// `keys` must not be empty; the key with the highest id seals.
     pub fn new(keys: &[SealingKey]) -> Option<Sealer> {
         let sealing_id = keys.iter().map(|k| k.id).max()?;
+        Sealer::with_sealing_key(keys, sealing_id)
+    }
+
+    /// Like [`Sealer::new`], but key `sealing_id` seals (the first step of a rotation without a
+    /// window: every replica learns the new key before any of them seals with it). `None` when
+    /// no key has that id.
+    pub fn with_sealing_key(keys: &[SealingKey], sealing_id: u8) -> Option<Sealer> {
         let keys: Vec<(u8, Aes256Gcm)> = keys
             .iter()
             .map(|k| (k.id, Aes256Gcm::new((&k.key).into())))
@@ -193,6 +200,28 @@ mod tests {
             s_unknown(&old, &rotated.seal("i", "t", b"m")),
             Err(OpenError::UnknownKey)
         );
+    }
+
+    #[test]
+    fn an_older_key_can_be_chosen_to_seal() {
+        let keys = [
+            SealingKey {
+                id: 1,
+                key: [1; 32],
+            },
+            SealingKey {
+                id: 2,
+                key: [2; 32],
+            },
+        ];
+        let s = Sealer::with_sealing_key(&keys, 1).unwrap();
+        let rec = s.seal("i", "t", b"m");
+        assert_eq!(rec[1], 1);
+        assert_eq!(
+            Sealer::new(&keys).unwrap().open("i", "t", &rec).unwrap(),
+            b"m"
+        );
+        assert!(Sealer::with_sealing_key(&keys, 3).is_none());
     }
 
     fn s_unknown(s: &Sealer, rec: &[u8]) -> Result<Vec<u8>, OpenError> {

@@ -1,0 +1,34 @@
+# Tarnkappe — container image.
+#
+#   docker build -t tarnkappe .
+#   docker run --rm -p 8080:8080 -e TARNKAPPE_API_KEYS=team-a:change-me tarnkappe
+#
+# Stage 1 builds the release binary (pingora's zlib-ng build needs cmake); stage 2 is a slim
+# Debian with only the binary, the default configuration and CA certificates (for https
+# upstreams), running as an unprivileged user.
+
+FROM rust:1-bookworm AS build
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends cmake \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY Cargo.toml Cargo.lock proxy.toml openapi.json ./
+COPY src ./src
+COPY benches ./benches
+RUN cargo build --release --locked --bin tarnkappe \
+ && strip target/release/tarnkappe
+
+FROM debian:bookworm-slim
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ca-certificates \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin tarnkappe
+COPY --from=build /src/target/release/tarnkappe /usr/local/bin/tarnkappe
+COPY proxy.toml /etc/tarnkappe/proxy.toml
+# Inside a container the listener must face the container network; everything else comes from
+# /etc/tarnkappe/proxy.toml (mount your own) and TARNKAPPE_* variables.
+ENV TARNKAPPE_LISTEN=0.0.0.0:8080
+EXPOSE 8080
+USER 10001:10001
+ENTRYPOINT ["/usr/local/bin/tarnkappe"]
+CMD ["serve", "--config", "/etc/tarnkappe/proxy.toml"]

@@ -1,0 +1,275 @@
+//! The Prometheus registry (`prometheus-client`), one per process. Every label value comes from a
+//! fixed set: route templates, methods, status codes, entity types, session events, error kinds.
+
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue};
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::{Family, MetricConstructor};
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+
+use crate::detect::EntityType;
+
+/// What `GET /metrics` answers with (the OpenMetrics text format, which Prometheus scrapes).
+pub const METRICS_CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RequestLabels {
+    route: String,
+    method: &'static str,
+    status: u16,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RouteLabels {
+    route: String,
+    method: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct EntityLabels {
+    entity_type: &'static str,
+}
+
+/// A session lifecycle event, counted in `tarnkappe_sessions_total{event}`.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
+#[allow(non_camel_case_types)]
+pub enum SessionEvent {
+    created,
+    restored,
+    deleted,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct SessionLabels {
+    event: SessionEvent,
+}
+
+/// Why an exchange with an upstream LLM failed, counted in `tarnkappe_upstream_errors_total{kind}`.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
+#[allow(non_camel_case_types)]
+pub enum UpstreamErrorKind {
+    connect,
+    timeout,
+    tls,
+    protocol,
+    other,
+}
+
+impl UpstreamErrorKind {
+    /// Classifies a pingora error by its type.
+    pub fn of(e: &pingora::Error) -> UpstreamErrorKind {
+        use pingora::ErrorType::*;
+        match e.etype() {
+            ConnectTimedout | ReadTimedout | WriteTimedout | TLSHandshakeTimedout => {
+                UpstreamErrorKind::timeout
+            }
+            ConnectRefused | ConnectNoRoute | ConnectError | BindError | SocketError
+            | ConnectProxyFailure | ConnectionClosed => UpstreamErrorKind::connect,
+            TLSHandshakeFailure | TLSWantX509Lookup | InvalidCert | HandshakeError => {
+                UpstreamErrorKind::tls
+            }
+            InvalidHTTPHeader | H1Error | H2Error | InvalidH2 | H2Downgrade => {
+                UpstreamErrorKind::protocol
+            }
+            _ => UpstreamErrorKind::other,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct UpstreamLabels {
+    kind: UpstreamErrorKind,
+}
+
+#[derive(Clone)]
+struct LatencyBuckets;
+
+impl MetricConstructor<Histogram> for LatencyBuckets {
+    fn new_metric(&self) -> Histogram {
+        // 0.5 ms … ~16 s, doubling.
+        Histogram::new(exponential_buckets(0.0005, 2.0, 16))
+    }
+}
+
+pub struct Metrics {
+    registry: Registry,
+    requests: Family<RequestLabels, Counter>,
+    latency: Family<RouteLabels, Histogram, LatencyBuckets>,
+    entities: Family<EntityLabels, Counter>,
+    sessions: Family<SessionLabels, Counter>,
+    rate_limited: Counter,
+    upstream_errors: Family<UpstreamLabels, Counter>,
+    store_errors: Counter,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}
+
+impl Metrics {
+    /// A fresh registry (the process uses [`metrics()`]; tests may build their own).
+    pub fn new() -> Metrics {
+        let mut registry = Registry::with_prefix("tarnkappe");
+        let requests = Family::<RequestLabels, Counter>::default();
+        registry.register(
+            "http_requests",
+            "HTTP requests answered, by route template, method and status",
+            requests.clone(),
+        );
+        let latency = Family::<RouteLabels, Histogram, _>::new_with_constructor(LatencyBuckets);
+        registry.register(
+            "http_request_duration_seconds",
+            "Time from request to the end of the response (streams included), by route template and method",
+            latency.clone(),
+        );
+        let entities = Family::<EntityLabels, Counter>::default();
+        registry.register(
+            "entities_detected",
+            "Personal-data findings replaced by tokens, by entity type (REST API and LLM proxy)",
+            entities.clone(),
+        );
+        let sessions = Family::<SessionLabels, Counter>::default();
+        registry.register(
+            "sessions",
+            "Session events: created (anonymize), restored (deanonymize by session), deleted",
+            sessions.clone(),
+        );
+        let rate_limited = Counter::default();
+        registry.register(
+            "rate_limited_requests",
+            "Requests refused with 429 by the rate limit (REST API and keyed proxy routes)",
+            rate_limited.clone(),
+        );
+        let upstream_errors = Family::<UpstreamLabels, Counter>::default();
+        registry.register(
+            "upstream_errors",
+            "Failed exchanges with an upstream LLM, by kind",
+            upstream_errors.clone(),
+        );
+        let store_errors = Counter::default();
+        registry.register(
+            "store_errors",
+            "Session-store operations that failed (store unreachable or erroring)",
+            store_errors.clone(),
+        );
+        Metrics {
+            registry,
+            requests,
+            latency,
+            entities,
+            sessions,
+            rate_limited,
+            upstream_errors,
+            store_errors,
+        }
+    }
+
+    /// One answered request. `route` must come from [`super::route_template`], `method` from
+    /// [`super::method_label`].
+    pub fn record_request(&self, route: &str, method: &'static str, status: u16, took: Duration) {
+        self.requests
+            .get_or_create(&RequestLabels {
+                route: route.to_owned(),
+                method,
+                status,
+            })
+            .inc();
+        self.latency
+            .get_or_create(&RouteLabels {
+                route: route.to_owned(),
+                method,
+            })
+            .observe(took.as_secs_f64());
+    }
+
+    /// `count` findings of `entity_type` were replaced.
+    pub fn entities_detected(&self, entity_type: EntityType, count: u64) {
+        self.entities
+            .get_or_create(&EntityLabels {
+                entity_type: entity_type.name(),
+            })
+            .inc_by(count);
+    }
+
+    pub fn session(&self, event: SessionEvent) {
+        self.sessions.get_or_create(&SessionLabels { event }).inc();
+    }
+
+    pub fn rate_limited(&self) {
+        self.rate_limited.inc();
+    }
+
+    pub fn upstream_error(&self, kind: UpstreamErrorKind) {
+        self.upstream_errors
+            .get_or_create(&UpstreamLabels { kind })
+            .inc();
+    }
+
+    pub fn store_error(&self) {
+        self.store_errors.inc();
+    }
+
+    /// The registry in the OpenMetrics text format.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        // Writing into a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
+        out
+    }
+}
+
+static METRICS: LazyLock<Metrics> = LazyLock::new(Metrics::new);
+
+/// The process-wide metrics.
+pub fn metrics() -> &'static Metrics {
+    &METRICS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_known_traffic() {
+        let m = Metrics::new();
+        m.record_request("/api/v1/anonymize", "POST", 200, Duration::from_millis(3));
+        m.record_request("/api/v1/anonymize", "POST", 200, Duration::from_millis(4));
+        m.record_request("/api/v1/anonymize", "POST", 429, Duration::from_millis(1));
+        m.rate_limited();
+        m.entities_detected(EntityType::ALL[0], 3);
+        m.session(SessionEvent::created);
+        m.session(SessionEvent::deleted);
+        m.upstream_error(UpstreamErrorKind::timeout);
+        m.store_error();
+        let text = m.render();
+        assert!(text.contains(
+            r#"tarnkappe_http_requests_total{route="/api/v1/anonymize",method="POST",status="200"} 2"#
+        ), "{text}");
+        assert!(text.contains(
+            r#"tarnkappe_http_request_duration_seconds_count{route="/api/v1/anonymize",method="POST"} 3"#
+        ));
+        assert!(text.contains(&format!(
+            r#"tarnkappe_entities_detected_total{{entity_type="{}"}} 3"#,
+            EntityType::ALL[0].name()
+        )));
+        assert!(text.contains(r#"tarnkappe_sessions_total{event="created"} 1"#));
+        assert!(text.contains(r#"tarnkappe_sessions_total{event="deleted"} 1"#));
+        assert!(text.contains("tarnkappe_rate_limited_requests_total 1"));
+        assert!(text.contains(r#"tarnkappe_upstream_errors_total{kind="timeout"} 1"#));
+        assert!(text.contains("tarnkappe_store_errors_total 1"));
+        assert!(text.ends_with("# EOF\n"));
+    }
+
+    #[test]
+    fn upstream_errors_are_classified() {
+        let e = pingora::Error::new(pingora::ErrorType::ConnectRefused);
+        assert_eq!(UpstreamErrorKind::of(&e), UpstreamErrorKind::connect);
+        let e = pingora::Error::new(pingora::ErrorType::ReadTimedout);
+        assert_eq!(UpstreamErrorKind::of(&e), UpstreamErrorKind::timeout);
+    }
+}

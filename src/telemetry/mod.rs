@@ -1,0 +1,250 @@
+//! Telemetry: structured logs ([`init_logging`], text or JSON by `[log]`), a request id on every
+//! response ([`REQUEST_ID_HEADER`]), and Prometheus metrics ([`metrics()`], served at `/metrics`).
+//!
+//! The rule for all three: no submitted text, no personal data and no key ever reaches a log line
+//! or a metric label. Log lines name the route *template* (`/api/v1/session/{id}`), never the path
+//! or query; metric labels come from fixed sets only.
+
+mod logging;
+mod metrics;
+
+use std::time::{Duration, Instant};
+
+use pingora::http::{RequestHeader, ResponseHeader};
+
+pub use logging::{init_logging, LogInitError};
+pub use metrics::{metrics, Metrics, SessionEvent, UpstreamErrorKind, METRICS_CONTENT_TYPE};
+
+/// The response header (and, towards upstreams, request header) that carries the request id.
+pub const REQUEST_ID_HEADER: &str = "x-request-id";
+
+/// A fresh request id: 32 lower-case hex digits (a random UUID v4 without dashes). Ids sent by
+/// clients are not trusted: they could carry anything into the logs.
+pub fn new_request_id() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
+}
+
+/// Per-request telemetry state, kept in the proxy's request context.
+#[derive(Debug, Clone)]
+pub struct RequestTelemetry {
+    pub id: String,
+    pub started: Instant,
+}
+
+impl Default for RequestTelemetry {
+    fn default() -> Self {
+        RequestTelemetry {
+            id: new_request_id(),
+            started: Instant::now(),
+        }
+    }
+}
+
+impl RequestTelemetry {
+    /// Puts the id into the request header (replacing one a client sent), so that local handlers
+    /// can copy it into their responses ([`copy_request_id`]) and upstreams see it too.
+    pub fn tag_request(&self, req: &mut RequestHeader) {
+        let _ = req.insert_header(REQUEST_ID_HEADER, self.id.as_str());
+    }
+
+    /// Puts the id into a response header (used for proxied responses).
+    pub fn tag_response(&self, resp: &mut ResponseHeader) {
+        let _ = resp.insert_header(REQUEST_ID_HEADER, self.id.as_str());
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+}
+
+/// Copies the request id that [`RequestTelemetry::tag_request`] put into `req` onto `resp`.
+pub fn copy_request_id(req: &RequestHeader, resp: &mut ResponseHeader) {
+    if let Some(id) = req.headers.get(REQUEST_ID_HEADER) {
+        let _ = resp.insert_header(REQUEST_ID_HEADER, id.clone());
+    }
+}
+
+/// The route template of `path` for logs and metric labels: a fixed string for every local
+/// endpoint, the configured prefix for a proxy route (operator configuration, not request data),
+/// and placeholders for everything else. Never returns any part of the path that a client chose.
+pub fn route_template<'a>(path: &str, proxy_prefixes: impl IntoIterator<Item = &'a str>) -> String {
+    const LOCAL: [&str; 9] = [
+        "/",
+        "/openapi.json",
+        "/metrics",
+        "/api/v1/anonymize",
+        "/api/v1/deanonymize",
+        "/api/v1/entities",
+        "/api/v1/health",
+        "/api/v1/health/ready",
+        "/api/v1/openapi.json",
+    ];
+    if let Some(known) = LOCAL.iter().find(|&&p| p == path) {
+        return (*known).to_owned();
+    }
+    if let Some(rest) = path.strip_prefix("/api/v1/session/") {
+        if !rest.is_empty() && !rest.contains('/') {
+            return "/api/v1/session/{id}".to_owned();
+        }
+    }
+    if path == "/api/v1" || path.starts_with("/api/v1/") {
+        return "/api/v1/{unknown}".to_owned();
+    }
+    proxy_prefixes
+        .into_iter()
+        .filter(|prefix| path.starts_with(prefix))
+        .max_by_key(|prefix| prefix.len())
+        .map_or_else(|| "{unmatched}".to_owned(), str::to_owned)
+}
+
+/// The request method as a label: the standard ones by name, anything else as `OTHER`.
+pub fn method_label(method: &http::Method) -> &'static str {
+    match *method {
+        http::Method::GET => "GET",
+        http::Method::POST => "POST",
+        http::Method::PUT => "PUT",
+        http::Method::DELETE => "DELETE",
+        http::Method::PATCH => "PATCH",
+        http::Method::HEAD => "HEAD",
+        http::Method::OPTIONS => "OPTIONS",
+        _ => "OTHER",
+    }
+}
+
+/// Records the end of one request: the access log line and the request metrics. `error` is the
+/// error pingora ended the request with, if any (upstream errors are counted by kind).
+pub fn finish_request(
+    telemetry: &RequestTelemetry,
+    route: &str,
+    method: &http::Method,
+    status: u16,
+    error: Option<&pingora::Error>,
+) {
+    let method = method_label(method);
+    let elapsed = telemetry.elapsed();
+    let m = metrics();
+    m.record_request(route, method, status, elapsed);
+    if let Some(e) = error {
+        if *e.esource() == pingora::ErrorSource::Upstream {
+            m.upstream_error(UpstreamErrorKind::of(e));
+        }
+        // The error's type only: contexts may be composed by other modules.
+        tracing::warn!(
+            request_id = %telemetry.id,
+            method,
+            route,
+            status,
+            duration_ms = elapsed.as_secs_f64() * 1000.0,
+            error_type = e.etype().as_str(),
+            error_source = e.esource().as_str(),
+            "request failed"
+        );
+    } else {
+        tracing::info!(
+            request_id = %telemetry.id,
+            method,
+            route,
+            status,
+            duration_ms = elapsed.as_secs_f64() * 1000.0,
+            "request"
+        );
+    }
+}
+
+/// Counts one stored session and its findings by type (REST `/anonymize`).
+pub fn record_anonymized(entities: &[crate::tokens::Entity]) {
+    let m = metrics();
+    m.session(SessionEvent::created);
+    record_entities(entities.iter().map(|e| e.entity_type));
+}
+
+/// Counts findings by type (REST API and LLM proxy alike).
+pub fn record_entities(types: impl IntoIterator<Item = crate::detect::EntityType>) {
+    let mut counts = [0u64; crate::detect::EntityType::ALL.len()];
+    for t in types {
+        if let Some(i) = crate::detect::EntityType::ALL.iter().position(|&x| x == t) {
+            counts[i] += 1;
+        }
+    }
+    let m = metrics();
+    for (t, n) in crate::detect::EntityType::ALL.iter().zip(counts) {
+        if n > 0 {
+            m.entities_detected(*t, n);
+        }
+    }
+}
+
+/// A one-line summary of a request for pingora's own log lines (method, route template, id),
+/// in place of its default that quotes the path and query.
+pub fn request_summary(telemetry: &RequestTelemetry, route: &str, method: &http::Method) -> String {
+    format!(
+        "{} {} request_id={}",
+        method_label(method),
+        route,
+        telemetry.id
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_ids_are_unique_hex() {
+        let a = new_request_id();
+        let b = new_request_id();
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 32);
+        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
+    }
+
+    #[test]
+    fn route_templates_never_carry_client_text() {
+        let proxy = ["/v1/", "/v1/messages", "/api/chat"];
+        assert_eq!(
+            route_template("/api/v1/anonymize", proxy),
+            "/api/v1/anonymize"
+        );
+        assert_eq!(
+            route_template("/api/v1/session/6f1c-uuid", proxy),
+            "/api/v1/session/{id}"
+        );
+        assert_eq!(
+            route_template("/api/v1/Max%20Mustermann", proxy),
+            "/api/v1/{unknown}"
+        );
+        assert_eq!(route_template("/v1/messages?x=1", proxy), "/v1/messages");
+        assert_eq!(route_template("/v1/chat/completions", proxy), "/v1/");
+        assert_eq!(
+            route_template("/max.mustermann@example.org", proxy),
+            "{unmatched}"
+        );
+        assert_eq!(route_template("/metrics", proxy), "/metrics");
+    }
+
+    #[test]
+    fn request_id_travels_from_request_to_response() {
+        let t = RequestTelemetry::default();
+        let mut req = RequestHeader::build("GET", b"/api/v1/health", None).unwrap();
+        req.insert_header(REQUEST_ID_HEADER, "client-chosen")
+            .unwrap();
+        t.tag_request(&mut req);
+        let mut resp = ResponseHeader::build(200, None).unwrap();
+        copy_request_id(&req, &mut resp);
+        assert_eq!(
+            resp.headers
+                .get(REQUEST_ID_HEADER)
+                .unwrap()
+                .to_str()
+                .unwrap(),
+            t.id
+        );
+    }
+
+    #[test]
+    fn methods_map_to_a_fixed_set() {
+        assert_eq!(method_label(&http::Method::GET), "GET");
+        let odd = http::Method::from_bytes(b"MAXMUSTERMANN").unwrap();
+        assert_eq!(method_label(&odd), "OTHER");
+    }
+}
