@@ -572,8 +572,19 @@ async fn anonymize_restore_and_delete_in_a_real_browser() {
         .text("#restore-error .detail")
         .await
         .contains("session_not_found"));
-
     b.close().await;
+
+    // Nothing of the letter, and not the tenant cookie, reached the server's log.
+    let log = server.log();
+    for secret in [
+        "DE89",
+        "jonas.becker",
+        "Vogel",
+        "86095742719",
+        "Lindenallee",
+    ] {
+        assert!(!log.contains(secret), "{secret} in the log");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

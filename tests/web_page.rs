@@ -236,6 +236,10 @@ fn the_cookie_is_a_tenant_of_its_own_with_the_default_limit() {
         .send()
         .expect("delete with cookie");
     assert_eq!(resp.status(), 200);
+
+    let value = cookie.split_once('=').expect("name=value").1;
+    assert!(!server.log().contains(value), "the cookie is never logged");
+    assert!(!server.log().contains("DE89"), "nor the text");
 }
 
 #[test]
