@@ -311,7 +311,7 @@ async fn type_into(b: &Browser, css: &str, text: &str) {
 async fn anonymize_restore_and_delete_in_a_real_browser() {
     let _one = ONE_BROWSER_TEST_AT_A_TIME.lock().await;
     let server = TestServer::start(&[KEYS]);
-    let b = Browser::start(1280, 2200).await;
+    let b = Browser::start(1280, 1700).await;
     goto_page(&b, &server).await;
 
     // The legend names all 13 types, each in its own colour.
