@@ -239,7 +239,6 @@ async fn dispatch(
                 app.docs.openapi.clone(),
             ))
         }
-        Route::Page => return Ok(crate::web::page_reply(session.req_header(), &app.web)),
         Route::Metrics => {
             return Ok(Reply::raw(
                 200,
@@ -247,6 +246,7 @@ async fn dispatch(
                 bytes::Bytes::from(crate::telemetry::metrics().render()),
             ))
         }
+        Route::Page => return Ok(crate::web::page_reply(session.req_header(), &app.web)),
         Route::Health => return Ok(handlers::health(app, false).await),
         Route::Ready => return Ok(handlers::health(app, true).await),
         _ => {}
