@@ -538,7 +538,10 @@ async fn anonymize_restore_and_delete_in_a_real_browser() {
         "the dialog again",
     )
     .await;
-    b.el("#confirm-yes").await.click().await.expect("confirm");
+    // Still keyboard only: from "Cancel" back to "Delete for good", Enter.
+    b.keys(&(Key::Shift + &Key::Tab.to_string())).await;
+    assert_eq!(b.js("document.activeElement.id").await, "confirm-yes");
+    b.keys(&Key::Enter.to_string()).await;
     let notice = b
         .wait_for(
             "!document.getElementById('restore-notice').hidden && document.getElementById('restore-notice').textContent",
