@@ -465,6 +465,28 @@ async fn anonymize_restore_and_delete_in_a_real_browser() {
     let shot = b.screenshot("web-screenshot.png").await;
     assert!(std::fs::metadata(&shot).expect("screenshot").len() > 10_000);
 
+    // The tooltip can be hovered itself (to read or select it); leaving both hides it (the
+    // IBAN token still has the keyboard focus, so its tooltip stays: use the e-mail token).
+    b.hover(
+        b.el("#anon-output mark.tok[data-type='EMAIL_ADDRESS']")
+            .await,
+    )
+    .await;
+    b.wait_for(
+        "document.getElementById('tip').textContent.includes('EMAIL_ADDRESS')",
+        "the e-mail tooltip",
+    )
+    .await;
+    b.hover(b.el("#tip").await).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(b.js("document.getElementById('tip').hidden").await, false);
+    b.hover(b.el("#anon-heading").await).await;
+    b.wait_for(
+        "document.getElementById('tip').hidden",
+        "the tooltip to go when the pointer leaves",
+    )
+    .await;
+
     // Copy buttons.
     b.el("#copy-mapping")
         .await
