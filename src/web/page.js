@@ -361,6 +361,7 @@
     api('DELETE', '/session/' + encodeURIComponent(id))
       .then(function () {
         state.deleted = true;
+        if (state.session === id) { $('session-id').textContent = id + ' (deleted)'; }
         var notice = $('restore-notice');
         notice.textContent = 'Session ' + id + ' deleted. Its mapping is gone from the server; its tokens can no longer be restored.';
         notice.hidden = false;
