@@ -828,3 +828,36 @@ async fn readable_on_a_phone_sized_screen() {
     b.screenshot("web-screenshot-phone.png").await;
     b.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_from_another_site_keeps_the_browsers_tenant() {
+    let _one = ONE_BROWSER_TEST_AT_A_TIME.lock().await;
+    let server = TestServer::start(&[KEYS]);
+    let b = Browser::start(1024, 900).await;
+    goto_page(&b, &server).await;
+    let tenant_cookie = |cookies: Vec<fantoccini::cookies::Cookie<'static>>| {
+        cookies
+            .iter()
+            .find(|c| c.name() == "tarnkappe_tenant")
+            .map(|c| c.value().to_owned())
+            .expect("tenant cookie")
+    };
+    let before = tenant_cookie(b.client.get_all_cookies().await.expect("cookies"));
+
+    // Another site links to the page. The SameSite=Strict cookie is not sent on that navigation;
+    // the server must not hand out a new tenant in its place.
+    let other_site = format!(
+        "data:text/html,<a id=go href=\"{}\">Tarnkappe</a>",
+        server.url("/")
+    );
+    b.client.goto(&other_site).await.expect("the other site");
+    b.el("#go").await.click().await.expect("follow the link");
+    b.wait_for(
+        "document.querySelectorAll('#legend li').length === 13",
+        "the page after the reload",
+    )
+    .await;
+    let after = tenant_cookie(b.client.get_all_cookies().await.expect("cookies"));
+    assert_eq!(after, before, "same tenant after arriving through a link");
+    b.close().await;
+}
