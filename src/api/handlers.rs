@@ -401,7 +401,7 @@ mod tests {
             .await
             .unwrap_err();
         assert!(matches!(err, ApiError::Store(_)));
-        assert_eq!((err.status(), err.code()), (500, "internal"));
+        assert_eq!((err.status(), err.code()), (503, "store_unavailable"));
         assert!(
             !err.message().contains("refused"),
             "no internals in the answer"
