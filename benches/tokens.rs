@@ -66,6 +66,10 @@ fn bench(c: &mut Criterion) {
     group.bench_function("anonymize", |b| {
         b.iter(|| anonymize(&detector, black_box(&text)))
     });
+    // The detection engine alone (src/detect), to see what the token layer adds on top.
+    group.bench_function("detect_only", |b| {
+        b.iter(|| detector.detect(black_box(&text)))
+    });
     group.bench_function("deanonymize", |b| {
         // What /deanonymize does: build the restorer from the mapping, then restore.
         b.iter(|| {

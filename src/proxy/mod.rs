@@ -1,23 +1,61 @@
 //! The one `ProxyHttp` implementation: local routes (REST API, web page) are answered in
 //! `request_filter`; everything else is an LLM exchange, anonymized on the way up and restored
 //! on the way down.
+//!
+//! Request side (fail closed): the whole body is read and rewritten in `request_filter`, where
+//! the client can still be answered in the provider's error shape; only a fully rewritten body
+//! is handed to `request_body_filter`. Reply side: the framing is chosen from the upstream's
+//! `Content-Type` in `upstream_response_filter`, and `response_body_filter` restores tokens
+//! event by event.
 
+pub mod anon;
+pub mod format;
+pub mod json;
+pub mod ndjson;
+pub mod reply;
+pub mod routes;
+pub mod sse;
+
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
+use bytes::Bytes;
+use pingora::http::{RequestHeader, ResponseHeader};
 use pingora::prelude::*;
-use pingora::proxy::{ProxyHttp, Session};
+use pingora::proxy::{FailToProxy, ProxyHttp, Session};
 
 use crate::api;
 use crate::app::App;
+use crate::config::UnknownPolicy;
+use crate::tokens::Exchange;
+use format::WireFormat;
+use reply::{Framing, ReplyRewriter};
+use routes::{Route, Routes};
 
 pub struct Gateway {
     app: Arc<App>,
+    routes: Routes,
+    connect_timeout: Duration,
+    read_timeout: Duration,
 }
 
 impl Gateway {
+    /// Builds the gateway; panics only on a route table that validation should have refused.
     pub fn new(app: Arc<App>) -> Gateway {
-        Gateway { app }
+        Gateway::try_new(app).unwrap_or_else(|e| panic!("invalid proxy routes: {e}"))
+    }
+
+    pub fn try_new(app: Arc<App>) -> Result<Gateway, String> {
+        let routes = Routes::from_config(&app.config)?;
+        routes.warm_up();
+        Ok(Gateway {
+            connect_timeout: Duration::from_millis(app.config.upstream.connect_timeout_ms.max(1)),
+            read_timeout: Duration::from_millis(app.config.upstream.read_timeout_ms.max(1)),
+            routes,
+            app,
+        })
     }
 
     /// The route template of `path` for logs and metrics (never the path itself).
@@ -32,7 +70,29 @@ impl Gateway {
 pub struct RequestCtx {
     /// Request id and start time (logs, metrics, `X-Request-Id`).
     pub telemetry: crate::telemetry::RequestTelemetry,
+    route: Option<Arc<Route>>,
+    endpoint: &'static str,
+    /// The rewritten body, forwarded by `request_body_filter`.
+    body: Option<Bytes>,
+    /// The body was consumed in `request_filter` and must be supplied by us.
+    body_consumed: bool,
+    exchange: Option<Arc<Exchange>>,
+    reply: Option<ReplyRewriter>,
+    /// Replace the reply with this error (the upstream's reply cannot be read).
+    reply_error: Option<Bytes>,
+    entities: usize,
+    /// Large body: accumulated and rewritten in `request_body_filter` (see [`RETRY_BUFFER`]).
+    deferred: Option<Vec<u8>>,
+    /// Why a deferred body was refused: answered in `fail_to_proxy`.
+    refusal: Option<(u16, String)>,
 }
+
+/// Pingora hands a body read in `request_filter` on to `request_body_filter` only through its
+/// retry buffer, which holds 64 KiB. Bodies known to fit are read, rewritten and refused (if
+/// need be) before any upstream connection; larger ones are accumulated in
+/// `request_body_filter` and rewritten at their end — a refusal then still answers the client
+/// and forwards no byte of the body, but the upstream has seen the request line and headers.
+const RETRY_BUFFER: usize = 64 * 1024;
 
 /// Paths served by this process itself, never proxied.
 pub fn is_local_path(path: &str) -> bool {
@@ -41,6 +101,216 @@ pub fn is_local_path(path: &str) -> bool {
         || path == "/metrics"
         || path == "/api/v1"
         || path.starts_with("/api/v1/")
+}
+
+/// Answers the client with a provider-shaped error and forwards nothing.
+async fn refuse(
+    session: &mut Session,
+    format: &dyn WireFormat,
+    status: u16,
+    message: &str,
+) -> Result<()> {
+    refuse_with(session, format, status, message, None).await
+}
+
+/// [`refuse`], with `Retry-After` (seconds) for rate-limited clients.
+async fn refuse_with(
+    session: &mut Session,
+    format: &dyn WireFormat,
+    status: u16,
+    message: &str,
+    retry_after: Option<u64>,
+) -> Result<()> {
+    let body = Bytes::from(format.error_body(status, message).to_bytes());
+    let mut header = ResponseHeader::build(status, Some(4))?;
+    header.insert_header("content-type", "application/json")?;
+    header.insert_header("content-length", body.len().to_string())?;
+    if status < 500 {
+        // a policy refusal: retrying cannot help (upstream failures stay retryable)
+        header.insert_header("x-should-retry", "false")?;
+    }
+    header.insert_header("x-tarnkappe-entities", "0")?;
+    if let Some(seconds) = retry_after {
+        header.insert_header("retry-after", seconds.to_string())?;
+    }
+    session
+        .write_response_header(Box::new(header), false)
+        .await?;
+    session.write_response_body(Some(body), true).await
+}
+
+fn header_str<'a>(req: &'a RequestHeader, name: &str) -> Option<&'a str> {
+    req.headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+enum BodyRead {
+    Ok(Vec<u8>),
+    TooLarge,
+}
+
+async fn read_body(session: &mut Session, cap: usize) -> Result<BodyRead> {
+    if let Some(len) = header_str(session.req_header(), "content-length")
+        .and_then(|v| v.trim().parse::<usize>().ok())
+    {
+        if len > cap {
+            return Ok(BodyRead::TooLarge);
+        }
+    }
+    if header_str(session.req_header(), "expect")
+        .is_some_and(|v| v.eq_ignore_ascii_case("100-continue"))
+    {
+        session.write_continue_response().await?;
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = session.read_request_body().await? {
+        if body.len() + chunk.len() > cap {
+            return Ok(BodyRead::TooLarge);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(BodyRead::Ok(body))
+}
+
+impl Gateway {
+    /// Everything `request_filter` does for a proxy route. `Ok(true)`: answered locally.
+    async fn prepare(
+        &self,
+        session: &mut Session,
+        ctx: &mut RequestCtx,
+        route: Arc<Route>,
+    ) -> Result<bool> {
+        let format = route.format;
+        let req = session.req_header();
+        if route.require_key {
+            // The REST API's gate: same keys, same per-tenant rate limit (401, then 429).
+            if let Err(e) = crate::api::limit::admit(req, &self.app).await {
+                let retry_after = match &e {
+                    crate::api::ApiError::RateLimited(d) => Some(d.retry_after.as_secs().max(1)),
+                    _ => None,
+                };
+                refuse_with(session, format, e.status(), e.message(), retry_after).await?;
+                return Ok(true);
+            }
+        }
+        if req.headers.contains_key("upgrade") {
+            refuse(
+                session,
+                format,
+                400,
+                "Protocol upgrades (WebSocket) cannot be inspected by the privacy proxy.",
+            )
+            .await?;
+            return Ok(true);
+        }
+        let path = req.uri.path().to_owned();
+        let method = req.method.clone();
+        let has_body = req.headers.contains_key("transfer-encoding")
+            || header_str(req, "content-length").is_some_and(|v| v.trim() != "0");
+        let encoded = header_str(req, "content-encoding")
+            .is_some_and(|v| !v.trim().eq_ignore_ascii_case("identity"));
+        session.upstream_compression.adjust_decompression(true);
+        ctx.route = Some(route.clone());
+        if method != http::Method::POST && !has_body {
+            // GET /v1/models and the like: nothing to anonymize, nothing to restore.
+            return Ok(false);
+        }
+        let endpoint = match format.endpoint(&path) {
+            Some(e) => e,
+            None => match route.unknown {
+                UnknownPolicy::Refuse => {
+                    refuse(
+                        session,
+                        format,
+                        404,
+                        "This path is not supported by the privacy proxy.",
+                    )
+                    .await?;
+                    return Ok(true);
+                }
+                UnknownPolicy::Generic => format::GENERIC,
+                UnknownPolicy::Passthrough => {
+                    tracing::warn!(route = %route.prefix, "forwarding a request unchanged (unknown = \"passthrough\")");
+                    return Ok(false);
+                }
+            },
+        };
+        ctx.endpoint = endpoint;
+        if encoded {
+            refuse(
+                session,
+                format,
+                415,
+                "Compressed request bodies are not accepted by the privacy proxy.",
+            )
+            .await?;
+            return Ok(true);
+        }
+        let length = header_str(session.req_header(), "content-length")
+            .and_then(|v| v.trim().parse::<usize>().ok());
+        let cap = self.app.config.api.max_body_bytes;
+        if length.is_some_and(|l| l > cap) {
+            refuse(
+                session,
+                format,
+                413,
+                "The request body is too large for the privacy proxy.",
+            )
+            .await?;
+            return Ok(true);
+        }
+        if length.is_none_or(|l| l > RETRY_BUFFER) {
+            if header_str(session.req_header(), "expect")
+                .is_some_and(|v| v.eq_ignore_ascii_case("100-continue"))
+            {
+                session.write_continue_response().await?;
+            }
+            ctx.deferred = Some(Vec::with_capacity(length.unwrap_or(0)));
+            ctx.body_consumed = true;
+            return Ok(false);
+        }
+        session.as_mut().enable_retry_buffering();
+        let body = match read_body(session, cap).await? {
+            BodyRead::Ok(b) => b,
+            BodyRead::TooLarge => {
+                refuse(
+                    session,
+                    format,
+                    413,
+                    "The request body is too large for the privacy proxy.",
+                )
+                .await?;
+                return Ok(true);
+            }
+        };
+        match anon::anonymize_body(&self.app.detector, format, endpoint, &body) {
+            Ok(a) => {
+                ctx.entities = a.count;
+                if !a.table.is_empty() {
+                    ctx.exchange = Some(Arc::new(Exchange::new(a.table.entries())));
+                }
+                ctx.body = Some(match a.body {
+                    Some(b) => Bytes::from(b),
+                    None => Bytes::from(body),
+                });
+                ctx.body_consumed = true;
+                Ok(false)
+            }
+            Err(refusal) => {
+                tracing::info!(route = %route.prefix, format = format.name(), reason = %refusal.0, "request refused");
+                refuse(
+                    session,
+                    format,
+                    400,
+                    &format!(
+                        "The privacy proxy could not rewrite the request: {}",
+                        refusal.0
+                    ),
+                )
+                .await?;
+                Ok(true)
+            }
+        }
+    }
 }
 
 #[async_trait]
@@ -58,6 +328,9 @@ impl ProxyHttp for Gateway {
             api::serve(session, &self.app).await?;
             return Ok(true);
         }
+        if let Some(route) = self.routes.find(&path) {
+            return self.prepare(session, ctx, route).await;
+        }
         let body = serde_json::json!({"error": {"message": "No proxy route matches this path.", "type": "invalid_request_error", "code": "no_route"}});
         api::respond_json(session, 404, &body).await?;
         Ok(true)
@@ -73,12 +346,6 @@ impl ProxyHttp for Gateway {
         Ok(())
     }
 
-    async fn logging(&self, session: &mut Session, e: Option<&Error>, ctx: &mut RequestCtx) {
-        let status = session.response_written().map_or(0, |r| r.status.as_u16());
-        let req = session.req_header();
-        let route = self.route_template(req.uri.path());
-        crate::telemetry::finish_request(&ctx.telemetry, &route, &req.method, status, e);
-    }
 
     fn request_summary(&self, session: &Session, ctx: &RequestCtx) -> String {
         let req = session.req_header();
@@ -89,11 +356,299 @@ impl ProxyHttp for Gateway {
     async fn upstream_peer(
         &self,
         _session: &mut Session,
-        _ctx: &mut RequestCtx,
+        ctx: &mut RequestCtx,
     ) -> Result<Box<HttpPeer>> {
-        Err(Error::explain(
-            ErrorType::InternalError,
-            "no upstream selected",
-        ))
+        let route = ctx
+            .route
+            .as_ref()
+            .ok_or_else(|| Error::explain(ErrorType::InternalError, "no upstream selected"))?;
+        let addr = self.routes.resolve(&route.upstream).await.ok_or_else(|| {
+            Error::explain(
+                ErrorType::ConnectNoRoute,
+                "the upstream host name does not resolve",
+            )
+        })?;
+        let mut peer = HttpPeer::new(addr, route.upstream.tls, route.upstream.host.clone());
+        peer.options.connection_timeout = Some(self.connect_timeout);
+        peer.options.total_connection_timeout = Some(self.connect_timeout * 2);
+        peer.options.read_timeout = Some(self.read_timeout);
+        Ok(Box::new(peer))
+    }
+
+    async fn upstream_request_filter(
+        &self,
+        _session: &mut Session,
+        req: &mut RequestHeader,
+        ctx: &mut RequestCtx,
+    ) -> Result<()> {
+        let Some(route) = ctx.route.as_ref() else {
+            return Ok(());
+        };
+        let pq = req
+            .uri
+            .path_and_query()
+            .map_or("/", |p| p.as_str())
+            .to_owned();
+        let target = format!("{}{}", route.upstream.base_path, pq);
+        let uri = target
+            .parse::<http::Uri>()
+            .map_err(|_| Error::explain(ErrorType::InternalError, "invalid upstream path"))?;
+        req.set_uri(uri);
+        req.insert_header("host", route.upstream.authority.as_str())?;
+        if ctx.body_consumed {
+            req.remove_header("content-length");
+            req.remove_header("expect");
+        }
+        req.insert_header("accept-encoding", "identity")?;
+        if route.require_key {
+            req.remove_header("x-api-key");
+        }
+        if let Some((name, value)) = &route.credential {
+            req.insert_header(name.clone(), value.as_str())?;
+        }
+        Ok(())
+    }
+
+    async fn request_body_filter(
+        &self,
+        _session: &mut Session,
+        body: &mut Option<Bytes>,
+        end_of_stream: bool,
+        ctx: &mut RequestCtx,
+    ) -> Result<()> {
+        if let Some(acc) = ctx.deferred.as_mut() {
+            if let Some(chunk) = body.as_ref() {
+                if acc.len() + chunk.len() > self.app.config.api.max_body_bytes {
+                    ctx.refusal = Some((
+                        413,
+                        "The request body is too large for the privacy proxy.".into(),
+                    ));
+                    return Err(Error::explain(
+                        ErrorType::HTTPStatus(413),
+                        "request body too large",
+                    ));
+                }
+                acc.extend_from_slice(chunk);
+            }
+            if !end_of_stream {
+                *body = Some(Bytes::new());
+                return Ok(());
+            }
+            let acc = ctx.deferred.take().unwrap_or_default();
+            let Some(route) = ctx.route.clone() else {
+                return Err(Error::explain(ErrorType::InternalError, "no route"));
+            };
+            match anon::anonymize_body(&self.app.detector, route.format, ctx.endpoint, &acc) {
+                Ok(a) => {
+                    ctx.entities = a.count;
+                    if !a.table.is_empty() {
+                        ctx.exchange = Some(Arc::new(Exchange::new(a.table.entries())));
+                    }
+                    *body = Some(match a.body {
+                        Some(b) => Bytes::from(b),
+                        None => Bytes::from(acc),
+                    });
+                    return Ok(());
+                }
+                Err(refusal) => {
+                    tracing::info!(route = %route.prefix, format = route.format.name(), reason = %refusal.0, "request refused");
+                    ctx.refusal = Some((
+                        400,
+                        format!(
+                            "The privacy proxy could not rewrite the request: {}",
+                            refusal.0
+                        ),
+                    ));
+                    return Err(Error::explain(
+                        ErrorType::HTTPStatus(400),
+                        "request refused",
+                    ));
+                }
+            }
+        }
+        if ctx.body_consumed {
+            if end_of_stream {
+                // cloned, not taken: pingora may retry on a fresh connection
+                *body = ctx.body.clone();
+            } else {
+                *body = Some(Bytes::new());
+            }
+        }
+        Ok(())
+    }
+
+    async fn upstream_response_filter(
+        &self,
+        _session: &mut Session,
+        resp: &mut ResponseHeader,
+        ctx: &mut RequestCtx,
+    ) -> Result<()> {
+        if ctx.route.is_none() {
+            return Ok(());
+        }
+        resp.insert_header("x-tarnkappe-entities", ctx.entities.to_string())?;
+        let (Some(ex), Some(route)) = (ctx.exchange.clone(), ctx.route.clone()) else {
+            return Ok(());
+        };
+        let still_encoded = resp
+            .headers
+            .get("content-encoding")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| !v.trim().eq_ignore_ascii_case("identity"));
+        resp.remove_header("content-length");
+        resp.remove_header("etag");
+        resp.remove_header("content-md5");
+        if still_encoded {
+            let body = route.format.error_body(
+                502,
+                "The upstream reply uses a content encoding the privacy proxy cannot read.",
+            );
+            resp.set_status(502)?;
+            resp.remove_header("content-encoding");
+            resp.insert_header("content-type", "application/json")?;
+            ctx.reply_error = Some(Bytes::from(body.to_bytes()));
+            return Ok(());
+        }
+        let ct = resp
+            .headers
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        let framing = Framing::from_content_type(ct);
+        ctx.reply = Some(ReplyRewriter::new(ex, route.format, ctx.endpoint, framing));
+        Ok(())
+    }
+
+    fn response_body_filter(
+        &self,
+        _session: &mut Session,
+        body: &mut Option<Bytes>,
+        end_of_stream: bool,
+        ctx: &mut RequestCtx,
+    ) -> Result<Option<Duration>> {
+        if let Some(err) = &ctx.reply_error {
+            *body = if end_of_stream {
+                Some(err.clone())
+            } else {
+                None
+            };
+            return Ok(None);
+        }
+        if let Some(reply) = ctx.reply.as_mut() {
+            let input = body.take().unwrap_or_default();
+            let out = reply.feed(&input, end_of_stream);
+            *body = if out.is_empty() {
+                None
+            } else {
+                Some(Bytes::from(out))
+            };
+        }
+        Ok(None)
+    }
+
+    async fn fail_to_proxy(
+        &self,
+        session: &mut Session,
+        e: &Error,
+        ctx: &mut RequestCtx,
+    ) -> FailToProxy
+    where
+        Self::CTX: Send + Sync,
+    {
+        let code = match e.etype() {
+            ErrorType::HTTPStatus(c) => *c,
+            ErrorType::ConnectTimedout | ErrorType::ReadTimedout | ErrorType::WriteTimedout
+                if e.esource() == &ErrorSource::Upstream =>
+            {
+                504
+            }
+            _ => match e.esource() {
+                ErrorSource::Upstream => 502,
+                ErrorSource::Downstream => match e.etype() {
+                    ErrorType::WriteError | ErrorType::ReadError | ErrorType::ConnectionClosed => 0,
+                    _ => 400,
+                },
+                ErrorSource::Internal | ErrorSource::Unset => 500,
+            },
+        };
+        let Some(route) = ctx.route.clone() else {
+            if code > 0 {
+                let _ = session.respond_error(code).await;
+            }
+            return FailToProxy {
+                error_code: code,
+                can_reuse_downstream: false,
+            };
+        };
+        if let Some((status, message)) = ctx.refusal.take() {
+            if session.response_written().is_none() {
+                let _ = refuse(session, route.format, status, &message).await;
+            }
+            return FailToProxy {
+                error_code: status,
+                can_reuse_downstream: false,
+            };
+        }
+        if code == 0 {
+            // the client is gone: nothing to write
+            return FailToProxy {
+                error_code: 0,
+                can_reuse_downstream: false,
+            };
+        }
+        if session.response_written().is_none() {
+            let _ = refuse(
+                session,
+                route.format,
+                code,
+                "The upstream could not be reached or failed.",
+            )
+            .await;
+            return FailToProxy {
+                error_code: code,
+                can_reuse_downstream: false,
+            };
+        }
+        // The reply had started: release held-back text, end the stream with an error frame.
+        if let Some(reply) = ctx.reply.as_mut() {
+            let tail = reply.abort("The upstream connection failed during the reply.");
+            let _ = session
+                .write_response_body(Some(Bytes::from(tail)), true)
+                .await;
+        } else {
+            let _ = session.write_response_body(None, true).await;
+        }
+        FailToProxy {
+            error_code: 0,
+            can_reuse_downstream: false,
+        }
+    }
+
+    async fn logging(&self, session: &mut Session, e: Option<&Error>, ctx: &mut RequestCtx) {
+        let status = session.response_written().map_or(0, |r| r.status.as_u16());
+        let req = session.req_header();
+        let template = self.route_template(req.uri.path());
+        crate::telemetry::finish_request(&ctx.telemetry, &template, &req.method, status, e);
+        let Some(route) = ctx.route.as_ref() else {
+            return;
+        };
+        let (tolerant, unrestored, restored) = ctx.exchange.as_ref().map_or((0, 0, 0), |ex| {
+            (
+                ex.counts.tolerant.load(Ordering::Relaxed),
+                ex.counts.unrestored.load(Ordering::Relaxed),
+                ex.counts.restored.load(Ordering::Relaxed),
+            )
+        });
+        tracing::info!(
+            route = %route.prefix,
+            format = route.format.name(),
+            endpoint = ctx.endpoint,
+            status,
+            entities = ctx.entities,
+            restored,
+            tolerant_restores = tolerant,
+            unrestored_tokens = unrestored,
+            "proxied exchange"
+        );
     }
 }

@@ -12,9 +12,13 @@
 mod anonymize;
 mod reserved;
 mod restore;
+mod stream;
 mod table;
+pub mod tolerant;
 
 pub use anonymize::{anonymize, anonymize_findings, Anonymized, Entity, Stats};
 pub use reserved::{contains_reserved_token, reserved_tokens};
 pub use restore::Restorer;
+pub use stream::StreamRestorer;
 pub use table::{MappingEntry, TokenTable};
+pub use tolerant::Exchange;

@@ -1,0 +1,494 @@
+//! Load bench of the LLM proxy: the same requests, in one run, directly to a fast local
+//! upstream (a tiny HTTP/1.1 responder written here) and through the proxy (the real binary,
+//! bench profile), printing both and their ratio.
+//!
+//! - 1 connection, 2 KB chat request and a 100000-code-point request: median latency.
+//! - 32 connections, 2 KB requests: requests/s and the proxy's CPU time per request.
+//! - Streaming (SSE, 40 events, each its own write): time to first body byte and time per chunk.
+//!
+//! `cargo bench --bench load` (TARNKAPPE_BENCH_SECONDS scales the 32-connection phase).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const EMAIL: &str = "maria.keller@example.org";
+const IBAN: &str = "DE89370400440532013000";
+const STREAM_EVENTS: usize = 40;
+
+// ------------------------------------------------------------------------------------------
+// Fast upstream
+
+fn start_upstream() -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind upstream");
+    let addr = listener.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || upstream_conn(stream));
+        }
+    });
+    addr
+}
+
+fn upstream_conn(stream: TcpStream) {
+    let _ = stream.set_nodelay(true);
+    let Ok(mut w) = stream.try_clone() else {
+        return;
+    };
+    let mut r = BufReader::with_capacity(256 * 1024, stream);
+    let json_reply = r#"{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Ich schreibe an [[EMAIL_1]] wegen [[IBAN_1]]."},"finish_reason":"stop"}]}"#;
+    let plain = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{}",
+        json_reply.len(),
+        json_reply
+    );
+    let mut events: Vec<Vec<u8>> = Vec::new();
+    for i in 0..STREAM_EVENTS {
+        let text = if i % 10 == 5 {
+            "an [[EMAIL_1]] "
+        } else {
+            "etwas Text "
+        };
+        let ev = format!("data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{text}\"}},\"finish_reason\":null}}]}}\n\n");
+        events.push(format!("{:x}\r\n{}\r\n", ev.len(), ev).into_bytes());
+    }
+    let done = "data: [DONE]\n\n";
+    let done = format!("{:x}\r\n{}\r\n0\r\n\r\n", done.len(), done);
+    loop {
+        let mut line = String::new();
+        if r.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        let mut len = 0usize;
+        let mut chunked = false;
+        loop {
+            let mut h = String::new();
+            if r.read_line(&mut h).unwrap_or(0) == 0 {
+                return;
+            }
+            let t = h.trim_end();
+            if t.is_empty() {
+                break;
+            }
+            let lower = t.to_ascii_lowercase();
+            if let Some(v) = lower.strip_prefix("content-length:") {
+                len = v.trim().parse().unwrap_or(0);
+            } else if lower.starts_with("transfer-encoding:") && lower.contains("chunked") {
+                chunked = true;
+            }
+        }
+        let mut body = Vec::with_capacity(len);
+        if chunked {
+            if read_chunked(&mut r, &mut body, |_| {}).is_err() {
+                return;
+            }
+        } else {
+            body.resize(len, 0);
+            if r.read_exact(&mut body).is_err() {
+                return;
+            }
+        }
+        let stream = body.windows(13).any(|w| w == b"\"stream\":true");
+        let ok = if stream {
+            let head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
+            let mut ok = w.write_all(head).is_ok();
+            for ev in &events {
+                ok = ok && w.write_all(ev).is_ok() && w.flush().is_ok();
+            }
+            ok && w.write_all(done.as_bytes()).is_ok()
+        } else {
+            w.write_all(plain.as_bytes()).is_ok()
+        };
+        if !ok {
+            return;
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Minimal keep-alive client
+
+struct Conn {
+    w: TcpStream,
+    r: BufReader<TcpStream>,
+    /// Through the proxy: no token may reach the client.
+    proxied: bool,
+}
+
+struct Timing {
+    total: Duration,
+    first_body_byte: Duration,
+    last_body_byte: Duration,
+}
+
+impl Conn {
+    fn new(addr: SocketAddr, proxied: bool) -> Conn {
+        let s = TcpStream::connect(addr).expect("connect");
+        s.set_nodelay(true).ok();
+        Conn {
+            w: s.try_clone().expect("clone"),
+            r: BufReader::with_capacity(256 * 1024, s),
+            proxied,
+        }
+    }
+
+    fn request(&mut self, req: &[u8]) -> Timing {
+        let t0 = Instant::now();
+        self.w.write_all(req).expect("write");
+        let mut line = String::new();
+        self.r.read_line(&mut line).expect("status");
+        assert!(
+            line.starts_with("HTTP/1.1 200"),
+            "unexpected status: {line}"
+        );
+        let mut len = None;
+        let mut chunked = false;
+        loop {
+            let mut h = String::new();
+            self.r.read_line(&mut h).expect("header");
+            let t = h.trim_end().to_ascii_lowercase();
+            if t.is_empty() {
+                break;
+            }
+            if let Some(v) = t.strip_prefix("content-length:") {
+                len = v.trim().parse::<usize>().ok();
+            } else if t.starts_with("transfer-encoding:") && t.contains("chunked") {
+                chunked = true;
+            }
+        }
+        let mut first = None;
+        let mut last = Duration::ZERO;
+        let mut body = Vec::new();
+        if chunked {
+            read_chunked(&mut self.r, &mut body, |_| {
+                let now = t0.elapsed();
+                first.get_or_insert(now);
+                last = now;
+            })
+            .expect("chunked body");
+        } else {
+            let n = len.expect("a length");
+            body.resize(n, 0);
+            self.r.read_exact(&mut body).expect("body");
+            last = t0.elapsed();
+            first = Some(last);
+        }
+        if self.proxied {
+            assert!(
+                !body.windows(3).any(|w| w == b"[[E" || w == b"[[I"),
+                "a token reached the client"
+            );
+            assert!(
+                body.windows(EMAIL.len()).any(|w| w == EMAIL.as_bytes()),
+                "the value was restored"
+            );
+        }
+        Timing {
+            total: t0.elapsed(),
+            first_body_byte: first.unwrap_or(last),
+            last_body_byte: last,
+        }
+    }
+}
+
+fn read_chunked(
+    r: &mut impl BufRead,
+    body: &mut Vec<u8>,
+    mut on_data: impl FnMut(usize),
+) -> std::io::Result<()> {
+    loop {
+        let mut size = String::new();
+        if r.read_line(&mut size)? == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        let n = usize::from_str_radix(size.trim().split(';').next().unwrap_or(""), 16)
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidData))?;
+        let start = body.len();
+        body.resize(start + n + 2, 0);
+        r.read_exact(&mut body[start..])?;
+        body.truncate(start + n);
+        if n == 0 {
+            return Ok(());
+        }
+        on_data(n);
+    }
+}
+
+fn request_bytes(host: SocketAddr, body: &str) -> Vec<u8> {
+    format!(
+        "POST /v1/chat/completions HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\nauthorization: Bearer sk-bench\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+fn chat_body(code_points: usize, stream: bool) -> String {
+    let filler = "Sehr geehrte Damen und Herren, bitte prüfen Sie den Vorgang zügig. ";
+    let values = format!(" Kontakt {EMAIL}, Konto {IBAN}. ");
+    let mut text = String::new();
+    while text.chars().count() + values.chars().count() < code_points {
+        text.push_str(filler);
+    }
+    let mut text: String = text
+        .chars()
+        .take(code_points - values.chars().count())
+        .collect();
+    text.push_str(&values);
+    format!(
+        "{{\"model\":\"gpt-4o-mini\",\"stream\":{stream},\"messages\":[{{\"role\":\"system\",\"content\":\"Du bist hilfreich.\"}},{{\"role\":\"user\",\"content\":{}}}]}}",
+        serde_json::to_string(&text).expect("json")
+    )
+}
+
+// ------------------------------------------------------------------------------------------
+// Proxy process
+
+struct Proxy {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_proxy(upstream: SocketAddr) -> Proxy {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("port")
+        .port();
+    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().expect("addr");
+    let child = Command::new(env!("CARGO_BIN_EXE_tarnkappe"))
+        .arg("serve")
+        .env("TARNKAPPE_LISTEN", addr.to_string())
+        .env("TARNKAPPE_OPENAI_UPSTREAM", format!("http://{upstream}"))
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn tarnkappe");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect(addr).is_err() {
+        assert!(Instant::now() < deadline, "proxy did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Proxy { child, addr }
+}
+
+/// utime + stime of a process, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |(_, a)| a);
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let get = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    get(11) + get(12)
+}
+
+fn clock_ticks_per_second() -> f64 {
+    Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(100.0)
+}
+
+// ------------------------------------------------------------------------------------------
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn one_connection(label: &str, target: SocketAddr, req: &[u8], n: usize) -> Duration {
+    let mut c = Conn::new(target, label == "proxied");
+    for _ in 0..n / 10 + 5 {
+        c.request(req);
+    }
+    let times: Vec<Duration> = (0..n).map(|_| c.request(req).total).collect();
+    let m = median(times);
+    println!("  {label:<9} median {:>8.3} ms", ms(m));
+    m
+}
+
+/// In-process split of the request-side work: the detection engine alone on the prompt text,
+/// and the proxy's whole request rewrite (parse, detect, replace, serialize).
+fn in_process(body: &str, n: usize) {
+    use tarnkappe::proxy::{anon::anonymize_body, format};
+    let detector = tarnkappe::detect::Detector::new();
+    let v: serde_json::Value = serde_json::from_str(body).expect("json");
+    let text = v["messages"][1]["content"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
+    let openai = format::for_name(tarnkappe::config::WireFormatName::Openai);
+    let mut det = Vec::new();
+    let mut all = Vec::new();
+    for _ in 0..n {
+        let t = Instant::now();
+        std::hint::black_box(detector.detect(&text));
+        det.push(t.elapsed());
+        let t = Instant::now();
+        std::hint::black_box(anonymize_body(&detector, openai, "chat", body.as_bytes()).ok());
+        all.push(t.elapsed());
+    }
+    let (d, a) = (median(det), median(all));
+    println!(
+        "  in-process: detection {:.3} ms, whole request rewrite {:.3} ms (proxy's own share {:.3} ms)",
+        ms(d),
+        ms(a),
+        ms(a.saturating_sub(d))
+    );
+}
+
+fn latency(title: &str, up: SocketAddr, proxy: SocketAddr, body: &str, n: usize) {
+    println!("{title}");
+    in_process(body, (n / 10).max(2));
+    let d = one_connection("direct", up, &request_bytes(up, body), n);
+    let p = one_connection("proxied", proxy, &request_bytes(proxy, body), n);
+    println!(
+        "  added     median {:>8.3} ms   ratio {:.2}x",
+        ms(p.saturating_sub(d)),
+        p.as_secs_f64() / d.as_secs_f64()
+    );
+}
+
+fn throughput(
+    target: SocketAddr,
+    proxied: bool,
+    req: Arc<Vec<u8>>,
+    conns: usize,
+    secs: f64,
+) -> (f64, u64) {
+    let stop = Arc::new(AtomicBool::new(false));
+    let count = Arc::new(AtomicU64::new(0));
+    let handles: Vec<_> = (0..conns)
+        .map(|_| {
+            let (stop, count, req) = (stop.clone(), count.clone(), req.clone());
+            std::thread::spawn(move || {
+                let mut c = Conn::new(target, proxied);
+                while !stop.load(Ordering::Relaxed) {
+                    c.request(&req);
+                    count.fetch_add(1, Ordering::Relaxed);
+                }
+            })
+        })
+        .collect();
+    let t0 = Instant::now();
+    std::thread::sleep(Duration::from_secs_f64(secs));
+    stop.store(true, Ordering::Relaxed);
+    for h in handles {
+        let _ = h.join();
+    }
+    let n = count.load(Ordering::Relaxed);
+    (n as f64 / t0.elapsed().as_secs_f64(), n)
+}
+
+fn streaming(label: &str, target: SocketAddr, req: &[u8], n: usize) -> (Duration, Duration) {
+    let mut c = Conn::new(target, label == "proxied");
+    for _ in 0..10 {
+        c.request(req);
+    }
+    let mut ttfb = Vec::new();
+    let mut per_chunk = Vec::new();
+    for _ in 0..n {
+        let t = c.request(req);
+        ttfb.push(t.first_body_byte);
+        per_chunk.push((t.last_body_byte - t.first_body_byte) / STREAM_EVENTS as u32);
+    }
+    let (a, b) = (median(ttfb), median(per_chunk));
+    println!(
+        "  {label:<9} TTFB {:>8.3} ms   per chunk {:>7.1} µs",
+        ms(a),
+        b.as_secs_f64() * 1e6
+    );
+    (a, b)
+}
+
+fn main() {
+    // `cargo bench` passes --bench; `cargo test --benches` runs this too: keep that quick.
+    let quick = !std::env::args().any(|a| a == "--bench");
+    let scale = if quick { 0.05 } else { 1.0 };
+    let secs: f64 = std::env::var("TARNKAPPE_BENCH_SECONDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5.0)
+        * scale;
+    let n = |k: usize| ((k as f64 * scale) as usize).max(3);
+
+    let up = start_upstream();
+    let proxy = start_proxy(up);
+    let small = chat_body(2000, false);
+    let large = chat_body(100_000, false);
+    println!(
+        "Tarnkappe proxy load bench (upstream: local Rust responder; proxy: the tarnkappe binary of this build profile)"
+    );
+    println!(
+        "request bodies: {} B (2 KB chat) and {} B (100000 code points)",
+        small.len(),
+        large.len()
+    );
+
+    latency(
+        "1 connection, 2 KB chat request",
+        up,
+        proxy.addr,
+        &small,
+        n(3000),
+    );
+    latency(
+        "1 connection, 100000-code-point request",
+        up,
+        proxy.addr,
+        &large,
+        n(200),
+    );
+
+    println!("32 connections, 2 KB chat request, {secs:.1} s each");
+    let (direct_rps, _) = throughput(up, false, Arc::new(request_bytes(up, &small)), 32, secs);
+    let pid = proxy.child.id();
+    let cpu0 = cpu_ticks(pid);
+    let (proxy_rps, count) = throughput(
+        proxy.addr,
+        true,
+        Arc::new(request_bytes(proxy.addr, &small)),
+        32,
+        secs,
+    );
+    let cpu = (cpu_ticks(pid) - cpu0) as f64 / clock_ticks_per_second();
+    println!("  direct    {direct_rps:>10.0} req/s");
+    println!(
+        "  proxied   {proxy_rps:>10.0} req/s   ratio {:.3}",
+        proxy_rps / direct_rps
+    );
+    println!(
+        "  proxy CPU {:>10.1} µs per proxied request ({count} requests, {cpu:.2} s CPU)",
+        cpu * 1e6 / count.max(1) as f64
+    );
+
+    println!("streaming: SSE, {STREAM_EVENTS} events per reply, each its own write");
+    let sbody = chat_body(2000, true);
+    let (dt, dc) = streaming("direct", up, &request_bytes(up, &sbody), n(500));
+    let (pt, pc) = streaming(
+        "proxied",
+        proxy.addr,
+        &request_bytes(proxy.addr, &sbody),
+        n(500),
+    );
+    println!(
+        "  added     TTFB {:>8.3} ms   per chunk {:>7.1} µs",
+        ms(pt.saturating_sub(dt)),
+        (pc.as_secs_f64() - dc.as_secs_f64()) * 1e6
+    );
+}

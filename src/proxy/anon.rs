@@ -1,0 +1,276 @@
+//! Request side: anonymize every text-bearing string of a JSON body with one token table per
+//! exchange.
+//!
+//! Two passes over the same walk order: the first detects values in every text string (and
+//! reserves literal tokens already present), the second replaces every exact occurrence of any
+//! detected value in every text string, issuing tokens in order of first occurrence in the
+//! document. A value found anywhere is therefore replaced everywhere, and the restored history
+//! of a conversation anonymizes to the same tokens on every turn.
+
+use std::collections::HashMap;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+
+use super::format::{walk_request, TextKind, WireFormat};
+use super::json::{self, Node};
+use crate::detect::{Detector, EntityType, Finding};
+use crate::tokens::TokenTable;
+
+/// The rewritten request.
+pub struct Anonymized {
+    /// `None` when nothing was replaced: the original bytes are forwarded unchanged.
+    pub body: Option<Vec<u8>>,
+    pub table: TokenTable,
+    /// Replaced occurrences.
+    pub count: usize,
+}
+
+/// Why a body cannot be forwarded (messages carry no content).
+#[derive(Debug)]
+pub struct Refusal(pub String);
+
+pub fn anonymize_body(
+    detector: &Detector,
+    format: &dyn WireFormat,
+    endpoint: &str,
+    body: &[u8],
+) -> Result<Anonymized, Refusal> {
+    let text = std::str::from_utf8(body)
+        .map_err(|_| Refusal("the request body is not valid UTF-8".into()))?;
+    let mut root = json::parse(text)
+        .map_err(|e| Refusal(format!("the request body is not valid JSON ({e})")))?;
+    if !matches!(root, Node::Obj(_)) {
+        return Err(Refusal("the request body must be a JSON object".into()));
+    }
+    format.check_request(endpoint, &root).map_err(Refusal)?;
+
+    let mut table = TokenTable::new();
+    let mut collect = Collector {
+        detector,
+        table: &mut table,
+        values: Vec::new(),
+        seen: HashMap::new(),
+    };
+    walk_request(format, &mut root, &mut collect);
+    let Collector { values, .. } = collect;
+    if values.is_empty() {
+        return Ok(Anonymized {
+            body: None,
+            table,
+            count: 0,
+        });
+    }
+    // A handful of patterns per request: an NFA builds far faster than a DFA and searches
+    // fast enough for one pass over the body.
+    let matcher = AhoCorasick::builder()
+        .kind(Some(AhoCorasickKind::ContiguousNFA))
+        .match_kind(MatchKind::LeftmostLongest)
+        .build(values.iter().map(|(_, v)| v.as_str()))
+        .map_err(|_| Refusal("internal error while preparing the rewrite".into()))?;
+    let mut replace = Replacer {
+        matcher: &matcher,
+        values: &values,
+        table: &mut table,
+        count: 0,
+    };
+    walk_request(format, &mut root, &mut replace);
+    let count = replace.count;
+    Ok(Anonymized {
+        body: Some(root.to_bytes()),
+        table,
+        count,
+    })
+}
+
+/// Receives every text string of a request, in document order.
+pub trait TextVisitor {
+    fn text(&mut self, s: &mut String, kind: TextKind);
+}
+
+struct Collector<'a> {
+    detector: &'a Detector,
+    table: &'a mut TokenTable,
+    values: Vec<(EntityType, String)>,
+    seen: HashMap<String, ()>,
+}
+
+impl TextVisitor for Collector<'_> {
+    fn text(&mut self, s: &mut String, kind: TextKind) {
+        if kind == TextKind::JsonSource {
+            if let Ok(mut inner) = json::parse(s) {
+                super::format::walk_free(&mut inner, self);
+                return;
+            }
+        }
+        if s.is_empty() {
+            return;
+        }
+        self.table.reserve_literal_tokens(s);
+        let findings = self.detector.detect(s);
+        for (t, v) in finding_values(s, &findings) {
+            if !v.is_empty() && self.seen.insert(v.to_owned(), ()).is_none() {
+                self.values.push((t, v.to_owned()));
+            }
+        }
+    }
+}
+
+struct Replacer<'a> {
+    matcher: &'a AhoCorasick,
+    values: &'a [(EntityType, String)],
+    table: &'a mut TokenTable,
+    count: usize,
+}
+
+impl Replacer<'_> {
+    fn replace(&mut self, s: &str, identifier: bool) -> Option<String> {
+        let mut out = String::with_capacity(s.len() + 16);
+        let mut last = 0;
+        let mut any = false;
+        for m in self.matcher.find_iter(s) {
+            any = true;
+            out.push_str(&s[last..m.start()]);
+            let (t, v) = &self.values[m.pattern().as_usize()];
+            let token = self.table.token_for(*t, v);
+            if identifier {
+                // `name` fields must match ^[a-zA-Z0-9_-]+$: the bare form, restored tolerantly.
+                out.push_str(token.trim_start_matches('[').trim_end_matches(']'));
+            } else {
+                out.push_str(token);
+            }
+            self.count += 1;
+            last = m.end();
+        }
+        if !any {
+            return None;
+        }
+        out.push_str(&s[last..]);
+        Some(out)
+    }
+}
+
+impl TextVisitor for Replacer<'_> {
+    fn text(&mut self, s: &mut String, kind: TextKind) {
+        if kind == TextKind::JsonSource {
+            if let Ok(mut inner) = json::parse(s) {
+                let before = self.count;
+                super::format::walk_free(&mut inner, self);
+                if self.count != before {
+                    *s = inner.to_json_string();
+                }
+                return;
+            }
+        }
+        if let Some(new) = self.replace(s, kind == TextKind::Identifier) {
+            *s = new;
+        }
+    }
+}
+
+/// The substrings of `text` that `findings` (code-point offsets) cover.
+fn finding_values<'t>(text: &'t str, findings: &[Finding]) -> Vec<(EntityType, &'t str)> {
+    if findings.is_empty() {
+        return Vec::new();
+    }
+    let mut bounds: Vec<usize> = findings.iter().flat_map(|f| [f.start, f.end]).collect();
+    bounds.sort_unstable();
+    bounds.dedup();
+    let mut byte_of: HashMap<usize, usize> = HashMap::with_capacity(bounds.len());
+    let mut want = bounds.iter().peekable();
+    let total = text.len();
+    for (ci, (bi, _)) in text
+        .char_indices()
+        .chain(std::iter::once((total, ' ')))
+        .enumerate()
+    {
+        while let Some(&&w) = want.peek() {
+            if w <= ci {
+                if w == ci {
+                    byte_of.insert(w, bi);
+                }
+                want.next();
+            } else {
+                break;
+            }
+        }
+        if want.peek().is_none() {
+            break;
+        }
+    }
+    findings
+        .iter()
+        .filter_map(|f| {
+            let (s, e) = (*byte_of.get(&f.start)?, *byte_of.get(&f.end)?);
+            (s < e).then(|| (f.entity_type, &text[s..e]))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proxy::format::{anthropic::Anthropic, openai::OpenAi};
+
+    fn run(format: &dyn WireFormat, body: &str) -> (String, usize) {
+        let a = anonymize_body(&Detector::new(), format, "chat", body.as_bytes()).unwrap();
+        let out = a
+            .body
+            .map(|b| String::from_utf8(b).unwrap())
+            .unwrap_or_else(|| body.to_owned());
+        (out, a.count)
+    }
+
+    #[test]
+    fn numbering_follows_document_order_and_every_occurrence() {
+        // the second value appears first in the document (in `system`), so it is number 1
+        let body = r#"{"system":"an b@x.de","messages":[{"role":"user","content":"a@x.de und b@x.de"}],"note":"a@x.de"}"#;
+        let (out, count) = run(&Anthropic, body);
+        assert_eq!(
+            out,
+            r#"{"system":"an [[EMAIL_1]]","messages":[{"role":"user","content":"[[EMAIL_2]] und [[EMAIL_1]]"}],"note":"[[EMAIL_2]]"}"#
+        );
+        assert_eq!(count, 4);
+    }
+
+    #[test]
+    fn structure_stays_and_json_arguments_stay_json() {
+        let body = r#"{"model":"a@x.de","messages":[{"role":"user","name":"a@x.de","content":"x"},{"role":"assistant","tool_calls":[{"id":"a@x.de","type":"function","function":{"name":"f","arguments":"{\"to\": \"a@x.de\", \"n\": 1.50}"}}]}],"tools":[{"type":"function","function":{"name":"a@x.de","description":"a@x.de","parameters":{"type":"object","properties":{"a@x.de":{"type":"string","enum":["a@x.de"],"default":"a@x.de"}}}}}]}"#;
+        let (out, _) = run(&OpenAi, body);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["model"], "a@x.de");
+        assert_eq!(v["messages"][0]["name"], "EMAIL_1", "identifier alphabet");
+        assert_eq!(v["messages"][1]["tool_calls"][0]["id"], "a@x.de");
+        let args = v["messages"][1]["tool_calls"][0]["function"]["arguments"]
+            .as_str()
+            .unwrap();
+        assert_eq!(args, r#"{"to":"[[EMAIL_1]]","n":1.50}"#);
+        let f = &v["tools"][0]["function"];
+        assert_eq!(f["name"], "a@x.de");
+        assert_eq!(f["description"], "[[EMAIL_1]]");
+        let prop = &f["parameters"]["properties"]["a@x.de"];
+        assert_eq!(prop["enum"][0], "a@x.de");
+        assert_eq!(prop["default"], "[[EMAIL_1]]");
+    }
+
+    #[test]
+    fn unchanged_bodies_are_not_reserialized() {
+        let body =
+            "{ \"model\": \"m\", \"messages\": [ {\"role\":\"user\",\"content\":\"Hallo\"} ] }";
+        let a = anonymize_body(&Detector::new(), &OpenAi, "chat", body.as_bytes()).unwrap();
+        assert!(a.body.is_none() && a.count == 0);
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_read() {
+        for bad in ["", "[1]", "{\"a\":", "\"x\""] {
+            assert!(anonymize_body(&Detector::new(), &OpenAi, "chat", bad.as_bytes()).is_err());
+        }
+        assert!(anonymize_body(
+            &Detector::new(),
+            &OpenAi,
+            "embeddings",
+            br#"{"input":[1,2]}"#
+        )
+        .is_err());
+    }
+}

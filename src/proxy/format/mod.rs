@@ -1,0 +1,362 @@
+//! Wire formats: one module per provider API, each behind [`WireFormat`]. A format knows its
+//! endpoints, its error shape and how to rewrite its streamed replies; the request walk and the
+//! whole-JSON reply walk are shared here because the policy is the same everywhere: every string
+//! that can carry user or developer text is anonymized, only structural values are left alone.
+//!
+//! Adding a format: one file implementing [`WireFormat`] plus one line in [`for_name`].
+
+pub mod anthropic;
+pub mod ollama;
+pub mod openai;
+
+use std::sync::Arc;
+
+use super::anon::TextVisitor;
+use super::json::Node;
+use crate::config::WireFormatName;
+use crate::tokens::{Exchange, StreamRestorer};
+
+/// The format of a route.
+pub fn for_name(name: WireFormatName) -> &'static dyn WireFormat {
+    match name {
+        WireFormatName::Openai => &openai::OpenAi,
+        WireFormatName::Anthropic => &anthropic::Anthropic,
+        WireFormatName::Ollama => &ollama::Ollama,
+    }
+}
+
+/// Endpoint name used for `unknown = "generic"` routes.
+pub const GENERIC: &str = "generic";
+
+pub trait WireFormat: Send + Sync {
+    fn name(&self) -> &'static str;
+
+    /// The endpoint a POST to `path` (without query) addresses, or `None` when the format does
+    /// not know it.
+    fn endpoint(&self, path: &str) -> Option<&'static str>;
+
+    /// Fail-closed checks beyond parsing (e.g. token-id prompts that cannot be inspected).
+    fn check_request(&self, _endpoint: &str, _root: &Node) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Whether a `name` member of an object that sits under `parent` is user text that must
+    /// keep the identifier alphabet (OpenAI `messages[].name`).
+    fn name_is_identifier_text(&self, _parent: Option<&str>) -> bool {
+        false
+    }
+
+    /// A complete error body in the provider's shape (messages never contain request content).
+    fn error_body(&self, status: u16, message: &str) -> Node;
+
+    /// An error to write into a stream that has already started, in the stream's own framing
+    /// (SSE event or NDJSON line), or `None`.
+    fn stream_error(&self, message: &str) -> Option<Node>;
+
+    /// Whether streamed SSE events carry `event:` lines named after their `type`.
+    fn named_events(&self, _endpoint: &str) -> bool {
+        false
+    }
+
+    /// A fresh per-exchange stream handler for `endpoint`.
+    fn stream_handler(&self, endpoint: &str) -> Box<dyn StreamHandler>;
+}
+
+/// One reply stream's state: per-channel restorers.
+pub trait StreamHandler: Send + Sync {
+    /// Rewrites one event (SSE data / NDJSON line); pushes it, preceded by any synthetic events
+    /// that release held-back text, into `out`.
+    fn on_event(&mut self, ex: &Arc<Exchange>, ev: Node, out: &mut Vec<Node>);
+    /// End of stream (or `[DONE]`, or before an error): release everything held back.
+    fn on_end(&mut self, ex: &Arc<Exchange>, out: &mut Vec<Node>);
+}
+
+/// How a request string is treated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextKind {
+    Plain,
+    /// A string whose content is JSON source (tool-call arguments).
+    JsonSource,
+    /// Free text that must stay within `[A-Za-z0-9_-]` where tokens go.
+    Identifier,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Skip,
+    Structural,
+    Free,
+    Schema,
+    Tools,
+    JsonText,
+    Identifier,
+}
+
+/// Keys whose values are structural in a request: never anonymized (their subtree neither).
+const STRUCTURAL_KEYS: &[&str] = &[
+    "model",
+    "role",
+    "type",
+    "id",
+    "object",
+    "status",
+    "signature",
+    "encrypted_content",
+    "file_data",
+    "file_id",
+    "image_url",
+    "input_audio",
+    "images",
+    "audio",
+    "media_type",
+    "mime_type",
+    "detail",
+    "cache_control",
+    "tool_choice",
+    "logit_bias",
+    "stream_options",
+    "options",
+    "keep_alive",
+    "encoding_format",
+    "service_tier",
+    "reasoning_effort",
+    "modalities",
+    "include",
+    "truncation",
+    "voice",
+    "template",
+    "prompt_cache_key",
+    "previous_response_id",
+    "conversation",
+    "url",
+    "format",
+    "think",
+    "stream",
+    "name",
+    "tool_name",
+];
+
+fn is_structural_key(key: &str) -> bool {
+    STRUCTURAL_KEYS.contains(&key) || key.ends_with("_id") || key.ends_with("Id")
+}
+
+/// Walks a request body in document order, handing every text string to `v`.
+pub fn walk_request(format: &dyn WireFormat, root: &mut Node, v: &mut dyn TextVisitor) {
+    walk(format, root, Mode::Structural, None, v);
+}
+
+/// Walks a subtree where every string leaf is text (tool inputs, metadata, parsed arguments).
+pub fn walk_free(root: &mut Node, v: &mut dyn TextVisitor) {
+    walk(&openai::OpenAi, root, Mode::Free, None, v);
+}
+
+fn walk(
+    format: &dyn WireFormat,
+    node: &mut Node,
+    mode: Mode,
+    parent: Option<&str>,
+    v: &mut dyn TextVisitor,
+) {
+    match (mode, node) {
+        (Mode::Skip, _) => {}
+        (_, Node::Null | Node::Bool(_) | Node::Num(_)) => {}
+        (Mode::Structural | Mode::Free, Node::Str(s)) => v.text(s, TextKind::Plain),
+        (Mode::JsonText, Node::Str(s)) => v.text(s, TextKind::JsonSource),
+        (Mode::Identifier, Node::Str(s)) => v.text(s, TextKind::Identifier),
+        (Mode::Schema | Mode::Tools, Node::Str(_)) => {}
+        (Mode::JsonText | Mode::Identifier, other) => walk(format, other, Mode::Free, parent, v),
+        (_, Node::Arr(items)) => {
+            for item in items {
+                walk(format, item, mode, parent, v);
+            }
+        }
+        (_, Node::Obj(members)) => {
+            let typed_text = members
+                .iter()
+                .any(|(k, val)| k == "type" && val.as_str() == Some("text"));
+            for (key, value) in members.iter_mut() {
+                let child = match mode {
+                    Mode::Free => Mode::Free,
+                    Mode::Schema => schema_rule(key),
+                    Mode::Tools => tools_rule(key),
+                    _ => structural_rule(format, key, value, parent, typed_text),
+                };
+                walk(format, value, child, Some(key.as_str()), v);
+            }
+        }
+    }
+}
+
+fn structural_rule(
+    format: &dyn WireFormat,
+    key: &str,
+    value: &Node,
+    parent: Option<&str>,
+    typed_text: bool,
+) -> Mode {
+    match key {
+        "tools" | "functions" => Mode::Tools,
+        "response_format" | "json_schema" => Mode::Tools,
+        "format" if !matches!(value, Node::Str(_)) => Mode::Tools,
+        "metadata" => Mode::Free,
+        "arguments" => match value {
+            Node::Str(_) => Mode::JsonText,
+            _ => Mode::Free,
+        },
+        "input" if matches!(value, Node::Obj(_)) => Mode::Free,
+        // Anthropic text documents carry their text in `source.data`.
+        "data" if typed_text => Mode::Structural,
+        "data" => Mode::Skip,
+        "name" if format.name_is_identifier_text(parent) => Mode::Identifier,
+        k if is_structural_key(k) => Mode::Skip,
+        _ => Mode::Structural,
+    }
+}
+
+/// Tool and function definitions, response formats: descriptions are text, names and schema
+/// structure are not.
+fn tools_rule(key: &str) -> Mode {
+    match key {
+        "description" | "title" => Mode::Free,
+        "parameters" | "input_schema" | "schema" | "json_schema" | "format" => Mode::Schema,
+        "input_examples" | "examples" | "metadata" => Mode::Free,
+        "function" | "custom" => Mode::Tools,
+        _ => Mode::Skip,
+    }
+}
+
+/// JSON schema: descriptions, titles, defaults and examples are text; property names, types,
+/// enums and patterns are structure.
+fn schema_rule(key: &str) -> Mode {
+    match key {
+        "description" | "title" => Mode::Free,
+        "default" | "examples" | "example" => Mode::Free,
+        "enum" | "const" | "pattern" | "format" | "type" | "$ref" | "required" | "$schema" => {
+            Mode::Skip
+        }
+        _ => Mode::Schema,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reply side
+
+/// Keys whose values are structural in replies: never restored.
+const REPLY_SKIP: &[&str] = &[
+    "id",
+    "model",
+    "type",
+    "object",
+    "role",
+    "signature",
+    "encrypted_content",
+    "data",
+    "b64_json",
+    "embedding",
+    "embeddings",
+    "obfuscation",
+    "logprobs",
+    "system_fingerprint",
+    "created_at",
+    "finish_reason",
+    "stop_reason",
+    "done_reason",
+];
+
+/// Restores every token of `ex` in a whole reply document (or event), except in structural
+/// values and in the string nodes listed in `done` (already handled by a stream channel).
+pub fn restore_tree(node: &mut Node, ex: &Exchange, done: &[*const String]) {
+    restore_walk(node, ex, false, done);
+}
+
+fn restore_walk(node: &mut Node, ex: &Exchange, json_source: bool, done: &[*const String]) {
+    match node {
+        Node::Str(s) => {
+            if !done.contains(&(s as *const String)) {
+                let r = ex.restore(s, json_source);
+                if r != *s {
+                    *s = r;
+                }
+            }
+        }
+        Node::Arr(items) => {
+            for item in items {
+                restore_walk(item, ex, json_source, done);
+            }
+        }
+        Node::Obj(members) => {
+            for (key, value) in members.iter_mut() {
+                let k = key.as_str();
+                if REPLY_SKIP.contains(&k) || k.ends_with("_id") {
+                    continue;
+                }
+                let js = matches!(value, Node::Str(_)) && (k == "arguments" || k == "partial_json");
+                restore_walk(value, ex, js, done);
+            }
+        }
+        Node::Null | Node::Bool(_) | Node::Num(_) => {}
+    }
+}
+
+/// Per-channel restorers keyed by a channel id, in creation order.
+#[derive(Default)]
+pub struct Channels {
+    list: Vec<(String, StreamRestorer)>,
+}
+
+impl Channels {
+    /// Restores `text` through channel `key` (created on first use).
+    pub fn push(&mut self, ex: &Arc<Exchange>, key: &str, json_source: bool, text: &str) -> String {
+        if let Some((_, r)) = self.list.iter_mut().find(|(k, _)| k == key) {
+            return r.push(text);
+        }
+        let mut r = StreamRestorer::new(ex.clone(), json_source);
+        let out = r.push(text);
+        self.list.push((key.to_owned(), r));
+        out
+    }
+
+    /// Ends channel `key`; returns its held-back tail (possibly empty).
+    pub fn finish(&mut self, key: &str) -> String {
+        match self.list.iter().position(|(k, _)| k == key) {
+            Some(i) => self.list.remove(i).1.finish(),
+            None => String::new(),
+        }
+    }
+
+    /// Ends every channel whose key starts with `prefix`, returning `(key, tail)` for non-empty
+    /// tails in creation order.
+    pub fn finish_prefix(&mut self, prefix: &str) -> Vec<(String, String)> {
+        let mut tails = Vec::new();
+        let mut i = 0;
+        while i < self.list.len() {
+            if self.list[i].0.starts_with(prefix) {
+                let (k, mut r) = self.list.remove(i);
+                let tail = r.finish();
+                if !tail.is_empty() {
+                    tails.push((k, tail));
+                }
+            } else {
+                i += 1;
+            }
+        }
+        tails
+    }
+}
+
+/// Restores the string member `key` of `obj` through channel `chan`; records the node as done.
+pub fn push_member(
+    obj: &mut Node,
+    key: &str,
+    chans: &mut Channels,
+    ex: &Arc<Exchange>,
+    chan: &str,
+    json_source: bool,
+    done: &mut Vec<*const String>,
+) {
+    if let Some(Node::Str(s)) = obj.get_mut(key) {
+        let out = chans.push(ex, chan, json_source, s);
+        *s = out;
+        done.push(s as *const String);
+    }
+}

@@ -1,0 +1,126 @@
+//! The streaming restorer: one per stream channel (choice, content block, tool call, …).
+//! `push` returns what can be released now and holds back only a suffix that could still turn
+//! into a token form of this exchange (a few dozen bytes at most); `finish` releases the rest.
+
+use std::sync::Arc;
+
+use super::tolerant::Exchange;
+
+pub struct StreamRestorer {
+    exchange: Arc<Exchange>,
+    pending: String,
+    /// The last byte released before `pending` (for word boundaries).
+    prev: Option<u8>,
+    json_escape: bool,
+}
+
+impl StreamRestorer {
+    /// `json_escape`: the channel carries JSON source text (tool-call argument fragments), so
+    /// restored values are escaped for the JSON string they land in.
+    pub fn new(exchange: Arc<Exchange>, json_escape: bool) -> StreamRestorer {
+        StreamRestorer {
+            exchange,
+            pending: String::new(),
+            prev: None,
+            json_escape,
+        }
+    }
+
+    pub fn push(&mut self, chunk: &str) -> String {
+        let mut out = String::with_capacity(chunk.len() + self.pending.len());
+        if self.pending.is_empty() {
+            let held = self
+                .exchange
+                .scan(chunk, self.prev, false, self.json_escape, &mut out);
+            self.remember(chunk, held);
+            self.pending.push_str(&chunk[held..]);
+        } else {
+            let mut buf = std::mem::take(&mut self.pending);
+            buf.push_str(chunk);
+            let held = self
+                .exchange
+                .scan(&buf, self.prev, false, self.json_escape, &mut out);
+            self.remember(&buf, held);
+            self.pending.push_str(&buf[held..]);
+        }
+        out
+    }
+
+    /// Releases everything still held back (end of the channel).
+    pub fn finish(&mut self) -> String {
+        let buf = std::mem::take(&mut self.pending);
+        let mut out = String::with_capacity(buf.len());
+        self.exchange
+            .scan(&buf, self.prev, true, self.json_escape, &mut out);
+        if let Some(&b) = buf.as_bytes().last() {
+            self.prev = Some(b);
+        }
+        out
+    }
+
+    pub fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    fn remember(&mut self, buf: &str, held: usize) {
+        if held > 0 {
+            self.prev = buf.as_bytes().get(held - 1).copied();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::EntityType;
+    use crate::tokens::MappingEntry;
+
+    fn exchange() -> Arc<Exchange> {
+        Arc::new(Exchange::new(&[
+            MappingEntry {
+                token: "[[NAME_1]]".into(),
+                entity_type: EntityType::Person,
+                value: "Zoë \"Z\"".into(),
+            },
+            MappingEntry {
+                token: "[[EMAIL_1]]".into(),
+                entity_type: EntityType::EmailAddress,
+                value: "z@x.de".into(),
+            },
+        ]))
+    }
+
+    /// Every split of the text into two and three pieces restores like the whole.
+    #[test]
+    fn any_split_restores_like_the_whole() {
+        let ex = exchange();
+        let text = "Hallo [[NAME_1]], mail [EMAIL_1] oder NAME_1. Ende [[NAME_9]] ü";
+        let whole = ex.restore(text, false);
+        assert!(whole.contains("Zoë \"Z\"") && !whole.contains("[[NAME_1]]"));
+        let cuts: Vec<usize> = (0..=text.len())
+            .filter(|&i| text.is_char_boundary(i))
+            .collect();
+        for &a in &cuts {
+            for &b in cuts.iter().filter(|&&b| b >= a) {
+                let mut s = StreamRestorer::new(ex.clone(), false);
+                let mut out = s.push(&text[..a]);
+                out += &s.push(&text[a..b]);
+                out += &s.push(&text[b..]);
+                out += &s.finish();
+                assert_eq!(out, whole, "cuts {a} {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn holds_only_a_possible_token() {
+        let ex = exchange();
+        let mut s = StreamRestorer::new(ex, true);
+        assert_eq!(s.push("{\"to\":\"[["), "{\"to\":\"");
+        assert_eq!(s.push("NAME"), "");
+        assert_eq!(s.push("_1]]\"}"), "Zoë \\\"Z\\\"\"}");
+        assert!(!s.has_pending());
+        assert_eq!(s.push("plain text. "), "plain text. ");
+        assert_eq!(s.finish(), "");
+    }
+}

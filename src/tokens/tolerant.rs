@@ -1,0 +1,486 @@
+//! Tolerant restore for one exchange: the canonical `[[NAME_1]]` plus the forms models produce
+//! when they mangle a token — `[NAME_1]`, `[[ NAME_1 ]]`, `[[name_1]]`, bare `NAME_1` on word
+//! boundaries, markdown-escaped `\[\[NAME\_1\]\]`, markdown-wrapped `_NAME_1_` / `` `NAME_1` ``.
+//! Only tokens issued in this exchange are ever replaced; anything else stays as written.
+//!
+//! The same grammar drives the streaming restorer ([`super::StreamRestorer`]): [`Exchange::scan`]
+//! reports where a possible partial token starts so that exactly that suffix is held back.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::MappingEntry;
+use crate::detect::EntityType;
+
+const MAX_SPACES: usize = 2;
+const MAX_DIGITS: usize = 6;
+
+/// Counters of one exchange (counts only, never values).
+#[derive(Debug, Default)]
+pub struct RestoreCounts {
+    /// Tokens restored from a non-canonical form.
+    pub tolerant: AtomicUsize,
+    /// Canonical-looking tokens of a known prefix that this exchange did not issue, left as is.
+    pub unrestored: AtomicUsize,
+    /// Tokens restored in total.
+    pub restored: AtomicUsize,
+}
+
+/// The issued tokens of one exchange and the tolerant grammar over them.
+#[derive(Debug, Default)]
+pub struct Exchange {
+    /// `(PREFIX, number)` → value.
+    values: HashMap<(String, u64), String>,
+    /// Upper-case prefixes issued in this exchange.
+    prefixes: HashSet<String>,
+    longest_prefix: usize,
+    /// First bytes of issued prefixes (upper case), for the bare form.
+    first_letters: [bool; 26],
+    /// All 13 known prefixes, to count unrestored foreign tokens.
+    known_prefixes: HashSet<&'static str>,
+    pub counts: RestoreCounts,
+}
+
+/// Result of matching at one position.
+#[derive(Debug, PartialEq, Eq)]
+enum Step {
+    /// No token form starts here.
+    No,
+    /// The text ends while a token form could still complete.
+    Partial,
+    /// A restorable form of `len` bytes; `canonical` is false for tolerant forms.
+    Hit {
+        len: usize,
+        key: (String, u64),
+        canonical: bool,
+    },
+    /// A canonical token of a known prefix that this exchange did not issue.
+    Foreign { len: usize },
+}
+
+impl Exchange {
+    pub fn new(entries: &[MappingEntry]) -> Exchange {
+        let mut ex = Exchange {
+            known_prefixes: EntityType::ALL.iter().map(|t| t.token_prefix()).collect(),
+            ..Exchange::default()
+        };
+        for e in entries {
+            let Some(inner) = e
+                .token
+                .strip_prefix("[[")
+                .and_then(|t| t.strip_suffix("]]"))
+            else {
+                continue;
+            };
+            let Some((prefix, num)) = inner.rsplit_once('_') else {
+                continue;
+            };
+            let Ok(n) = num.parse::<u64>() else { continue };
+            ex.values
+                .entry((prefix.to_owned(), n))
+                .or_insert_with(|| e.value.clone());
+            ex.longest_prefix = ex.longest_prefix.max(prefix.len());
+            if let Some(&b) = prefix.as_bytes().first() {
+                if b.is_ascii_uppercase() {
+                    ex.first_letters[(b - b'A') as usize] = true;
+                }
+            }
+            ex.prefixes.insert(prefix.to_owned());
+        }
+        ex
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// Restores every form in `text`. With `json_escape`, `text` is the inside of a JSON string
+    /// or JSON source text (tool arguments): values are escaped for it and the
+    /// markdown-escaped forms are not recognised.
+    pub fn restore(&self, text: &str, json_escape: bool) -> String {
+        let mut out = String::with_capacity(text.len() + 16);
+        let held = self.scan(text, None, true, json_escape, &mut out);
+        debug_assert_eq!(held, text.len());
+        out
+    }
+
+    /// Scans `text` (whose preceding byte was `prev`), appending restored output to `out`.
+    /// Returns the byte offset from which a possible partial token was held back (`text.len()`
+    /// when nothing is held). With `at_end` nothing is held.
+    pub fn scan(
+        &self,
+        text: &str,
+        prev: Option<u8>,
+        at_end: bool,
+        json_escape: bool,
+        out: &mut String,
+    ) -> usize {
+        if self.values.is_empty() && !text.contains("[[") {
+            out.push_str(text);
+            return text.len();
+        }
+        let b = text.as_bytes();
+        let mut copied = 0;
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            let candidate = c == b'['
+                || (c == b'\\' && !json_escape)
+                || (c.is_ascii_uppercase() && self.first_letters[(c - b'A') as usize]);
+            if !candidate {
+                i += 1;
+                continue;
+            }
+            let before = if i == 0 { prev } else { Some(b[i - 1]) };
+            let before2 = if i >= 2 {
+                Some(b[i - 2])
+            } else if i == 1 {
+                prev
+            } else {
+                None
+            };
+            let step = if c.is_ascii_uppercase() {
+                if bare_boundary_before(before, before2) {
+                    self.bare(b, i, at_end)
+                } else {
+                    Step::No
+                }
+            } else {
+                self.bracketed(b, i, at_end, !json_escape)
+            };
+            match step {
+                Step::No => i += 1,
+                Step::Partial => {
+                    out.push_str(&text[copied..i]);
+                    return i;
+                }
+                Step::Foreign { len } => {
+                    self.counts.unrestored.fetch_add(1, Ordering::Relaxed);
+                    i += len;
+                }
+                Step::Hit {
+                    len,
+                    key,
+                    canonical,
+                } => {
+                    out.push_str(&text[copied..i]);
+                    if let Some(v) = self.values.get(&key) {
+                        if json_escape {
+                            crate::proxy::json::escape_into(v, out);
+                        } else {
+                            out.push_str(v);
+                        }
+                    }
+                    self.counts.restored.fetch_add(1, Ordering::Relaxed);
+                    if !canonical {
+                        self.counts.tolerant.fetch_add(1, Ordering::Relaxed);
+                    }
+                    i += len;
+                    copied = i;
+                }
+            }
+        }
+        out.push_str(&text[copied..]);
+        b.len()
+    }
+
+    /// `PREFIX_n` at `i` (an upper-case letter on a word boundary).
+    fn bare(&self, b: &[u8], i: usize, at_end: bool) -> Step {
+        let mut j = i;
+        while j < b.len() && b[j].is_ascii_uppercase() && j - i <= self.longest_prefix {
+            j += 1;
+        }
+        let letters = &b[i..j];
+        if j == b.len() {
+            // Could still grow into an issued prefix.
+            return if !at_end && self.is_prefix_of_issued(letters) {
+                Step::Partial
+            } else {
+                Step::No
+            };
+        }
+        let Ok(prefix) = std::str::from_utf8(letters) else {
+            return Step::No;
+        };
+        if !self.prefixes.contains(prefix) || b[j] != b'_' {
+            return Step::No;
+        }
+        j += 1;
+        let ds = j;
+        while j < b.len() && b[j].is_ascii_digit() && j - ds < MAX_DIGITS + 1 {
+            j += 1;
+        }
+        if j == b.len() && !at_end {
+            return Step::Partial;
+        }
+        if j == ds || j - ds > MAX_DIGITS {
+            return Step::No;
+        }
+        // Word boundary after: not a letter/digit; `_` only as a markdown closer.
+        match b.get(j) {
+            Some(&c) if c.is_ascii_alphanumeric() || c >= 0x80 => return Step::No,
+            Some(b'_') => match b.get(j + 1) {
+                None if !at_end => return Step::Partial,
+                Some(&c) if c.is_ascii_alphanumeric() || c >= 0x80 => return Step::No,
+                _ => {}
+            },
+            _ => {}
+        }
+        let Ok(n) = std::str::from_utf8(&b[ds..j]).unwrap_or("x").parse::<u64>() else {
+            return Step::No;
+        };
+        let key = (prefix.to_owned(), n);
+        if self.values.contains_key(&key) {
+            Step::Hit {
+                len: j - i,
+                key,
+                canonical: false,
+            }
+        } else {
+            Step::No
+        }
+    }
+
+    fn is_prefix_of_issued(&self, letters: &[u8]) -> bool {
+        self.prefixes
+            .iter()
+            .any(|p| p.len() >= letters.len() && p.as_bytes()[..letters.len()] == *letters)
+    }
+
+    fn is_prefix_of_issued_ci(&self, letters: &[u8]) -> bool {
+        self.prefixes.iter().any(|p| {
+            p.len() >= letters.len() && p.as_bytes()[..letters.len()].eq_ignore_ascii_case(letters)
+        })
+    }
+
+    /// `[`, `[[`, `\[`, `\[\[` forms at `i`.
+    fn bracketed(&self, b: &[u8], i: usize, at_end: bool, md_escapes: bool) -> Step {
+        // Returns Some(true) when the expected literal is there, Some(false) when not, None
+        // when the text ends inside it.
+        let lit = |j: usize, s: &[u8]| -> Option<bool> {
+            let avail = &b[j.min(b.len())..];
+            if avail.len() >= s.len() {
+                Some(&avail[..s.len()] == s)
+            } else if s.starts_with(avail) && !at_end {
+                None
+            } else {
+                Some(false)
+            }
+        };
+        let partial = |at_end: bool| if at_end { Step::No } else { Step::Partial };
+        let mut j = i;
+        let escaped = b[i] == b'\\';
+        let open: &[u8] = if escaped { b"\\[" } else { b"[" };
+        if escaped && !md_escapes {
+            return Step::No;
+        }
+        match lit(j, open) {
+            Some(true) => j += open.len(),
+            Some(false) => return Step::No,
+            None => return partial(at_end),
+        }
+        let mut openers = 1;
+        match lit(j, open) {
+            Some(true) => {
+                j += open.len();
+                openers = 2;
+            }
+            Some(false) => {}
+            None => return partial(at_end),
+        }
+        let mut spaces = 0;
+        while j < b.len() && b[j] == b' ' && spaces < MAX_SPACES {
+            j += 1;
+            spaces += 1;
+        }
+        let ls = j;
+        while j < b.len() && b[j].is_ascii_alphabetic() && j - ls <= self.longest_prefix.max(8) {
+            j += 1;
+        }
+        if j == b.len() {
+            return if !at_end && self.is_prefix_of_issued_ci(&b[ls..j]) {
+                Step::Partial
+            } else {
+                Step::No
+            };
+        }
+        if j == ls {
+            return Step::No;
+        }
+        let letters = &b[ls..j];
+        let upper = letters.to_ascii_uppercase();
+        let Ok(prefix) = String::from_utf8(upper) else {
+            return Step::No;
+        };
+        let issued = self.prefixes.contains(&prefix);
+        let known = self.known_prefixes.contains(prefix.as_str());
+        if !issued && !known {
+            return Step::No;
+        }
+        let mut canonical = openers == 2 && spaces == 0 && !escaped && letters == prefix.as_bytes();
+        // `_` or markdown-escaped `\_`
+        match lit(j, b"_") {
+            Some(true) => j += 1,
+            Some(false) => match lit(j, b"\\_") {
+                Some(true) if md_escapes => {
+                    j += 2;
+                    canonical = false;
+                }
+                None if md_escapes => return partial(at_end),
+                _ => return Step::No,
+            },
+            None => return partial(at_end),
+        }
+        let ds = j;
+        while j < b.len() && b[j].is_ascii_digit() && j - ds <= MAX_DIGITS {
+            j += 1;
+        }
+        if j == b.len() {
+            return partial(at_end);
+        }
+        if j == ds || j - ds > MAX_DIGITS {
+            return Step::No;
+        }
+        let Ok(n) = std::str::from_utf8(&b[ds..j]).unwrap_or("x").parse::<u64>() else {
+            return Step::No;
+        };
+        let mut trailing = 0;
+        while j < b.len() && b[j] == b' ' && trailing < MAX_SPACES {
+            j += 1;
+            trailing += 1;
+        }
+        if trailing > 0 {
+            canonical = false;
+        }
+        let close: &[u8] = if escaped { b"\\]" } else { b"]" };
+        match lit(j, close) {
+            Some(true) => j += close.len(),
+            Some(false) => return Step::No,
+            None => return partial(at_end),
+        }
+        if openers == 2 {
+            match lit(j, close) {
+                Some(true) => j += close.len(),
+                // `[[NAME_1]` — one closer lost.
+                Some(false) => canonical = false,
+                None => return partial(at_end),
+            }
+        }
+        let key = (prefix, n);
+        if issued && self.values.contains_key(&key) {
+            Step::Hit {
+                len: j - i,
+                key,
+                canonical,
+            }
+        } else if canonical {
+            Step::Foreign { len: j - i }
+        } else {
+            Step::No
+        }
+    }
+}
+
+/// A bare token may start after a non-word byte, or after a markdown `_`/`*` that itself
+/// follows a non-word byte.
+fn bare_boundary_before(before: Option<u8>, before2: Option<u8>) -> bool {
+    let word = |c: u8| c.is_ascii_alphanumeric() || c >= 0x80;
+    match before {
+        None => true,
+        Some(b'_') => !before2.is_some_and(word),
+        Some(c) => !word(c),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ex() -> Exchange {
+        Exchange::new(&[
+            MappingEntry {
+                token: "[[NAME_1]]".into(),
+                entity_type: EntityType::Person,
+                value: "Jörg \"J\" Maier".into(),
+            },
+            MappingEntry {
+                token: "[[EMAIL_12]]".into(),
+                entity_type: EntityType::EmailAddress,
+                value: "a@b.de".into(),
+            },
+        ])
+    }
+
+    #[test]
+    fn canonical_and_tolerant_forms() {
+        let e = ex();
+        let cases = [
+            ("Hi [[NAME_1]]!", "Hi Jörg \"J\" Maier!"),
+            ("[NAME_1]", "Jörg \"J\" Maier"),
+            ("[[ NAME_1 ]]", "Jörg \"J\" Maier"),
+            ("[[name_1]]", "Jörg \"J\" Maier"),
+            ("an NAME_1.", "an Jörg \"J\" Maier."),
+            ("**NAME_1**", "**Jörg \"J\" Maier**"),
+            ("_NAME_1_", "_Jörg \"J\" Maier_"),
+            ("`[[EMAIL_12]]`", "`a@b.de`"),
+            ("\\[\\[NAME\\_1\\]\\]", "Jörg \"J\" Maier"),
+            ("[[NAME_1]", "Jörg \"J\" Maier"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(e.restore(input, false), want, "{input}");
+        }
+        assert_eq!(e.counts.tolerant.load(Ordering::Relaxed), 8);
+    }
+
+    #[test]
+    fn never_touches_foreign_or_non_boundary() {
+        let e = ex();
+        for input in [
+            "[[NAME_2]]",
+            "[[EMAIL_1]]",
+            "XNAME_1",
+            "NAME_12",
+            "NAME_1x",
+            "my_NAME_1",
+            "name_1",
+            "[[FOO_1]]",
+            "NAME_",
+            "[[NAME]]",
+        ] {
+            assert_eq!(e.restore(input, false), input, "{input}");
+        }
+        assert_eq!(e.counts.unrestored.load(Ordering::Relaxed), 2);
+    }
+
+    #[test]
+    fn json_escape_mode() {
+        let e = ex();
+        assert_eq!(
+            e.restore(r#"{"to":"[[NAME_1]]"}"#, true),
+            r#"{"to":"Jörg \"J\" Maier"}"#
+        );
+    }
+
+    #[test]
+    fn scan_holds_back_partial_forms() {
+        let e = ex();
+        for (input, held_from) in [
+            ("Hi [[NA", 3),
+            ("Hi [", 3),
+            ("Hi NAM", 3),
+            ("Hi NAME_1", 3),
+            ("Hi [[NAME_1]", 3),
+            ("Hi \\", 3),
+            ("Hi N", 3),
+            ("Hi X", 4),
+            ("Hi [x", 5),
+        ] {
+            let mut out = String::new();
+            assert_eq!(
+                e.scan(input, None, false, false, &mut out),
+                held_from,
+                "{input}"
+            );
+        }
+    }
+}
