@@ -27,6 +27,9 @@ use crate::config::WebConfig;
 /// Name of the tenant cookie.
 pub const COOKIE_NAME: &str = "tarnkappe_tenant";
 
+/// The only paths on which the cookie identifies a caller: the REST API the page calls.
+pub const API_PREFIX: &str = "/api/v1/";
+
 /// Prefix of the tenant id of a page caller, e.g. `web:3f…`.
 pub const TENANT_PREFIX: &str = "web:";
 
@@ -155,13 +158,19 @@ impl Web {
     }
 
     /// Decides who a request without `X-API-Key` is, by its tenant cookie: a tenant only when
-    /// the page is on, the cookie verifies and the request passes the same-origin check.
+    /// the page is on, the request is for the REST API (`/api/v1/…`), the cookie verifies and
+    /// the request passes the same-origin check.
+    ///
+    /// The cookie is handed to anyone who loads the page, so it must never open anything but
+    /// the API the page uses: proxy routes that require a key (and may inject a provider
+    /// credential) share the API's gate, and a cookie there is refused.
     pub fn authenticate(&self, req: &RequestHeader) -> CookieAuth {
         let values = cookie_values(&req.headers, COOKIE_NAME);
         if values.is_empty() {
             return CookieAuth::Absent;
         }
-        if !self.enabled || !is_same_origin(req) {
+        let api_path = req.uri.path().starts_with(API_PREFIX);
+        if !self.enabled || !api_path || !is_same_origin(req) {
             return CookieAuth::Refused;
         }
         values
@@ -486,6 +495,20 @@ mod tests {
             &[host, same, ("cookie", "tarnkappe_tenant=forged.x")],
         );
         assert_eq!(web.authenticate(&req), CookieAuth::Refused);
+
+        // Not on proxy routes, even those behind the API's key gate.
+        for path in [
+            "/v1/chat/completions",
+            "/api/chat",
+            "/api/v1",
+            "/x/api/v1/anonymize",
+        ] {
+            let mut req = RequestHeader::build("POST", path.as_bytes(), None).expect("request");
+            for (k, v) in [host, same, ("cookie", cookie.as_str())] {
+                req.append_header(k.to_string(), v).expect("header");
+            }
+            assert_eq!(web.authenticate(&req), CookieAuth::Refused, "{path}");
+        }
 
         let off = Web::new(
             &WebConfig {
