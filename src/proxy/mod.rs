@@ -346,7 +346,6 @@ impl ProxyHttp for Gateway {
         Ok(())
     }
 
-
     fn request_summary(&self, session: &Session, ctx: &RequestCtx) -> String {
         let req = session.req_header();
         let route = self.route_template(req.uri.path());
