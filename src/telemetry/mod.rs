@@ -17,6 +17,8 @@ pub use metrics::{metrics, Metrics, SessionEvent, UpstreamErrorKind, METRICS_CON
 
 /// The response header (and, towards upstreams, request header) that carries the request id.
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
+/// Our request id on proxied responses, beside the provider's own `X-Request-Id`.
+pub const PROXY_REQUEST_ID_HEADER: &str = "x-tarnkappe-request-id";
 
 /// A fresh request id: 32 lower-case hex digits (a random UUID v4 without dashes). Ids sent by
 /// clients are not trusted: they could carry anything into the logs.
@@ -47,9 +49,14 @@ impl RequestTelemetry {
         let _ = req.insert_header(REQUEST_ID_HEADER, self.id.as_str());
     }
 
-    /// Puts the id into a response header (used for proxied responses).
+    /// Tags a proxied response. The provider's own `X-Request-Id` (which clients quote to the
+    /// provider) is kept; ours always travels as `X-Tarnkappe-Request-Id`, and as
+    /// `X-Request-Id` too when the upstream sent none.
     pub fn tag_response(&self, resp: &mut ResponseHeader) {
-        let _ = resp.insert_header(REQUEST_ID_HEADER, self.id.as_str());
+        let _ = resp.insert_header(PROXY_REQUEST_ID_HEADER, self.id.as_str());
+        if resp.headers.get(REQUEST_ID_HEADER).is_none() {
+            let _ = resp.insert_header(REQUEST_ID_HEADER, self.id.as_str());
+        }
     }
 
     pub fn elapsed(&self) -> Duration {
