@@ -140,6 +140,10 @@ pub struct RedisConfig {
     /// several deployments can share one Redis.
     #[serde(default = "default_redis_prefix")]
     pub key_prefix: String,
+    /// PEM bundle of the CA(s) that sign the Redis server certificate (rediss://), instead of the
+    /// system roots.
+    #[serde(default)]
+    pub ca_file: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -300,6 +304,7 @@ impl Default for RedisConfig {
             connect_timeout_ms: default_redis_connect_ms(),
             command_timeout_ms: default_redis_command_ms(),
             key_prefix: default_redis_prefix(),
+            ca_file: None,
         }
     }
 }
@@ -404,6 +409,9 @@ impl Config {
         if let Some(v) = env.get("TARNKAPPE_REDIS_URL") {
             self.redis.url = Some(v.clone());
             self.session.store = StoreKind::Redis;
+        }
+        if let Some(v) = env.get("TARNKAPPE_REDIS_CA_FILE") {
+            self.redis.ca_file = Some(v.clone());
         }
         if let Some(v) = env.get("TARNKAPPE_REDIS_KEY_PREFIX") {
             self.redis.key_prefix = v.clone();

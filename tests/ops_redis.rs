@@ -6,7 +6,9 @@ mod ops_support;
 
 use std::time::Duration;
 
-use ops_support::{delete_prefix, shared_redis, unique_prefix, PrivateRedis, SHARED_REDIS};
+use ops_support::{
+    delete_prefix, shared_redis, unique_prefix, PrivateCluster, PrivateRedis, SHARED_REDIS,
+};
 use tarnkappe::config::RedisConfig;
 use tarnkappe::ratelimit::{RateLimiter, RedisLimiter};
 use tarnkappe::vault::{RedisClient, RedisStore, Sealer, SealingKey, Store};
@@ -269,4 +271,64 @@ fn the_store_starts_while_redis_is_down() {
         .map(|a| a.port())
         .expect("port");
     assert!(RedisClient::new(&config(&format!("redis://127.0.0.1:{port}"), "p:")).is_ok());
+}
+
+#[tokio::test]
+async fn rediss_url_speaks_tls() {
+    let server = PrivateRedis::start_tls();
+    let prefix = unique_prefix("tls");
+    let tls_config = |ca_file: Option<String>| RedisConfig {
+        ca_file,
+        ..config(&server.url(), &prefix)
+    };
+    // Without the private CA, the server's certificate is not trusted.
+    let untrusted = RedisStore::new(RedisClient::new(&tls_config(None)).expect("client"));
+    assert!(untrusted.get("tls").await.is_err());
+    let ca = server.ca_file().to_str().expect("path").to_owned();
+    let store = RedisStore::new(RedisClient::new(&tls_config(Some(ca))).expect("client"));
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !store.healthy().await {
+        assert!(std::time::Instant::now() < deadline, "no TLS connection");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    store
+        .put("tls", vec![1, 2], Duration::from_secs(30))
+        .await
+        .expect("put over TLS");
+    assert_eq!(store.get("tls").await.expect("get"), Some(vec![1, 2]));
+    // The same server refuses plain text: the store really used TLS.
+    let plain = self::store(&format!("redis://127.0.0.1:{}", server.port), &prefix);
+    assert!(plain.get("tls").await.is_err());
+}
+
+#[tokio::test]
+async fn cluster_option_stores_and_limits_across_slots() {
+    let cluster = PrivateCluster::start();
+    let prefix = unique_prefix("cluster");
+    let cfg = RedisConfig {
+        cluster: true,
+        ..config(&cluster.url(), &prefix)
+    };
+    let store = RedisStore::new(RedisClient::new(&cfg).expect("client"));
+    assert!(store.healthy().await);
+    // Many ids spread over the slots of all three masters.
+    let ids: Vec<String> = (0..30).map(|_| uuid::Uuid::new_v4().to_string()).collect();
+    for (i, id) in ids.iter().enumerate() {
+        store
+            .put(id, vec![i as u8], Duration::from_secs(30))
+            .await
+            .expect("put");
+    }
+    for (i, id) in ids.iter().enumerate() {
+        assert_eq!(store.get(id).await.expect("get"), Some(vec![i as u8]));
+        assert!(store.delete(id).await.expect("delete"));
+        assert_eq!(store.get(id).await.expect("get"), None);
+    }
+    let a = RedisLimiter::new(RedisClient::new(&cfg).expect("client"));
+    let b = RedisLimiter::new(RedisClient::new(&cfg).expect("client"));
+    for i in 0..4 {
+        let limiter = if i % 2 == 0 { &a } else { &b };
+        assert!(limiter.check_shared("c", 4).await.expect("check").allowed);
+    }
+    assert!(!a.check_shared("c", 4).await.expect("check").allowed);
 }

@@ -311,3 +311,18 @@ fn redis_without_an_encryption_key_refuses_to_start() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("encryption"), "{stderr}");
 }
+
+#[test]
+fn the_redis_password_never_reaches_logs_or_answers() {
+    let dead = common::free_port();
+    let url = format!("redis://:s3cret-redis-pass@127.0.0.1:{dead}/0");
+    let server = replica(&url, &unique_prefix("password"));
+    let (status, body) = post(&server, "/api/v1/anonymize", KX, &json!({ "text": text() }));
+    assert_eq!(status, 503);
+    assert!(!body.to_string().contains("s3cret"));
+    let (_, health) = get_json(&server, "/api/v1/health");
+    assert_eq!(health["store_ok"], false);
+    let log = server.log();
+    assert!(log.contains("redis"), "the outage is logged: {log}");
+    assert!(!log.contains("s3cret-redis-pass"), "{log}");
+}

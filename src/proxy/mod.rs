@@ -57,12 +57,6 @@ impl Gateway {
             app,
         })
     }
-
-    /// The route template of `path` for logs and metrics (never the path itself).
-    fn route_template(&self, path: &str) -> String {
-        let prefixes = self.app.config.routes.iter().map(|r| r.prefix.as_str());
-        crate::telemetry::route_template(path, prefixes)
-    }
 }
 
 /// Per-request state.
@@ -130,6 +124,7 @@ async fn refuse_with(
         header.insert_header("x-should-retry", "false")?;
     }
     header.insert_header("x-tarnkappe-entities", "0")?;
+    crate::telemetry::copy_request_id(session.req_header(), &mut header);
     if let Some(seconds) = retry_after {
         header.insert_header("retry-after", seconds.to_string())?;
     }
@@ -285,6 +280,7 @@ impl Gateway {
         match anon::anonymize_body(&self.app.detector, format, endpoint, &body) {
             Ok(a) => {
                 ctx.entities = a.count;
+                crate::telemetry::record_entities(a.table.entries().iter().map(|m| m.entity_type));
                 if !a.table.is_empty() {
                     ctx.exchange = Some(Arc::new(Exchange::new(a.table.entries())));
                 }
@@ -342,14 +338,12 @@ impl ProxyHttp for Gateway {
         upstream_response: &mut pingora::http::ResponseHeader,
         ctx: &mut RequestCtx,
     ) -> Result<()> {
-        ctx.telemetry.tag_response(upstream_response);
+        ctx.telemetry.tag_proxied_response(upstream_response);
         Ok(())
     }
 
     fn request_summary(&self, session: &Session, ctx: &RequestCtx) -> String {
-        let req = session.req_header();
-        let route = self.route_template(req.uri.path());
-        crate::telemetry::request_summary(&ctx.telemetry, &route, &req.method)
+        crate::telemetry::summarize_session(session, &ctx.telemetry, &self.app.config)
     }
 
     async fn upstream_peer(
@@ -440,6 +434,9 @@ impl ProxyHttp for Gateway {
             match anon::anonymize_body(&self.app.detector, route.format, ctx.endpoint, &acc) {
                 Ok(a) => {
                     ctx.entities = a.count;
+                    crate::telemetry::record_entities(
+                        a.table.entries().iter().map(|m| m.entity_type),
+                    );
                     if !a.table.is_empty() {
                         ctx.exchange = Some(Arc::new(Exchange::new(a.table.entries())));
                     }
@@ -624,10 +621,8 @@ impl ProxyHttp for Gateway {
     }
 
     async fn logging(&self, session: &mut Session, e: Option<&Error>, ctx: &mut RequestCtx) {
+        crate::telemetry::finish_session(session, e, &ctx.telemetry, &self.app.config);
         let status = session.response_written().map_or(0, |r| r.status.as_u16());
-        let req = session.req_header();
-        let template = self.route_template(req.uri.path());
-        crate::telemetry::finish_request(&ctx.telemetry, &template, &req.method, status, e);
         let Some(route) = ctx.route.as_ref() else {
             return;
         };

@@ -31,6 +31,8 @@ pub fn new_request_id() -> String {
 pub struct RequestTelemetry {
     pub id: String,
     pub started: Instant,
+    /// The `X-Request-Id` an upstream LLM sent with its reply (kept for the client, logged).
+    pub upstream_id: Option<String>,
 }
 
 impl Default for RequestTelemetry {
@@ -38,8 +40,18 @@ impl Default for RequestTelemetry {
         RequestTelemetry {
             id: new_request_id(),
             started: Instant::now(),
+            upstream_id: None,
         }
     }
+}
+
+/// Whether an upstream's request id may be logged: a short token of safe characters only.
+fn plausible_upstream_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 128
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
 }
 
 impl RequestTelemetry {
@@ -49,13 +61,26 @@ impl RequestTelemetry {
         let _ = req.insert_header(REQUEST_ID_HEADER, self.id.as_str());
     }
 
-    /// Tags a proxied response. The provider's own `X-Request-Id` (which clients quote to the
-    /// provider) is kept; ours always travels as `X-Tarnkappe-Request-Id`, and as
-    /// `X-Request-Id` too when the upstream sent none.
+    /// Puts the id into a response header as `X-Request-Id`.
     pub fn tag_response(&self, resp: &mut ResponseHeader) {
+        let _ = resp.insert_header(REQUEST_ID_HEADER, self.id.as_str());
+    }
+
+    /// Tags a proxied reply. Ours always travels as `X-Tarnkappe-Request-Id`. The provider's own
+    /// `X-Request-Id` (SDKs show it, the provider's support asks for it) is kept and logged
+    /// beside ours as `upstream_request_id`; without one (or with one that is not a plain
+    /// token), ours is set as `X-Request-Id` too.
+    pub fn tag_proxied_response(&mut self, resp: &mut ResponseHeader) {
         let _ = resp.insert_header(PROXY_REQUEST_ID_HEADER, self.id.as_str());
-        if resp.headers.get(REQUEST_ID_HEADER).is_none() {
-            let _ = resp.insert_header(REQUEST_ID_HEADER, self.id.as_str());
+        let upstream = resp
+            .headers
+            .get(REQUEST_ID_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .filter(|v| plausible_upstream_id(v))
+            .map(str::to_owned);
+        match upstream {
+            Some(id) => self.upstream_id = Some(id),
+            None => self.tag_response(resp),
         }
     }
 
@@ -138,6 +163,7 @@ pub fn finish_request(
         // The error's type only: contexts may be composed by other modules.
         tracing::warn!(
             request_id = %telemetry.id,
+            upstream_request_id = telemetry.upstream_id.as_deref(),
             method,
             route,
             status,
@@ -149,6 +175,7 @@ pub fn finish_request(
     } else {
         tracing::info!(
             request_id = %telemetry.id,
+            upstream_request_id = telemetry.upstream_id.as_deref(),
             method,
             route,
             status,
@@ -179,6 +206,34 @@ pub fn record_entities(types: impl IntoIterator<Item = crate::detect::EntityType
             m.entities_detected(*t, n);
         }
     }
+}
+
+/// The route template of `path` under `config`'s proxy routes.
+pub fn route_of(config: &crate::config::Config, path: &str) -> String {
+    route_template(path, config.routes.iter().map(|r| r.prefix.as_str()))
+}
+
+/// [`finish_request`] for the gateway's `logging` hook: everything read from the session.
+pub fn finish_session(
+    session: &pingora::proxy::Session,
+    error: Option<&pingora::Error>,
+    telemetry: &RequestTelemetry,
+    config: &crate::config::Config,
+) {
+    let status = session.response_written().map_or(0, |r| r.status.as_u16());
+    let req = session.req_header();
+    let route = route_of(config, req.uri.path());
+    finish_request(telemetry, &route, &req.method, status, error);
+}
+
+/// [`request_summary`] for the gateway's `request_summary` hook.
+pub fn summarize_session(
+    session: &pingora::proxy::Session,
+    telemetry: &RequestTelemetry,
+    config: &crate::config::Config,
+) -> String {
+    let req = session.req_header();
+    request_summary(telemetry, &route_of(config, req.uri.path()), &req.method)
 }
 
 /// A one-line summary of a request for pingora's own log lines (method, route template, id),
@@ -246,6 +301,33 @@ mod tests {
                 .unwrap(),
             t.id
         );
+    }
+
+    #[test]
+    fn proxied_replies_keep_a_plausible_upstream_id() {
+        let mut t = RequestTelemetry::default();
+        let mut resp = ResponseHeader::build(200, None).unwrap();
+        resp.insert_header(REQUEST_ID_HEADER, "req_abc123").unwrap();
+        t.tag_proxied_response(&mut resp);
+        assert_eq!(resp.headers.get(REQUEST_ID_HEADER).unwrap(), "req_abc123");
+        assert_eq!(t.upstream_id.as_deref(), Some("req_abc123"));
+        assert_eq!(
+            resp.headers.get(PROXY_REQUEST_ID_HEADER).unwrap(),
+            t.id.as_str()
+        );
+
+        let mut t = RequestTelemetry::default();
+        let mut resp = ResponseHeader::build(200, None).unwrap();
+        resp.insert_header(REQUEST_ID_HEADER, "Max Mustermann")
+            .unwrap();
+        t.tag_proxied_response(&mut resp);
+        assert_eq!(resp.headers.get(REQUEST_ID_HEADER).unwrap(), t.id.as_str());
+        assert_eq!(t.upstream_id, None);
+
+        let mut t = RequestTelemetry::default();
+        let mut resp = ResponseHeader::build(200, None).unwrap();
+        t.tag_proxied_response(&mut resp);
+        assert_eq!(resp.headers.get(REQUEST_ID_HEADER).unwrap(), t.id.as_str());
     }
 
     #[test]

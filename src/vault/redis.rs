@@ -16,7 +16,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::cluster::ClusterClient;
 use redis::cluster_async::ClusterConnection;
 use redis::{Cmd, FromRedisValue, RedisError, Script};
-use tokio::sync::Mutex;
+use std::sync::Mutex;
 
 use super::{Store, StoreError};
 use crate::config::RedisConfig;
@@ -44,9 +44,16 @@ struct ConnState {
     last_failure: Option<Instant>,
 }
 
+/// The state lock is never held across an await; a poisoned lock still holds valid state.
+fn lock(m: &Mutex<ConnState>) -> std::sync::MutexGuard<'_, ConnState> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 struct Inner {
     target: Target,
     state: Mutex<ConnState>,
+    /// Held while a connection is being made.
+    connect_lock: tokio::sync::Mutex<()>,
     connect_timeout: Duration,
     command_timeout: Duration,
     prefix: String,
@@ -70,6 +77,17 @@ impl RedisClient {
             .url
             .as_deref()
             .ok_or_else(|| StoreError("redis.url is not set".into()))?;
+        let root_cert = match &config.ca_file {
+            Some(path) => Some(
+                std::fs::read(path)
+                    .map_err(|_| StoreError("redis.ca_file cannot be read".into()))?,
+            ),
+            None => None,
+        };
+        let certs = || redis::TlsCertificates {
+            client_tls: None,
+            root_cert: root_cert.clone(),
+        };
         let connect_timeout = Duration::from_millis(config.connect_timeout_ms.max(1));
         let command_timeout = Duration::from_millis(config.command_timeout_ms.max(1));
         let target = if config.cluster {
@@ -78,15 +96,24 @@ impl RedisClient {
                 .map(str::trim)
                 .filter(|n| !n.is_empty())
                 .collect();
-            let client = ClusterClient::builder(nodes)
+            let mut builder = ClusterClient::builder(nodes)
                 .connection_timeout(connect_timeout)
-                .response_timeout(command_timeout)
+                .response_timeout(command_timeout);
+            if root_cert.is_some() {
+                builder = builder.certs(certs());
+            }
+            let client = builder
                 .build()
                 .map_err(|_| StoreError("redis.url is not a valid list of cluster URLs".into()))?;
             Target::Cluster(client)
         } else {
-            let client = redis::Client::open(url).map_err(|_| {
-                StoreError("redis.url is not a valid redis:// or rediss:// URL".into())
+            let client = if root_cert.is_some() {
+                redis::Client::build_with_tls(url, certs())
+            } else {
+                redis::Client::open(url)
+            }
+            .map_err(|_| {
+                StoreError("redis.url is not a valid redis:// or rediss:// URL (or redis.ca_file is not PEM)".into())
             })?;
             Target::Single(client)
         };
@@ -97,6 +124,7 @@ impl RedisClient {
                     conn: None,
                     last_failure: None,
                 }),
+                connect_lock: tokio::sync::Mutex::new(()),
                 connect_timeout,
                 command_timeout,
                 prefix: config.key_prefix.clone(),
@@ -110,15 +138,42 @@ impl RedisClient {
     }
 
     async fn connection(&self) -> Result<Conn, StoreError> {
-        let mut state = self.inner.state.lock().await;
-        if let Some(conn) = &state.conn {
-            return Ok(conn.clone());
-        }
-        if state
-            .last_failure
-            .is_some_and(|t| t.elapsed() < RETRY_PAUSE)
+        let outage = {
+            let state = lock(&self.inner.state);
+            if let Some(conn) = &state.conn {
+                return Ok(conn.clone());
+            }
+            if state
+                .last_failure
+                .is_some_and(|t| t.elapsed() < RETRY_PAUSE)
+            {
+                return Err(StoreError("redis is unreachable".into()));
+            }
+            state.last_failure.is_some()
+        };
+        // One task connects at a time. While Redis is known to be down, the others fail at once;
+        // otherwise (first use, or a connection just lost) they wait for that attempt.
+        let _connecting = if outage {
+            self.inner
+                .connect_lock
+                .try_lock()
+                .map_err(|_| StoreError("redis is unreachable".into()))?
+        } else {
+            tokio::time::timeout(self.inner.connect_timeout, self.inner.connect_lock.lock())
+                .await
+                .map_err(|_| StoreError("redis is unreachable (connect timeout)".into()))?
+        };
         {
-            return Err(StoreError("redis is unreachable".into()));
+            let state = lock(&self.inner.state);
+            if let Some(conn) = &state.conn {
+                return Ok(conn.clone());
+            }
+            if state
+                .last_failure
+                .is_some_and(|t| t.elapsed() < RETRY_PAUSE)
+            {
+                return Err(StoreError("redis is unreachable".into()));
+            }
         }
         let attempt = async {
             match &self.inner.target {
@@ -135,7 +190,9 @@ impl RedisClient {
                 Target::Cluster(client) => client.get_async_connection().await.map(Conn::Cluster),
             }
         };
-        match tokio::time::timeout(self.inner.connect_timeout, attempt).await {
+        let result = tokio::time::timeout(self.inner.connect_timeout, attempt).await;
+        let mut state = lock(&self.inner.state);
+        match result {
             Ok(Ok(conn)) => {
                 if state.last_failure.take().is_some() {
                     tracing::info!("redis is reachable again");
@@ -161,15 +218,15 @@ impl RedisClient {
     }
 
     /// Forgets a connection that failed, so that the next call connects anew.
-    async fn discard(&self) {
-        let mut state = self.inner.state.lock().await;
+    fn discard(&self) {
+        let mut state = lock(&self.inner.state);
         if state.conn.take().is_some() {
             tracing::warn!("lost the connection to redis; reconnecting on the next request");
         }
         state.last_failure = Some(Instant::now());
     }
 
-    async fn finish<T>(
+    fn finish<T>(
         &self,
         result: Result<Result<T, RedisError>, tokio::time::error::Elapsed>,
     ) -> Result<T, StoreError> {
@@ -182,12 +239,12 @@ impl RedisClient {
                     || e.is_timeout()
                     || e.is_unrecoverable_error();
                 if broken {
-                    self.discard().await;
+                    self.discard();
                 }
                 Err(command_failed(&e))
             }
             Err(_) => {
-                self.discard().await;
+                self.discard();
                 Err(StoreError("redis command timed out".into()))
             }
         }
@@ -204,7 +261,7 @@ impl RedisClient {
             }
         })
         .await;
-        self.finish(result).await
+        self.finish(result)
     }
 
     /// Runs a Lua script (EVALSHA, loading it when Redis does not know it) within the timeout.
@@ -229,7 +286,7 @@ impl RedisClient {
             }
         })
         .await;
-        self.finish(result).await
+        self.finish(result)
     }
 
     /// `PING` within the timeouts.
@@ -335,6 +392,37 @@ mod tests {
             .unwrap();
         assert!(!err.0.contains("hunter2"));
         assert!(err.0.contains("redis.url"));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_silent_redis_does_not_make_every_request_wait() {
+        // Accepts connections (kernel backlog) but never answers: like a hung or black-holed host.
+        let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = silent.local_addr().unwrap().port();
+        let mut cfg = config(&format!("redis://127.0.0.1:{port}"));
+        cfg.connect_timeout_ms = 300;
+        cfg.command_timeout_ms = 300;
+        let store = Arc::new(RedisStore::new(RedisClient::new(&cfg).unwrap()));
+        for round in 0..3 {
+            let started = Instant::now();
+            let tasks: Vec<_> = (0..20)
+                .map(|_| {
+                    let store = store.clone();
+                    tokio::spawn(async move { store.get("abc").await })
+                })
+                .collect();
+            for t in tasks {
+                assert!(t.await.unwrap().is_err());
+            }
+            // At most one connect attempt's wait, not twenty in a row.
+            assert!(
+                started.elapsed() < Duration::from_millis(1500),
+                "round {round} took {:?}",
+                started.elapsed()
+            );
+            tokio::time::sleep(RETRY_PAUSE).await;
+        }
+        drop(silent);
     }
 
     #[tokio::test]

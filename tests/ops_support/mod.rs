@@ -42,6 +42,8 @@ pub struct PrivateRedis {
     child: Option<Child>,
     _dir: tempfile::TempDir,
     dir: PathBuf,
+    /// Serve TLS only (a self-signed certificate made with `openssl`).
+    tls: bool,
 }
 
 fn redis_server_binary() -> String {
@@ -55,6 +57,15 @@ fn redis_server_binary() -> String {
 
 impl PrivateRedis {
     pub fn start() -> PrivateRedis {
+        PrivateRedis::start_with(false)
+    }
+
+    /// A private server that speaks TLS only (`rediss://`).
+    pub fn start_tls() -> PrivateRedis {
+        PrivateRedis::start_with(true)
+    }
+
+    fn start_with(tls: bool) -> PrivateRedis {
         let dir = tempfile::tempdir().expect("temp dir");
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
@@ -65,31 +76,49 @@ impl PrivateRedis {
             child: None,
             dir: dir.path().to_path_buf(),
             _dir: dir,
+            tls,
         };
+        if tls {
+            make_certificates(&redis.dir);
+        }
         redis.resume();
         redis
     }
 
+    /// `redis://127.0.0.1:<port>`, or `rediss://…` for a TLS server.
     pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
+        if self.tls {
+            format!("rediss://127.0.0.1:{}", self.port)
+        } else {
+            format!("redis://127.0.0.1:{}", self.port)
+        }
     }
 
     /// (Re)starts the server on the same port and waits until it answers PING.
     pub fn resume(&mut self) {
         assert!(self.child.is_none(), "already running");
-        let child = Command::new(redis_server_binary())
-            .args([
-                "--port",
-                &self.port.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-            ])
-            .arg(&self.dir)
+        let mut cmd = Command::new(redis_server_binary());
+        cmd.args([
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+        ])
+        .arg(&self.dir);
+        if self.tls {
+            cmd.args(["--port", "0", "--tls-port", &self.port.to_string()])
+                .arg("--tls-cert-file")
+                .arg(self.dir.join("cert.pem"))
+                .arg("--tls-key-file")
+                .arg(self.dir.join("key.pem"))
+                .args(["--tls-auth-clients", "no"]);
+        } else {
+            cmd.args(["--port", &self.port.to_string()]);
+        }
+        let child = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -98,12 +127,16 @@ impl PrivateRedis {
         self.child = Some(child);
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
-            if let Ok(client) = redis::Client::open(self.url()) {
-                if let Ok(mut c) = client.get_connection_with_timeout(Duration::from_millis(200)) {
-                    if redis::cmd("PING").query::<String>(&mut c).is_ok() {
-                        return;
-                    }
-                }
+            let up = if self.tls {
+                // The test's own client has no TLS: a listening port is enough here.
+                TcpStream::connect(("127.0.0.1", self.port)).is_ok()
+            } else {
+                redis::Client::open(self.url())
+                    .and_then(|c| c.get_connection_with_timeout(Duration::from_millis(200)))
+                    .is_ok_and(|mut c| redis::cmd("PING").query::<String>(&mut c).is_ok())
+            };
+            if up {
+                return;
             }
             std::thread::sleep(Duration::from_millis(25));
         }
@@ -125,6 +158,81 @@ impl PrivateRedis {
         }
         panic!("private redis-server on port {} did not stop", self.port);
     }
+
+    /// The PEM of the private CA that signed a TLS server's certificate.
+    pub fn ca_file(&self) -> PathBuf {
+        self.dir.join("ca.pem")
+    }
+}
+
+fn openssl(dir: &std::path::Path, args: &[&str]) {
+    let status = Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("openssl must be installed");
+    assert!(status.success(), "openssl {args:?} failed");
+}
+
+/// A private CA (`ca.pem`) and a server certificate for 127.0.0.1 signed by it.
+fn make_certificates(dir: &std::path::Path) {
+    let days = ["-days", "2"];
+    openssl(
+        dir,
+        &[
+            &[
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-subj",
+                "/CN=tarnkappe test CA",
+            ][..],
+            &days[..],
+            &["-keyout", "ca.key", "-out", "ca.pem"][..],
+        ]
+        .concat(),
+    );
+    openssl(
+        dir,
+        &[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-keyout",
+            "key.pem",
+            "-out",
+            "server.csr",
+        ],
+    );
+    std::fs::write(dir.join("san.cnf"), "subjectAltName=IP:127.0.0.1\n").expect("san");
+    openssl(
+        dir,
+        &[
+            &[
+                "x509",
+                "-req",
+                "-in",
+                "server.csr",
+                "-CA",
+                "ca.pem",
+                "-CAkey",
+                "ca.key",
+                "-CAcreateserial",
+                "-extfile",
+                "san.cnf",
+            ][..],
+            &days[..],
+            &["-out", "cert.pem"][..],
+        ]
+        .concat(),
+    );
 }
 
 impl Drop for PrivateRedis {
@@ -153,4 +261,196 @@ pub fn config_file(dir: &std::path::Path, replacements: &[(&str, &str)]) -> Path
     let path = dir.join("proxy.toml");
     std::fs::write(&path, toml).expect("write config");
     path
+}
+
+/// A Redis Cluster of three private masters (no replicas), for the `cluster = true` option.
+pub struct PrivateCluster {
+    pub ports: Vec<u16>,
+    children: Vec<Child>,
+    _dir: tempfile::TempDir,
+}
+
+impl PrivateCluster {
+    pub fn start() -> PrivateCluster {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut ports = Vec::new();
+        let mut children = Vec::new();
+        for i in 0..3 {
+            // Cluster nodes also listen on port + 10000: pick ports where both are free.
+            let port = loop {
+                let p = std::net::TcpListener::bind("127.0.0.1:0")
+                    .and_then(|l| l.local_addr())
+                    .map(|a| a.port())
+                    .expect("free port");
+                if p < 55_000 && std::net::TcpListener::bind(("127.0.0.1", p + 10_000)).is_ok() {
+                    break p;
+                }
+            };
+            let node_dir = dir.path().join(format!("node{i}"));
+            std::fs::create_dir_all(&node_dir).expect("node dir");
+            let child = Command::new(redis_server_binary())
+                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+                .args([
+                    "--cluster-enabled",
+                    "yes",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                ])
+                .arg("--dir")
+                .arg(&node_dir)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("redis-server");
+            ports.push(port);
+            children.push(child);
+        }
+        let cluster = PrivateCluster {
+            ports,
+            children,
+            _dir: dir,
+        };
+        for &p in &cluster.ports {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while TcpStream::connect(("127.0.0.1", p)).is_err() {
+                assert!(Instant::now() < deadline, "cluster node did not start");
+                std::thread::sleep(Duration::from_millis(25));
+            }
+        }
+        let nodes: Vec<String> = cluster
+            .ports
+            .iter()
+            .map(|p| format!("127.0.0.1:{p}"))
+            .collect();
+        let status = Command::new("redis-cli")
+            .args(["--cluster", "create"])
+            .args(&nodes)
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("redis-cli");
+        assert!(status.success(), "redis-cli --cluster create failed");
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let ok = cluster.ports.iter().all(|p| {
+                redis::Client::open(format!("redis://127.0.0.1:{p}"))
+                    .and_then(|c| c.get_connection_with_timeout(Duration::from_millis(200)))
+                    .and_then(|mut c| redis::cmd("CLUSTER").arg("INFO").query::<String>(&mut c))
+                    .is_ok_and(|info| info.contains("cluster_state:ok"))
+            });
+            if ok {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the cluster did not become ok");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        cluster
+    }
+
+    /// Seed nodes, comma-separated, as `[redis] url` takes them with `cluster = true`.
+    pub fn url(&self) -> String {
+        self.ports
+            .iter()
+            .map(|p| format!("redis://127.0.0.1:{p}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+impl Drop for PrivateCluster {
+    fn drop(&mut self) {
+        for child in &mut self.children {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// A minimal LLM upstream on loopback: answers every request with `pieces`, written one after
+/// another with `pause` in between (a slow stream), `Connection: close`, no length.
+pub struct SlowUpstream {
+    pub addr: std::net::SocketAddr,
+}
+
+impl SlowUpstream {
+    pub fn start(content_type: &'static str, pieces: Vec<String>, pause: Duration) -> SlowUpstream {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind upstream");
+        let addr = listener.local_addr().expect("addr");
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let pieces = pieces.clone();
+                std::thread::spawn(move || {
+                    use std::io::Write;
+                    if read_request(&mut stream).is_none() {
+                        return;
+                    }
+                    let head = format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\nconnection: close\r\n\r\n"
+                    );
+                    if stream.write_all(head.as_bytes()).is_err() {
+                        return;
+                    }
+                    for piece in pieces {
+                        std::thread::sleep(pause);
+                        if stream.write_all(piece.as_bytes()).is_err() {
+                            return;
+                        }
+                        let _ = stream.flush();
+                    }
+                });
+            }
+        });
+        SlowUpstream { addr }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+}
+
+/// Reads one HTTP/1.1 request (Content-Length or chunked body); returns the body.
+fn read_request(stream: &mut TcpStream) -> Option<Vec<u8>> {
+    use std::io::Read;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .ok()?;
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let head_end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+        let n = stream.read(&mut chunk).ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
+    let length = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    let chunked = head.contains("transfer-encoding: chunked");
+    loop {
+        let body = &buf[head_end..];
+        let done = match length {
+            Some(n) => body.len() >= n,
+            None if chunked => body.ends_with(b"0\r\n\r\n"),
+            None => true,
+        };
+        if done {
+            return Some(body.to_vec());
+        }
+        let n = stream.read(&mut chunk).ok()?;
+        if n == 0 {
+            return Some(body.to_vec());
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
 }
