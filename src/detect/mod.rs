@@ -9,10 +9,12 @@
 //! A [`Detector`] is built once at start-up and shared across threads (`Send + Sync`).
 
 mod entity;
+pub(crate) mod lexicon;
 pub mod recognizers;
 mod resolve;
-mod text;
+pub(crate) mod text;
 pub mod validate;
+pub(crate) mod words;
 
 pub use entity::EntityType;
 pub use text::Text;

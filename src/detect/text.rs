@@ -2,7 +2,9 @@
 //! from byte offsets (what `regex` reports) to code-point offsets (what the API promises).
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
 
+use super::words::{tokenize, Word};
 use super::{Candidate, Finding};
 
 /// Input text prepared for matching.
@@ -11,17 +13,28 @@ pub struct Text<'a> {
     /// Same code points as `original`, except typographic variants folded to ASCII
     /// (entities.md §1.2): protected spaces → space, dashes → `-`, fraction slashes → `/`.
     view: Cow<'a, str>,
+    /// Words of the view, segmented on first use (shared by PERSON and LOCATION).
+    words: OnceCell<Vec<Word>>,
+    /// Byte ranges of the view around digits (see [`Text::digit_windows`]).
+    digit_windows: OnceCell<Vec<(usize, usize)>>,
 }
 
 impl<'a> Text<'a> {
     pub fn new(original: &'a str) -> Text<'a> {
-        let needs_fold = original.chars().any(|c| fold(c) != c);
+        // Every folded code point is non-ASCII with lead byte C2, E2 or EF: check bytes first.
+        let needs_fold = original.bytes().any(|b| matches!(b, 0xC2 | 0xE2 | 0xEF))
+            && original.chars().any(|c| fold(c) != c);
         let view = if needs_fold {
             Cow::Owned(original.chars().map(fold).collect())
         } else {
             Cow::Borrowed(original)
         };
-        Text { original, view }
+        Text {
+            original,
+            view,
+            words: OnceCell::new(),
+            digit_windows: OnceCell::new(),
+        }
     }
 
     pub fn original(&self) -> &'a str {
@@ -31,6 +44,20 @@ impl<'a> Text<'a> {
     /// The matching view; candidates carry byte offsets into this string.
     pub fn view(&self) -> &str {
         &self.view
+    }
+
+    /// The words of the view (letters with inner hyphens/apostrophes), in order.
+    pub fn words(&self) -> &[Word] {
+        self.words.get_or_init(|| tokenize(&self.view))
+    }
+
+    /// Disjoint, sorted byte ranges of the view that cover every digit with `BACK` bytes of
+    /// left context and `AHEAD` bytes of right context (on char boundaries). Recognizers whose
+    /// matches must contain a digit only search inside these windows, so prose without digits
+    /// costs nothing and the cost grows with the number of digits, not with the text.
+    pub fn digit_windows(&self) -> &[(usize, usize)] {
+        self.digit_windows
+            .get_or_init(|| windows_around(&self.view, |b| b.is_ascii_digit(), 72, 40))
     }
 
     /// Converts accepted candidates (sorted by start, byte offsets into the view) into findings
@@ -76,6 +103,38 @@ pub fn byte_to_char_offsets(s: &str, byte_offsets: &[usize]) -> Vec<usize> {
             at_char
         })
         .collect()
+}
+
+/// Merged windows `[i - back, i + ahead)` around every byte for which `hit` is true.
+pub fn windows_around(
+    s: &str,
+    hit: impl Fn(u8) -> bool,
+    back: usize,
+    ahead: usize,
+) -> Vec<(usize, usize)> {
+    let b = s.as_bytes();
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if !hit(b[i]) {
+            i += 1;
+            continue;
+        }
+        let mut start = i.saturating_sub(back);
+        while start > 0 && !s.is_char_boundary(start) {
+            start -= 1;
+        }
+        let mut end = (i + 1 + ahead).min(b.len());
+        while end < b.len() && !s.is_char_boundary(end) {
+            end += 1;
+        }
+        match out.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => out.push((start, end)),
+        }
+        i += 1;
+    }
+    out
 }
 
 fn fold(c: char) -> char {

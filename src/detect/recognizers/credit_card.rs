@@ -1,7 +1,54 @@
+//! Payment cards (entities.md §6): 13–19 digits, consistent separators, brand prefix and
+//! length, Luhn.
+
 use regex::Regex;
 
-use super::standalone;
+use super::{cand, numeric_standalone, Context};
 use crate::detect::{validate, Candidate, EntityType, Recognizer, Text};
+
+const CONTEXT: Context = Context {
+    strong: &[
+        "kreditkarte",
+        "kreditkartennummer",
+        "kartennummer",
+        "karten-nr.",
+        "kartennr.",
+        "visa",
+        "mastercard",
+        "american express",
+        "amex",
+        "diners",
+        "jcb",
+        "maestro",
+        "debitkarte",
+        "card number",
+        "credit card",
+        "pan",
+        "cvc",
+        "cvv",
+        "karte",
+    ],
+    weak: &[
+        "prüfnummer",
+        "gültig bis",
+        "ablaufdatum",
+        "exp.",
+        "zahlung",
+        "bezahlt",
+        "card",
+    ],
+    negative: &[
+        "imei",
+        "ean",
+        "gtin",
+        "artikelnummer",
+        "sendungsnummer",
+        "tracking",
+        "bestellnummer",
+        "rechnungsnummer",
+        "iban",
+    ],
+};
 
 pub struct CreditCardRecognizer {
     pattern: Regex,
@@ -9,9 +56,37 @@ pub struct CreditCardRecognizer {
 
 impl CreditCardRecognizer {
     pub fn new() -> Self {
-        let pattern = Regex::new(r"\b(?:\d{4}[ -]?){3}\d{4}\b|\b\d{4}[ -]?\d{6}[ -]?\d{5}\b")
-            .expect("static card pattern");
+        let pattern = Regex::new(r"[0-9]{4}(?:[ -]?[0-9]{2,6}){1,4}").expect("static card pattern");
         CreditCardRecognizer { pattern }
+    }
+}
+
+/// Known brand for the digits, with its allowed lengths.
+fn brand_ok(d: &[u8]) -> bool {
+    let n = d.len();
+    let p = |k: usize| -> u32 {
+        d.iter()
+            .take(k)
+            .fold(0u32, |acc, &c| acc * 10 + u32::from(c - b'0'))
+    };
+    match d.first() {
+        Some(b'4') => matches!(n, 13 | 16 | 19),
+        Some(b'5') => {
+            (51..=55).contains(&p(2)) && n == 16 || [5018, 5020, 5038, 5893].contains(&p(4))
+        }
+        Some(b'2') => (2221..=2720).contains(&p(4)) && n == 16 || (2200..=2204).contains(&p(4)),
+        Some(b'3') => {
+            matches!(p(2), 34 | 37) && n == 15
+                || (matches!(p(2), 36 | 38 | 39) || (300..=305).contains(&p(3)) || p(4) == 3095)
+                    && (14..=19).contains(&n)
+                || (3528..=3589).contains(&p(4)) && (16..=19).contains(&n)
+        }
+        Some(b'6') => {
+            (p(4) == 6011 || (644..=649).contains(&p(3)) || p(2) == 65 || p(2) == 62)
+                && (16..=19).contains(&n)
+                || [6304, 6759, 6761, 6762, 6763].contains(&p(4))
+        }
+        _ => false,
     }
 }
 
@@ -22,18 +97,36 @@ impl Recognizer for CreditCardRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for m in self.pattern.find_iter(s) {
+        for m in super::find_in(&self.pattern, s, text.digit_windows()) {
             let v = m.as_str();
-            let iin_ok = matches!(v.as_bytes()[0], b'2'..=b'6');
-            if iin_ok && standalone(s, m.start(), m.end()) && validate::luhn(v) {
-                out.push(Candidate {
-                    entity_type: EntityType::CreditCard,
-                    start: m.start(),
-                    end: m.end(),
-                    score: 0.9,
-                    validated: true,
-                });
+            let seps: Vec<u8> = v.bytes().filter(|b| !b.is_ascii_digit()).collect();
+            if seps.windows(2).any(|w| w[0] != w[1]) {
+                continue;
             }
+            let digits: Vec<u8> = v.bytes().filter(u8::is_ascii_digit).collect();
+            if !(13..=19).contains(&digits.len())
+                || !numeric_standalone(s, m.start(), m.end())
+                || !validate::luhn(v)
+                || digits.iter().all(|&d| d == digits[0])
+            {
+                continue;
+            }
+            let ev = CONTEXT.evidence(s, m.start(), m.end());
+            let base = if !brand_ok(&digits) {
+                0.4
+            } else if digits.len() == 13 && digits[0] == b'4' {
+                0.35
+            } else {
+                0.85
+            };
+            let score = ev.score(base, 0.3, 0.15, 0.3);
+            out.push(cand(
+                EntityType::CreditCard,
+                m.start(),
+                m.end(),
+                score,
+                true,
+            ));
         }
     }
 }

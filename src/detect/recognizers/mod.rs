@@ -1,10 +1,18 @@
 //! The registry: one recognizer per entity type. A new type is one new file plus a line in
-//! [`all`].
+//! [`all`]. Shared helpers for boundaries (entities.md §1.3) and context words (§1.5) live here.
 
 mod credit_card;
+mod date;
 mod email;
 mod iban;
 mod ip;
+mod kfz;
+mod location;
+mod person;
+mod phone;
+mod steuer_id;
+mod steuernummer;
+mod sv_nummer;
 mod url;
 
 use super::Recognizer;
@@ -17,13 +25,283 @@ pub fn all() -> Vec<Box<dyn Recognizer>> {
         Box::new(ip::IpRecognizer::new()),
         Box::new(iban::IbanRecognizer::new()),
         Box::new(credit_card::CreditCardRecognizer::new()),
+        Box::new(phone::PhoneRecognizer::new()),
+        Box::new(steuer_id::SteuerIdRecognizer::new()),
+        Box::new(steuernummer::SteuernummerRecognizer::new()),
+        Box::new(sv_nummer::SvNummerRecognizer::new()),
+        Box::new(kfz::KfzRecognizer::new()),
+        Box::new(date::DateRecognizer::new()),
+        Box::new(location::LocationRecognizer::new()),
+        Box::new(person::PersonRecognizer::new()),
     ]
 }
 
 /// True when the code points around `[start, end)` of `s` do not extend a number or word:
 /// no letter or digit directly before or after (entities.md §1.3).
 pub(crate) fn standalone(s: &str, start: usize, end: usize) -> bool {
-    let before = s[..start].chars().next_back();
-    let after = s[end..].chars().next();
+    let before = s.get(..start).and_then(|p| p.chars().next_back());
+    let after = s.get(end..).and_then(|p| p.chars().next());
     !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+}
+
+/// [`standalone`] plus: no separator + digit pair that would extend the number on either side
+/// (`1.2.3.4` inside `1.2.3.4.5`, `12345` inside `12.345.678`).
+pub(crate) fn numeric_standalone(s: &str, start: usize, end: usize) -> bool {
+    if !standalone(s, start, end) {
+        return false;
+    }
+    let b = s.as_bytes();
+    let sep = |c: u8| matches!(c, b'.' | b',' | b'-' | b'/' | b':');
+    if start >= 2 && sep(b[start - 1]) && b[start - 2].is_ascii_digit() {
+        return false;
+    }
+    if end + 1 < b.len() && sep(b[end]) && b[end + 1].is_ascii_digit() {
+        return false;
+    }
+    true
+}
+
+/// True when a separator + digit pair directly before `start` would extend a number
+/// (`…3.` + `4`).
+pub(crate) fn number_continues_left(s: &str, start: usize) -> bool {
+    let b = s.as_bytes();
+    start >= 2
+        && start <= b.len()
+        && matches!(b[start - 1], b'.' | b'/' | b'-' | b',' | b':')
+        && b[start - 2].is_ascii_digit()
+}
+
+/// True when the character at `end` is one of `seps` and a digit follows it.
+pub(crate) fn number_continues_right(s: &str, end: usize, seps: &[char]) -> bool {
+    let rest = s.get(end..).unwrap_or("");
+    let mut it = rest.chars();
+    it.next().is_some_and(|c| seps.contains(&c)) && it.next().is_some_and(|c| c.is_ascii_digit())
+}
+
+/// Largest char boundary `<= i`.
+pub(crate) fn floor_boundary(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Smallest char boundary `>= i`.
+pub(crate) fn ceil_boundary(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while i < s.len() && !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+/// The context window before byte `start` (§1.5): at most `max` bytes (about as many code
+/// points for German), on the same line, or also the previous line when it ends with `:`.
+pub(crate) fn before(s: &str, start: usize, max: usize) -> &str {
+    let from = floor_boundary(s, start.saturating_sub(max));
+    let w = s.get(from..start).unwrap_or("");
+    match w.rfind('\n') {
+        Some(nl) => {
+            let prev = w[..nl].trim_end();
+            if prev.ends_with(':') {
+                match prev.rfind('\n') {
+                    Some(nl2) => &w[nl2 + 1..],
+                    None => w,
+                }
+            } else {
+                &w[nl + 1..]
+            }
+        }
+        None => w,
+    }
+}
+
+/// The context window after byte `end`: at most `max` bytes, same line.
+pub(crate) fn after(s: &str, end: usize, max: usize) -> &str {
+    let to = ceil_boundary(s, end.saturating_add(max));
+    let w = s.get(end..to).unwrap_or("");
+    match w.find('\n') {
+        Some(nl) => &w[..nl],
+        None => w,
+    }
+}
+
+/// Lowercased copy of a (short, bounded) window.
+pub(crate) fn lower(s: &str) -> String {
+    s.to_lowercase()
+}
+
+/// True when one of `words` (lowercase) occurs in `hay` (lowercase) as a whole token: not
+/// preceded by a letter/digit or hyphen (`IdNr` must not fire inside `USt-IdNr`), and, when the word ends in a letter, not followed by one.
+pub(crate) fn has_word(hay: &str, words: &[&str]) -> bool {
+    // Windows are short (≤ ~100 bytes): a plain scan beats building a substring searcher.
+    let h = hay.as_bytes();
+    words.iter().any(|w| {
+        let wb = w.as_bytes();
+        let (Some(&first), true) = (wb.first(), wb.len() <= h.len()) else {
+            return false;
+        };
+        let open_end = !w.ends_with(|c: char| c.is_alphanumeric());
+        (0..=h.len() - wb.len()).any(|i| {
+            h[i] == first
+                && h[i..].starts_with(wb)
+                && hay.is_char_boundary(i)
+                && hay.is_char_boundary(i + wb.len())
+                && !hay[..i]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_alphanumeric() || c == '-')
+                && (open_end
+                    || !hay[i + wb.len()..]
+                        .chars()
+                        .next()
+                        .is_some_and(char::is_alphanumeric))
+        })
+    })
+}
+
+/// Context words of one type (lowercase).
+pub(crate) struct Context {
+    pub strong: &'static [&'static str],
+    pub weak: &'static [&'static str],
+    pub negative: &'static [&'static str],
+}
+
+/// Evidence found around a candidate.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Evidence {
+    pub strong: bool,
+    pub weak: bool,
+    pub negative: bool,
+}
+
+impl Evidence {
+    /// `base` plus boosts (capped at +0.35) minus the penalty (§1.6).
+    pub fn score(self, base: f32, strong: f32, weak: f32, penalty: f32) -> f32 {
+        let boost: f32 = if self.strong {
+            strong
+        } else if self.weak {
+            weak
+        } else {
+            0.0
+        };
+        let pen = if self.negative { penalty } else { 0.0 };
+        (base + boost.min(0.35) - pen).clamp(0.0, 1.0)
+    }
+}
+
+impl Context {
+    /// Looks 50 bytes back (same line, or a preceding `label:` line) and 25 bytes ahead.
+    pub fn evidence(&self, s: &str, start: usize, end: usize) -> Evidence {
+        self.evidence_within(s, start, end, 50)
+    }
+
+    /// [`Context::evidence`] with a custom look-back (bytes).
+    pub fn evidence_within(&self, s: &str, start: usize, end: usize, back: usize) -> Evidence {
+        let b = lower(before(s, start, back));
+        let a = lower(after(s, end, 25));
+        Evidence {
+            strong: has_word(&b, self.strong) || (a.contains('(') && has_word(&a, self.strong)),
+            weak: has_word(&b, self.weak),
+            negative: has_word(&b, self.negative),
+        }
+    }
+}
+
+/// Builds a candidate.
+pub(crate) fn cand(
+    t: super::EntityType,
+    start: usize,
+    end: usize,
+    score: f32,
+    validated: bool,
+) -> super::Candidate {
+    super::Candidate {
+        entity_type: t,
+        start,
+        end,
+        score,
+        validated,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_and_words() {
+        let s = "Kunde\nSteuer-ID:\n86095742719";
+        let start = s.find('8').unwrap_or(0);
+        assert_eq!(before(s, start, 50), "Steuer-ID:\n");
+        let s2 = "Name\nnichts 123";
+        assert_eq!(before(s2, s2.len() - 3, 50), "nichts ");
+        assert!(has_word("die steuer-id: ", &["steuer-id"]));
+        assert!(!has_word("ust-idnr 123", &["idnr"]));
+        assert!(has_word("tel. 030", &["tel."]));
+    }
+
+    #[test]
+    fn numeric_boundaries() {
+        let s = "1.2.3.4.5";
+        assert!(!numeric_standalone(s, 0, 7));
+        assert!(numeric_standalone("x 1234 y", 2, 6));
+        assert!(!numeric_standalone("a1234", 1, 5));
+    }
+}
+
+/// A match with absolute byte offsets into the view (the shape of `regex::Match`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct M<'t> {
+    s: &'t str,
+    start: usize,
+    end: usize,
+}
+
+impl<'t> M<'t> {
+    pub fn new(s: &'t str, start: usize, end: usize) -> M<'t> {
+        M { s, start, end }
+    }
+    pub fn start(&self) -> usize {
+        self.start
+    }
+    pub fn end(&self) -> usize {
+        self.end
+    }
+    pub fn as_str(&self) -> &'t str {
+        self.s.get(self.start..self.end).unwrap_or("")
+    }
+}
+
+/// All matches of `re` inside the given disjoint windows of `s`, with absolute offsets.
+pub(crate) fn find_in<'t>(re: &regex::Regex, s: &'t str, windows: &[(usize, usize)]) -> Vec<M<'t>> {
+    let mut out = Vec::new();
+    for &(a, b) in windows {
+        let Some(w) = s.get(a..b) else { continue };
+        out.extend(re.find_iter(w).map(|m| M {
+            s,
+            start: a + m.start(),
+            end: a + m.end(),
+        }));
+    }
+    out
+}
+
+/// Captures of `re` inside the windows: `(window start, captures relative to the window)`.
+pub(crate) fn captures_in<'t>(
+    re: &regex::Regex,
+    s: &'t str,
+    windows: &[(usize, usize)],
+) -> Vec<(usize, regex::Captures<'t>)> {
+    let mut out = Vec::new();
+    for &(a, b) in windows {
+        let Some(w) = s.get(a..b) else { continue };
+        for m in re.find_iter(w) {
+            if let Some(c) = re.captures_at(&w[..m.end()], m.start()) {
+                out.push((a, c));
+            }
+        }
+    }
+    out
 }

@@ -1,0 +1,43 @@
+//! Engine speed: anonymizing 100,000 code points of generated German prose with a realistic
+//! density of personal data, and building the engine (gazetteers included).
+//!
+//! `cargo bench --bench detect`
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use tarnkappe::detect::Detector;
+use tarnkappe::tokens::anonymize;
+
+#[path = "support/prose.rs"]
+mod prose;
+use prose::prose;
+
+fn bench(c: &mut Criterion) {
+    // Cold start-up, once per process: gazetteers parsed and hashed, patterns compiled.
+    let started = std::time::Instant::now();
+    let detector = Detector::new();
+    eprintln!(
+        "startup/detector_new_cold (gazetteers included): {:.1} ms",
+        started.elapsed().as_secs_f64() * 1000.0
+    );
+    let text = prose(100_000);
+    let mut g = c.benchmark_group("detect");
+    g.throughput(Throughput::Bytes(text.len() as u64));
+    g.sample_size(50);
+    g.bench_function("anonymize_100k_codepoints", |b| {
+        b.iter(|| anonymize(&detector, black_box(&text)))
+    });
+    g.bench_function("detect_100k_codepoints", |b| {
+        b.iter(|| detector.detect(black_box(&text)))
+    });
+    g.finish();
+    let mut s = c.benchmark_group("startup");
+    s.sample_size(10);
+    // Warm: gazetteers are built once per process and shared, so this measures the patterns.
+    s.bench_function("detector_new_warm", |b| {
+        b.iter(|| black_box(Detector::new()))
+    });
+    s.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,116 @@
+//! Generated German prose with a realistic density of personal data (bench input; written for
+//! this project, not taken from any corpus).
+
+/// Small deterministic generator (xorshift), so every run sees the same text.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[(self.next() % items.len() as u64) as usize]
+    }
+}
+
+const FILLER: &[&str] = &[
+    "Wir haben die Unterlagen gestern geprüft und melden uns in der kommenden Woche erneut.",
+    "Die Lieferung verzögert sich leider, weil der Spediteur zwei Tage Verspätung gemeldet hat.",
+    "Bitte beachten Sie, dass die Frist für den Widerspruch vier Wochen beträgt.",
+    "Im Anhang finden Sie das ausgefüllte Formular sowie eine Kopie der Rechnung über 1.234,56 €.",
+    "Der Termin um 14:30 Uhr passt uns gut, die Besprechung dauert etwa eine Stunde.",
+    "Nach dem Update auf Version 2.4.1 startet die Anwendung deutlich schneller als vorher.",
+    "Können Sie mir kurz zusammenfassen, welche Schritte als Nächstes nötig sind?",
+    "Der Koch in der Kantine hat heute wieder eine sehr gute Suppe gekocht.",
+    "Die Heizung in der Wohnung funktioniert seit dem Wochenende nicht mehr richtig.",
+    "Unsere Kundennummer lautet 4471-22, die Bestellung ist unter RE-2024-0045 erfasst.",
+    "Ich würde mich freuen, wenn wir das Thema bis Ende des Monats abschließen könnten.",
+    "Das Meeting wurde auf Donnerstag verschoben, weil mehrere Kolleginnen im Urlaub sind.",
+];
+
+const FIRST: &[&str] = &[
+    "Anna",
+    "Jonas",
+    "Lea",
+    "Thomas",
+    "Sabine",
+    "Mehmet",
+    "Katarzyna",
+    "Lukas",
+];
+const LAST: &[&str] = &[
+    "Schmidt", "Weber", "Yilmaz", "Hoffmann", "Nowak", "Becker", "Lange", "Krüger",
+];
+const TOWNS: &[&str] = &[
+    "Köln", "Leipzig", "München", "Bremen", "Graz", "Zürich", "Kassel",
+];
+const STREETS: &[&str] = &[
+    "Lindenstraße",
+    "Am Markt",
+    "Bahnhofstr.",
+    "Goetheweg",
+    "Berliner Allee",
+];
+
+fn sentence_with_entity(r: &mut Rng) -> String {
+    let (f, l, t, st) = (r.pick(FIRST), r.pick(LAST), r.pick(TOWNS), r.pick(STREETS));
+    let n = r.next() % 1000;
+    match r.next() % 10 {
+        0 => format!(
+            "Sehr geehrte Frau {l}, vielen Dank für Ihre Nachricht vom {}.{:02}.2024.",
+            1 + n % 28,
+            1 + n % 12
+        ),
+        1 => format!("Mein Name ist {f} {l} und ich wohne in {t}."),
+        2 => format!(
+            "Sie erreichen mich unter 0171 {:07} oder per E-Mail an {}.{}@example.de.",
+            n * 7919 % 10_000_000,
+            f.to_lowercase(),
+            l.to_lowercase()
+        ),
+        3 => format!(
+            "Die neue Anschrift lautet {st} {}, {:05} {t}.",
+            1 + n % 120,
+            10000 + n * 37
+        ),
+        4 => "Bitte überweisen Sie den Betrag auf DE89 3704 0044 0532 0130 00 bis Freitag."
+            .to_owned(),
+        5 => format!("Laut {f} {l} ist der Antrag bereits beim Finanzamt eingegangen."),
+        6 => format!(
+            "Das Fahrzeug mit dem Kennzeichen B-AB {} stand vor der Einfahrt.",
+            1 + n
+        ),
+        7 => format!("{f} hat am {}. März 2023 Geburtstag gefeiert.", 1 + n % 28),
+        8 => "Meine Steuer-ID ist 86095742719, die Steuernummer 181/815/08155.".to_owned(),
+        _ => format!(
+            "Der Server 192.168.{}.{} antwortet nicht, siehe https://status.example.de/log.",
+            n % 255,
+            (n * 3) % 255
+        ),
+    }
+}
+
+/// German prose of exactly `chars` code points, about one entity per 250 characters.
+pub fn prose(chars: usize) -> String {
+    let mut r = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut out = String::with_capacity(chars * 2);
+    let mut count = 0;
+    while count < chars {
+        let piece = if r.next().is_multiple_of(3) {
+            sentence_with_entity(&mut r)
+        } else {
+            r.pick(FILLER).to_owned()
+        };
+        count += piece.chars().count() + 1;
+        out.push_str(&piece);
+        out.push(if r.next().is_multiple_of(6) {
+            '\n'
+        } else {
+            ' '
+        });
+    }
+    out.chars().take(chars).collect()
+}

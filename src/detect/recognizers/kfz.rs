@@ -1,0 +1,129 @@
+//! German licence plates (entities.md §11): code from the official list, 1–2 letters,
+//! 1–4 digits, optional `E`/`H`; uppercase only.
+
+use regex::Regex;
+
+use super::{cand, Context};
+use crate::detect::lexicon::Lexicon;
+use crate::detect::{Candidate, EntityType, Recognizer, Text};
+
+const CONTEXT: Context = Context {
+    strong: &[
+        "kennzeichen",
+        "kfz-kennzeichen",
+        "amtliches kennzeichen",
+        "nummernschild",
+        "autokennzeichen",
+        "wunschkennzeichen",
+        "licence plate",
+        "license plate",
+        "halter",
+        "halterabfrage",
+        "zugelassen auf",
+    ],
+    weak: &[
+        "fahrzeug",
+        "kfz",
+        "pkw",
+        "lkw",
+        "motorrad",
+        "geparkt",
+        "parkverstoß",
+        "blitzer",
+        "auto",
+        "wagen",
+        "parkt",
+        "car",
+        "vehicle",
+    ],
+    negative: &[
+        "din", "iso", "en", "norm", "format", "artikel", "modell", "typ", "version",
+    ],
+};
+
+/// Codes that are also common words or abbreviations: need context.
+const WORDLIKE: &[&str] = &[
+    "AN", "AB", "DA", "ES", "ER", "IN", "SO", "DU", "EU", "OK", "AM", "PM", "UN", "DE", "AT", "BE",
+    "HE", "MO", "NO", "ZU", "WO", "UM", "LA", "RE", "SE", "ST", "IT", "DO", "FR", "SA",
+];
+
+pub struct KfzRecognizer {
+    pattern: Regex,
+    lexicon: &'static Lexicon,
+}
+
+impl KfzRecognizer {
+    pub fn new() -> Self {
+        let pattern = Regex::new(r"([A-ZÄÖÜ]{1,3})[- ]([A-Z]{1,2})[ -]?([1-9][0-9]{0,3})( ?[EH])?")
+            .expect("static KFZ pattern");
+        KfzRecognizer {
+            pattern,
+            lexicon: Lexicon::get(),
+        }
+    }
+}
+
+impl Recognizer for KfzRecognizer {
+    fn entity_type(&self) -> EntityType {
+        EntityType::KfzKennzeichen
+    }
+
+    fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
+        let s = text.view();
+        for (base, c) in super::captures_in(&self.pattern, s, text.digit_windows()) {
+            let (Some(m), Some(code), Some(letters), Some(num)) =
+                (c.get(0), c.get(1), c.get(2), c.get(3))
+            else {
+                continue;
+            };
+            let (mstart, mut end) = (base + m.start(), base + m.end());
+            let suffix = c.get(4);
+            let before_ok = !s[..mstart]
+                .chars()
+                .next_back()
+                .is_some_and(|x| x.is_alphanumeric() || x == '-');
+            let mut after = s[end..].chars().next();
+            if suffix.is_none() && after.is_some_and(char::is_alphanumeric) {
+                continue;
+            }
+            if suffix.is_some() && after.is_some_and(char::is_alphanumeric) {
+                // `M-AB 123 Hauptstraße`: the suffix was the start of a word.
+                end = base + num.end();
+                after = s[end..].chars().next();
+                if after.is_some_and(char::is_alphanumeric) {
+                    continue;
+                }
+            }
+            if !before_ok || !self.lexicon.kfz.contains(code.as_str()) {
+                continue;
+            }
+            let core = code.as_str().chars().count() + letters.len() + num.len();
+            if core > 8 || code.as_str() == "DIN" {
+                continue;
+            }
+            // Numbers continuing with a separator + digit (`B AB 12.5`) are something else.
+            if s[end..].starts_with(['.', ',', ':', '/'])
+                && s[end + 1..].starts_with(|x: char| x.is_ascii_digit())
+            {
+                continue;
+            }
+            let ev = CONTEXT.evidence(s, mstart, end);
+            let base = if WORDLIKE.contains(&code.as_str()) {
+                0.45
+            } else {
+                0.75
+            };
+            // All-caps running text (`AB MO 10 UHR`): penalty.
+            let prev_word_caps = s[..mstart]
+                .trim_end()
+                .rsplit(|x: char| !x.is_alphabetic())
+                .next()
+                .is_some_and(|w| w.chars().count() >= 2 && w.chars().all(char::is_uppercase));
+            let mut score = ev.score(base, 0.2, 0.2, 0.3);
+            if prev_word_caps {
+                score -= 0.3;
+            }
+            out.push(cand(EntityType::KfzKennzeichen, mstart, end, score, false));
+        }
+    }
+}

@@ -1,0 +1,802 @@
+//! LOCATION (entities.md §13): street + house number, postcode + town, and a town named alone
+//! after a preposition or label. Towns come from the GeoNames gazetteer (see NOTICE).
+
+use regex::Regex;
+
+use super::{cand, has_word, lower, Context};
+use crate::detect::lexicon::Lexicon;
+use crate::detect::words::{Shape, Word};
+use crate::detect::{Candidate, EntityType, Recognizer, Text};
+
+const CONTEXT: Context = Context {
+    strong: &[
+        "adresse",
+        "anschrift",
+        "wohnanschrift",
+        "meldeadresse",
+        "lieferadresse",
+        "rechnungsadresse",
+        "wohnhaft",
+        "wohnt",
+        "wohne",
+        "wohnort",
+        "wohnsitz",
+        "geburtsort",
+        "plz",
+        "postleitzahl",
+        "hausnummer",
+        "c/o",
+        "z. hd.",
+        "postfach",
+        "anfahrt",
+        "address",
+        "lives in",
+        "born in",
+        "zip",
+        "postcode",
+        "postal code",
+        "straße:",
+        "ort:",
+        "umgezogen",
+        "ziehe",
+        "zieht",
+        "lebe",
+        "lebt",
+        "standort",
+        "sitz",
+    ],
+    weak: &[
+        "ort", "straße", "strasse", "stadt", "city", "bei", "in", "nach", "aus",
+    ],
+    negative: &[
+        "euro",
+        "€",
+        "stück",
+        "bestellnummer",
+        "artikel",
+        "seite",
+        "jahr",
+        "jahre",
+    ],
+};
+
+/// Compounds that end like a street but are ordinary nouns.
+const STREET_STOP: &[&str] = &[
+    "arbeitsplatz",
+    "parkplatz",
+    "stellplatz",
+    "spielplatz",
+    "sportplatz",
+    "bahnsteig",
+    "umweg",
+    "rückweg",
+    "hinweg",
+    "lebensweg",
+    "rechtsweg",
+    "dienstweg",
+    "bildungsweg",
+    "ausweg",
+    "bahnhof",
+    "friedhof",
+    "hinterhof",
+    "innenhof",
+    "bauernhof",
+    "flughafen",
+    "kindergarten",
+    "biergarten",
+    "monitor",
+    "faktor",
+    "sektor",
+    "motor",
+    "autor",
+    "doktor",
+    "direktor",
+    "tutor",
+    "reaktor",
+    "traktor",
+    "rotor",
+    "humor",
+    "tenor",
+    "stau",
+    "bau",
+    "neubau",
+    "umbau",
+    "abbau",
+    "ausbau",
+    "anbau",
+    "aufbau",
+    "hausfrau",
+    "hintergrund",
+    "untergrund",
+    "abgrund",
+    "umfeld",
+    "vorfeld",
+    "spielfeld",
+    "textfeld",
+    "eingabefeld",
+    "datenfeld",
+    "fuhrpark",
+    "supermarkt",
+    "arbeitsmarkt",
+    "wochenmarkt",
+    "binnenmarkt",
+    "hering",
+    "schlüsselring",
+    "ehering",
+    "fahrweg",
+    "gehweg",
+    "radweg",
+    "zugang",
+    "abschnitt",
+    "eisberg",
+    "freizeitpark",
+    "wasserpark",
+    "stockwerk",
+    "teppich",
+    "marktplatz",
+    "sitzplatz",
+    "liegeplatz",
+    "ladeplatz",
+    "zeltplatz",
+    "campingplatz",
+    "schauplatz",
+    "studienplatz",
+    "kitaplatz",
+    "ausbildungsplatz",
+    "messeplatz",
+];
+
+const NUMBER_UNITS: &[&str] = &[
+    "uhr",
+    "minuten",
+    "min",
+    "jahre",
+    "jahren",
+    "prozent",
+    "euro",
+    "eur",
+    "km",
+    "m",
+    "meter",
+    "stück",
+    "mal",
+    "personen",
+    "leute",
+    "tage",
+    "tagen",
+    "wochen",
+    "monate",
+    "monaten",
+    "stunden",
+    "std",
+    "h",
+    "kg",
+    "g",
+    "cm",
+    "mm",
+    "gb",
+    "mb",
+    "seiten",
+    "plätze",
+    "zimmer",
+    "teilnehmer",
+    "mitarbeiter",
+    "kunden",
+    "einwohner",
+    "besucher",
+    "exemplare",
+    "menschen",
+    "punkte",
+    "grad",
+    "x",
+    "stufen",
+    "etagen",
+];
+
+/// Nouns after a preposition that are not streets (`Im Jahr 2024`, `Am Montag 5 …`).
+const PREP_STREET_STOP: &[&str] = &[
+    "jahr",
+    "jahre",
+    "alter",
+    "schnitt",
+    "durchschnitt",
+    "rahmen",
+    "vergleich",
+    "moment",
+    "prinzip",
+    "grunde",
+    "monat",
+    "kapitel",
+    "abschnitt",
+    "raum",
+    "zimmer",
+    "büro",
+    "stock",
+    "gebäude",
+    "haus",
+    "teil",
+    "band",
+    "level",
+    "januar",
+    "februar",
+    "märz",
+    "april",
+    "mai",
+    "juni",
+    "juli",
+    "august",
+    "september",
+    "oktober",
+    "november",
+    "dezember",
+    "montag",
+    "dienstag",
+    "mittwoch",
+    "donnerstag",
+    "freitag",
+    "samstag",
+    "sonntag",
+    "wochenende",
+    "ganzen",
+    "gesamt",
+    "schritt",
+    "punkt",
+    "falle",
+    "fall",
+    "auftrag",
+    "namen",
+    "anhang",
+    "ende",
+    "anfang",
+    "minute",
+    "sommer",
+    "winter",
+    "herbst",
+    "frühjahr",
+    "frühling",
+    "team",
+    "bereich",
+    "projekt",
+    "bus",
+    "zug",
+    "netz",
+    "internet",
+    "system",
+    "tarif",
+    "paket",
+    "kurs",
+];
+
+/// Words after a postcode-shaped number that are not towns.
+const AFTER_NUMBER_STOP: &[&str] = &[
+    "euro",
+    "eur",
+    "stück",
+    "mitarbeiter",
+    "menschen",
+    "einwohner",
+    "besucher",
+    "exemplare",
+    "kunden",
+    "mal",
+    "km",
+    "meter",
+    "jahre",
+    "jahren",
+    "tage",
+    "punkte",
+    "seiten",
+    "uhr",
+    "personen",
+    "teilnehmer",
+    "stimmen",
+    "fans",
+    "nutzer",
+    "user",
+    "dollar",
+    "franken",
+    "downloads",
+    "follower",
+    "artikel",
+    "produkte",
+    "bestellungen",
+    "anfragen",
+    "fälle",
+    "zeilen",
+];
+
+const ORG_WORDS: &[&str] = &[
+    "stadtwerke",
+    "finanzamt",
+    "universität",
+    "universitätsklinikum",
+    "uniklinik",
+    "sparkasse",
+    "volksbank",
+    "amtsgericht",
+    "landgericht",
+    "hochschule",
+    "klinikum",
+    "messe",
+    "flughafen",
+    "hauptbahnhof",
+    "zoo",
+    "bistum",
+    "landkreis",
+    "polizei",
+    "jobcenter",
+    "bürgeramt",
+    "rathaus",
+    "uni",
+    "tu",
+    "fc",
+    "vfb",
+    "stadtverwaltung",
+    "stadtbibliothek",
+    "theater",
+    "oper",
+    "gmbh",
+    "ag",
+    "verkehrsbetriebe",
+    "kreissparkasse",
+    "stadtsparkasse",
+    "sportverein",
+    "tsv",
+    "sv",
+    "borussia",
+    "eintracht",
+    "arena",
+    "stadion",
+    "bahnhof",
+    "diözese",
+    "erzbistum",
+    "ihk",
+    "handwerkskammer",
+    "agentur",
+    "bezirksamt",
+    "landratsamt",
+    "ordnungsamt",
+    "standesamt",
+];
+
+pub struct LocationRecognizer {
+    /// Structured data: `"city": "Köln"`, `"zip": "50667"`, `"street": "Hauptstraße 1"`.
+    field: Regex,
+    street: Regex,
+    plz: Regex,
+    lexicon: &'static Lexicon,
+}
+
+impl LocationRecognizer {
+    pub fn new() -> Self {
+        let street = Regex::new(
+            r"(?x)
+            (?:(?P<compound>[A-ZÄÖÜ][a-zäöüß]+(?:-[A-ZÄÖÜ][a-zäöüß]*)*-?(?i:straße|strasse|str\.|weg|allee|platz|pl\.|gasse|ring|damm|ufer|chaussee|steig|stieg|pfad|markt|graben|wall|kamp|twiete|hof|höhe|berg|park|garten|anger|zeile|promenade|brücke|kai|deich|tor|winkel|siedlung|bogen|terrasse|feld|grund|au|gürtel|lände|steg|stiege))
+            | (?P<twoword>[A-ZÄÖÜ][a-zäöüß]+(?:er|e|en|es)\ (?:Straße|Strasse|Str\.|Weg|Allee|Platz|Gasse|Ring|Damm|Ufer|Chaussee|Steig|Stieg|Pfad|Markt|Graben|Wall|Promenade|Brücke|Kai|Deich|Tor|Höhe|Berg|Feld|Hof|Gürtel|Landstraße|Hauptstraße))
+            | (?P<prep>(?:Am|An\ der|An\ den|Auf\ dem|Auf\ der|Im|In\ den|In\ der|Unter\ den|Zum|Zur|Hinter\ der|Hinter\ dem|Vor\ dem|Vor\ der|Alt-)\ ?[A-ZÄÖÜ][a-zäöüß]+)
+            | (?P<named>Straße\ des\ [0-9]{1,2}\.\ [A-ZÄÖÜ][a-zäöüß]+|Platz\ der\ [A-ZÄÖÜ][a-zäöüß]+)
+            )
+            \ (?P<num>[1-9][0-9]{0,3}[a-zA-Z]?(?:\ ?[-/]\ ?[0-9]{1,4}[a-z]?)?)",
+        )
+        .expect("static street pattern");
+        let plz =
+            Regex::new(r"(?:(?:D|DE|A|AT|CH|FL)-)?[0-9]{4,5}[ \n]").expect("static PLZ pattern");
+        let field = Regex::new(
+            r#"(?i)["']?(?:city|town|ort|stadt|wohnort|zip|zip_?code|plz|postcode|postal_?code|postleitzahl|street|strasse|straße|address_?line1?|adresse)["']?\s*[:=]\s*["']([^"'\n{}]{2,80})["']"#,
+        )
+        .expect("static field pattern");
+        LocationRecognizer {
+            field,
+            street,
+            plz,
+            lexicon: Lexicon::get(),
+        }
+    }
+
+    fn streets(
+        &self,
+        s: &str,
+        windows: &[(usize, usize)],
+        out: &mut Vec<Candidate>,
+    ) -> Vec<(usize, usize)> {
+        let mut found = Vec::new();
+        for (base, c) in super::captures_in(&self.street, s, windows) {
+            let (Some(m), Some(num)) = (c.get(0), c.name("num")) else {
+                continue;
+            };
+            let (start, end) = (base + m.start(), base + m.end());
+            let num_start = base + num.start();
+            if s[..start]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphanumeric)
+            {
+                continue;
+            }
+            let next = s[end..].chars().next();
+            if next.is_some_and(char::is_alphanumeric)
+                || (matches!(next, Some('.' | ',' | ':'))
+                    && s[end + 1..].starts_with(|x: char| x.is_ascii_digit()))
+            {
+                continue;
+            }
+            let name = &s[start..num_start].trim_end();
+            let name_lower = lower(name);
+            let number: u32 = num
+                .as_str()
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+                .parse()
+                .unwrap_or(0);
+            // Unit after the number: `Parkplatz 10 Minuten`.
+            let next_word: String = s[end..]
+                .trim_start_matches(' ')
+                .chars()
+                .take_while(|x| x.is_alphabetic() || *x == '%' || *x == '€')
+                .collect::<String>()
+                .to_lowercase();
+            if NUMBER_UNITS.contains(&next_word.as_str()) || next_word == "%" || next_word == "€"
+            {
+                continue;
+            }
+            let last_word = name_lower.rsplit([' ', '-']).next().unwrap_or("");
+            let base = if c.name("compound").is_some() {
+                if STREET_STOP.contains(&name_lower.as_str()) || number > 2000 {
+                    continue;
+                }
+                let weak_suffix = [
+                    "hof", "berg", "feld", "grund", "au", "tor", "park", "garten", "markt", "ring",
+                    "bogen", "kamp", "wall", "höhe", "winkel", "anger", "zeile", "kai", "steg",
+                ]
+                .iter()
+                .any(|suf| name_lower.ends_with(suf));
+                if weak_suffix {
+                    0.6
+                } else {
+                    0.75
+                }
+            } else if c.name("twoword").is_some() {
+                let first = name_lower.split(' ').next().unwrap_or("");
+                if self.lexicon.is_stop(first) || number > 2000 {
+                    continue;
+                }
+                0.75
+            } else if c.name("prep").is_some() {
+                if PREP_STREET_STOP.contains(&last_word)
+                    || self.lexicon.is_stop(last_word)
+                    || number > 999
+                {
+                    continue;
+                }
+                0.6
+            } else {
+                0.75
+            };
+            let ev = CONTEXT.evidence(s, start, end);
+            let score: f32 = if ev.strong { base + 0.15 } else { base };
+            found.push((start, end));
+            out.push(cand(
+                EntityType::Location,
+                start,
+                end,
+                score.min(1.0),
+                false,
+            ));
+        }
+        found
+    }
+
+    /// The longest run of words from `first` that names a place: `Frankfurt am Main`,
+    /// `Halle (Saale)`, `Bad Homburg`. Returns (end byte, in gazetteer).
+    fn town_at(
+        &self,
+        s: &str,
+        words: &[Word],
+        first: usize,
+        set: &ahash::AHashSet<&'static str>,
+    ) -> Option<(usize, bool)> {
+        let w0 = words.get(first)?;
+        if w0.shape != Shape::Capitalised && w0.shape != Shape::Upper {
+            return None;
+        }
+        let mut best: Option<(usize, bool)> = None;
+        let mut prev_end = w0.end;
+        for k in 0..4 {
+            let Some(w) = words.get(first + k) else { break };
+            if k > 0 {
+                let gap = &s[prev_end..w.start];
+                if !(gap == " " || gap == ". " || gap == " (") || gap.contains('\n') {
+                    break;
+                }
+            }
+            prev_end = w.end;
+            let mut end = w.end;
+            if s[end..].starts_with(')') && s[w0.start..end].contains('(') {
+                end += 1;
+            }
+            let name = &s[w0.start..end];
+            if set.contains(name) {
+                best = Some((end, true));
+            } else if let Some(head) = name.split('-').next().filter(|h| h.len() < name.len()) {
+                // `Köln-Ehrenfeld`: a known town plus a district.
+                if k == 0 && set.contains(head) {
+                    best = Some((end, true));
+                }
+            }
+        }
+        best.or(Some((w0.end, false)))
+    }
+
+    fn postcodes(
+        &self,
+        s: &str,
+        digit_windows: &[(usize, usize)],
+        words: &[Word],
+        streets: &[(usize, usize)],
+        out: &mut Vec<Candidate>,
+    ) {
+        for m in super::find_in(&self.plz, s, digit_windows) {
+            let start = m.start();
+            let digits_end = m.end() - 1;
+            if s[..start].chars().next_back().is_some_and(|c| {
+                c.is_alphanumeric() || c == '.' || c == ',' || c == '-' || c == '/' || c == '+'
+            }) {
+                continue;
+            }
+            let v = &s[start..digits_end];
+            let prefixed = v.contains('-');
+            let digits = v.rsplit('-').next().unwrap_or(v);
+            let n: u32 = digits.parse().unwrap_or(0);
+            let zero_zero = digits.len() == 5 && digits.starts_with("00");
+            if digits.len() == 4 && !prefixed && (1900..=2100).contains(&n) {
+                continue;
+            }
+            let before_word = lower(
+                s[..start]
+                    .trim_end()
+                    .rsplit(|c: char| !c.is_alphanumeric() && c != '.')
+                    .next()
+                    .unwrap_or(""),
+            );
+            if [
+                "seit",
+                "im",
+                "jahr",
+                "bis",
+                "ab",
+                "von",
+                "ca.",
+                "über",
+                "rund",
+                "etwa",
+                "nr.",
+                "nr",
+                "nummer",
+                "bestellnummer",
+                "kundennummer",
+                "von",
+                "als",
+                "mit",
+            ]
+            .contains(&before_word.as_str())
+            {
+                continue;
+            }
+            // The town: the first word after the postcode, on the same line.
+            let wi = words.partition_point(|w| w.start < m.end());
+            let after_street = streets.iter().any(|&(_, e)| {
+                e <= start
+                    && start - e <= 3
+                    && s[e..start].chars().all(|c| matches!(c, ',' | ' ' | '\n'))
+            });
+            let ev = CONTEXT.evidence(s, start, digits_end);
+            let town = words.get(wi).filter(|w| w.start == m.end());
+            let Some(w) = town else {
+                if ev.strong && digits.len() == 5 {
+                    out.push(cand(EntityType::Location, start, digits_end, 0.7, false));
+                }
+                continue;
+            };
+            let word_text = w.text(s);
+            let wl = lower(word_text);
+            if AFTER_NUMBER_STOP.contains(&wl.as_str()) || self.lexicon.is_stop(&wl) {
+                continue;
+            }
+            let newline_gap = s[digits_end..w.start].contains('\n');
+            if newline_gap {
+                continue;
+            }
+            let Some((end, known)) = self.town_at(s, words, wi, &self.lexicon.places) else {
+                continue;
+            };
+            if zero_zero {
+                // German postcodes never start with 00 (entities.md §13.1): not a postcode, but a
+                // known town after it is still a place in an address line.
+                if known {
+                    out.push(cand(EntityType::Location, w.start, end, 0.7, false));
+                }
+                continue;
+            }
+            let score = if known && (digits.len() == 5 || prefixed) {
+                0.85
+            } else if known {
+                0.7
+            } else if after_street && digits.len() == 5 {
+                0.8
+            } else if digits.len() == 5 {
+                0.4
+            } else {
+                0.3
+            };
+            let score = if ev.strong || after_street {
+                (score + 0.15_f32).min(0.95)
+            } else {
+                score
+            };
+            out.push(cand(EntityType::Location, start, end, score, false));
+        }
+    }
+
+    fn towns(&self, s: &str, words: &[Word], out: &mut Vec<Candidate>) {
+        let lex = self.lexicon;
+        let mut i = 0;
+        while i < words.len() {
+            let w = words[i];
+            let text = w.text(s);
+            let candidate = match w.shape {
+                Shape::Capitalised => {
+                    lex.towns.contains(text)
+                        || text
+                            .split('-')
+                            .next()
+                            .is_some_and(|h| h.len() < text.len() && lex.towns.contains(h))
+                }
+                Shape::Lower => {
+                    text.len() >= 4
+                        && lex.towns_lower.contains(text)
+                        && !lex.is_stop(text)
+                        && !lex.is_common(text)
+                }
+                _ => false,
+            };
+            if !candidate {
+                i += 1;
+                continue;
+            }
+            let lower_text = lower(text);
+            let (end, _) = if w.shape == Shape::Capitalised {
+                self.town_at(s, words, i, &lex.towns)
+                    .unwrap_or((w.end, true))
+            } else {
+                (w.end, true)
+            };
+            // Context: preposition or arrow directly before, or a label.
+            let prev_text = s[..w.start].trim_end_matches([' ', '\u{a0}']);
+            let prev_word = i
+                .checked_sub(1)
+                .map(|j| words[j])
+                .filter(|p| p.end == prev_text.len());
+            let prev_lower = prev_word.map(|p| lower(p.text(s))).unwrap_or_default();
+            let arrow = prev_text.ends_with('→')
+                || prev_text.ends_with("->")
+                || s[end..].trim_start().starts_with('→')
+                || s[end..].trim_start().starts_with("->");
+            let prep = [
+                "in", "aus", "nach", "bei", "nahe", "richtung", "raum", "gen", "from", "to",
+                "near", "via", "über", "von", "bis", "ab",
+            ]
+            .contains(&prev_lower.as_str());
+            let window = lower(super::before(s, w.start, 40));
+            let label = prev_text.ends_with(':')
+                && has_word(
+                    &window,
+                    &[
+                        "ort",
+                        "wohnort",
+                        "geburtsort",
+                        "stadt",
+                        "standort",
+                        "sitz",
+                        "wohnsitz",
+                        "city",
+                        "location",
+                        "town",
+                        "einsatzort",
+                        "arbeitsort",
+                        "abfahrt",
+                        "ankunft",
+                        "ziel",
+                        "start",
+                        "von",
+                        "nach",
+                    ],
+                );
+            let strong = has_word(
+                &window,
+                &[
+                    "wohnhaft",
+                    "wohne",
+                    "wohnt",
+                    "lebe",
+                    "lebt",
+                    "geboren",
+                    "umgezogen",
+                    "ziehe",
+                    "zieht",
+                    "wohnort",
+                    "geburtsort",
+                    "lives",
+                    "born",
+                    "moved",
+                ],
+            );
+            let org_before =
+                prev_word.is_some_and(|p| ORG_WORDS.contains(&lower(p.text(s)).as_str()));
+            let ambiguous = lex.ambiguous_towns.contains(lower_text.as_str());
+            let next_text = s[end..].trim_start_matches(' ');
+            let org_after = ["GmbH", "AG", "e.V.", "KG", "Hbf", "Airport"]
+                .iter()
+                .any(|o| next_text.starts_with(o));
+            let line_start = s[..w.start].rfind('\n').map_or(0, |p| p + 1);
+            let dateline = s[line_start..w.start].trim().is_empty()
+                && s[end..].starts_with(", ")
+                && s[end + 2..].starts_with(|c: char| c.is_ascii_digit());
+            let score = if org_before || org_after {
+                0.0
+            } else if ambiguous {
+                if (prep && strong) || label {
+                    0.7
+                } else {
+                    0.0
+                }
+            } else if label {
+                0.8
+            } else if dateline {
+                0.75
+            } else if prep || arrow {
+                if w.shape == Shape::Lower {
+                    0.6
+                } else {
+                    0.7
+                }
+            } else {
+                0.3
+            };
+            if score > 0.0 {
+                out.push(cand(EntityType::Location, w.start, end, score, false));
+            }
+            i += 1;
+        }
+    }
+}
+
+impl Recognizer for LocationRecognizer {
+    fn entity_type(&self) -> EntityType {
+        EntityType::Location
+    }
+
+    fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
+        let s = text.view();
+        for (base, c) in super::captures_in(
+            &self.field,
+            s,
+            &crate::detect::text::windows_around(s, |b| b == b':' || b == b'=', 40, 110),
+        ) {
+            if let Some(v) = c.get(1) {
+                let v = super::M::new(s, base + v.start(), base + v.end());
+                let t = v.as_str().trim();
+                let digits = t.bytes().filter(u8::is_ascii_digit).count();
+                let plausible = t.chars().any(char::is_alphabetic)
+                    || (4..=5).contains(&digits) && digits == t.len();
+                if plausible && t.len() == v.as_str().len() {
+                    out.push(cand(EntityType::Location, v.start(), v.end(), 0.8, false));
+                }
+            }
+        }
+        let streets = self.streets(s, text.digit_windows(), out);
+        let words = text.words();
+        self.postcodes(s, text.digit_windows(), words, &streets, out);
+        self.towns(s, words, out);
+    }
+}

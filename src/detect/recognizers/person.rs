@@ -1,0 +1,1306 @@
+//! PERSON (entities.md §2) without a model: anchors (salutations, titles, greetings,
+//! self-introductions, form labels, signatures, verbs of saying, role nouns), gazetteers of
+//! first and last names, the shape of a name sequence, and a second pass that finds repeated
+//! mentions of names already found. Common words that are also names (`Koch`, `Wolf`) need an
+//! anchor or a given name.
+
+use super::cand;
+use crate::detect::lexicon::Lexicon;
+use crate::detect::words::{Shape, Word};
+use crate::detect::{Candidate, EntityType, Recognizer, Text};
+
+const SALUTATIONS: &[&str] = &[
+    "herr",
+    "herrn",
+    "frau",
+    "fräulein",
+    "hr",
+    "fr",
+    "mr",
+    "mrs",
+    "ms",
+    "miss",
+    "sir",
+    "madame",
+    "monsieur",
+    "familie",
+    "ehepaar",
+    "eheleute",
+    "dr",
+    "prof",
+    "professor",
+    "professorin",
+];
+const TITLES: &[&str] = &[
+    "dr",
+    "prof",
+    "med",
+    "dent",
+    "vet",
+    "rer",
+    "nat",
+    "pol",
+    "oec",
+    "phil",
+    "jur",
+    "dipl",
+    "ing",
+    "kfm",
+    "psych",
+    "mag",
+    "habil",
+    "pd",
+    "h",
+    "c",
+    "ra",
+    "stb",
+    "professor",
+    "professorin",
+    "doktor",
+];
+const GREETINGS: &[&str] = &[
+    "hallo", "hi", "hey", "liebe", "lieber", "liebes", "dear", "moin", "servus", "hello", "grüezi",
+    "salut", "ciao", "tag", "morgen", "abend",
+];
+const LABELS: &[&str] = &[
+    "name",
+    "vorname",
+    "nachname",
+    "familienname",
+    "geburtsname",
+    "ansprechpartner",
+    "ansprechpartnerin",
+    "kontaktperson",
+    "absender",
+    "absenderin",
+    "empfänger",
+    "empfängerin",
+    "inhaber",
+    "inhaberin",
+    "geschäftsführer",
+    "geschäftsführerin",
+    "verantwortlich",
+    "antragsteller",
+    "antragstellerin",
+    "patient",
+    "patientin",
+    "mieter",
+    "mieterin",
+    "vermieter",
+    "vermieterin",
+    "kläger",
+    "klägerin",
+    "beklagte",
+    "beklagter",
+    "zeuge",
+    "zeugin",
+    "kunde",
+    "kundin",
+    "mitarbeiter",
+    "mitarbeiterin",
+    "versicherte",
+    "versicherter",
+    "bearbeiter",
+    "bearbeiterin",
+    "sachbearbeiter",
+    "sachbearbeiterin",
+    "teilnehmer",
+    "teilnehmerin",
+    "fahrer",
+    "fahrerin",
+    "halter",
+    "halterin",
+    "arzt",
+    "ärztin",
+    "betreuer",
+    "betreuerin",
+    "kontoinhaber",
+    "kontoinhaberin",
+    "unterschrift",
+    "von",
+    "an",
+    "from",
+    "to",
+    "cc",
+    "contact",
+    "customer",
+    "employee",
+    "patient",
+    "author",
+    "autor",
+    "autorin",
+    "gast",
+    "kontakt",
+    "vertreter",
+    "vertreterin",
+    "erziehungsberechtigter",
+    "schüler",
+    "schülerin",
+    "student",
+    "studentin",
+    "bewerber",
+    "bewerberin",
+    "ehepartner",
+    "ehepartnerin",
+    "kind",
+    "mutter",
+    "vater",
+    "applicant",
+    "tenant",
+    "owner",
+    "holder",
+    "user",
+    "nutzer",
+    "benutzer",
+    "fullname",
+    "full",
+    "recipient",
+    "sender",
+    "assignee",
+    "reporter",
+    "requester",
+    "agent",
+    "melder",
+    "meldende",
+    "ansprechperson",
+    "erziehungsberechtigte",
+    "erziehungsberechtigter",
+    "entschuldigt",
+    "anwesend",
+    "abwesend",
+    "teilnehmende",
+    "gäste",
+    "person",
+    "vertretung",
+    "verfasser",
+    "verfasserin",
+    "unterzeichner",
+    "unterzeichnerin",
+    "beteiligte",
+    "fahrzeughalter",
+    "fahrzeughalterin",
+    "versicherungsnehmer",
+    "versicherungsnehmerin",
+    "name des kindes",
+];
+const SPEECH: &[&str] = &[
+    "sagte",
+    "sagt",
+    "erklärte",
+    "erklärt",
+    "betonte",
+    "betont",
+    "meinte",
+    "meint",
+    "berichtete",
+    "berichtet",
+    "kritisierte",
+    "forderte",
+    "warnte",
+    "schrieb",
+    "fragte",
+    "antwortete",
+    "ergänzte",
+    "bestätigte",
+    "kündigte",
+    "sagten",
+    "erzählte",
+    "erzählt",
+    "said",
+    "says",
+    "told",
+    "wrote",
+    "asked",
+    "added",
+    "explained",
+    "schreibt",
+    "fragt",
+    "antwortet",
+    "ruft",
+    "rief",
+    "lobte",
+    "mahnte",
+    "räumte",
+    "widersprach",
+    "teilte",
+    "versicherte",
+    "ergänzt",
+];
+const ROLES: &[&str] = &[
+    "kollege",
+    "kollegin",
+    "chef",
+    "chefin",
+    "nachbar",
+    "nachbarin",
+    "sohn",
+    "tochter",
+    "bruder",
+    "schwester",
+    "mutter",
+    "vater",
+    "freund",
+    "freundin",
+    "mann",
+    "ehemann",
+    "ehefrau",
+    "partner",
+    "partnerin",
+    "kanzler",
+    "kanzlerin",
+    "minister",
+    "ministerin",
+    "präsident",
+    "präsidentin",
+    "bürgermeister",
+    "bürgermeisterin",
+    "trainer",
+    "trainerin",
+    "sprecher",
+    "sprecherin",
+    "anwalt",
+    "anwältin",
+    "rechtsanwalt",
+    "rechtsanwältin",
+    "mandant",
+    "mandantin",
+    "azubi",
+    "lehrer",
+    "lehrerin",
+    "autorin",
+    "sänger",
+    "sängerin",
+    "schauspieler",
+    "schauspielerin",
+    "vorsitzende",
+    "vorsitzender",
+    "ceo",
+    "gründer",
+    "gründerin",
+    "coach",
+    "colleague",
+    "manager",
+    "managerin",
+    "leiter",
+    "leiterin",
+    "teamleiter",
+    "teamleiterin",
+    "abteilungsleiter",
+    "abteilungsleiterin",
+    "enkel",
+    "enkelin",
+    "oma",
+    "opa",
+    "tante",
+    "onkel",
+    "cousin",
+    "cousine",
+    "neffe",
+    "nichte",
+    "schwager",
+    "schwägerin",
+    "pfarrer",
+    "pastorin",
+    "notar",
+    "notarin",
+    "steuerberater",
+    "steuerberaterin",
+    "hausarzt",
+    "hausärztin",
+    "professor",
+    "professorin",
+    "spieler",
+    "spielerin",
+    "stürmer",
+    "torwart",
+    "regisseur",
+    "regisseurin",
+    "künstler",
+    "künstlerin",
+    "musiker",
+    "musikerin",
+    "sohnemann",
+    "kumpel",
+    "mitbewohner",
+    "mitbewohnerin",
+    "vermieter",
+    "vermieterin",
+    "bewerberin",
+    "bewerber",
+    "praktikant",
+    "praktikantin",
+    "kunde",
+    "kundin",
+    "patientin",
+    "patient",
+    "abgeordnete",
+    "abgeordneter",
+    "senator",
+    "senatorin",
+    "landrat",
+    "landrätin",
+    "ministerpräsident",
+    "ministerpräsidentin",
+    "bundeskanzler",
+    "bundeskanzlerin",
+    "dichter",
+    "schriftsteller",
+    "schriftstellerin",
+    "journalist",
+    "journalistin",
+    "reporterin",
+    "moderator",
+    "moderatorin",
+    "sekretärin",
+    "assistentin",
+    "assistent",
+    "kommissar",
+    "kommissarin",
+    "richterin",
+    "staatsanwalt",
+    "staatsanwältin",
+    "verteidiger",
+    "verteidigerin",
+    "zeugin",
+];
+const CLOSINGS: &[&str] = &[
+    "mit freundlichen grüßen",
+    "mit freundlichen grüssen",
+    "mit freundlichem gruß",
+    "mit freundlichem gruss",
+    "freundliche grüße",
+    "freundliche grüsse",
+    "viele grüße",
+    "viele grüsse",
+    "beste grüße",
+    "beste grüsse",
+    "herzliche grüße",
+    "herzliche grüsse",
+    "liebe grüße",
+    "liebe grüsse",
+    "schöne grüße",
+    "grüße",
+    "grüsse",
+    "gruß",
+    "gruss",
+    "lg",
+    "vg",
+    "mfg",
+    "best regards",
+    "kind regards",
+    "regards",
+    "best",
+    "cheers",
+    "thanks",
+    "thank you",
+    "danke",
+    "vielen dank",
+    "bis bald",
+    "sincerely",
+    "yours sincerely",
+    "yours truly",
+    "herzlichst",
+    "ciao",
+    "tschüss",
+    "bye",
+    "grüßle",
+    "servus",
+    "gez.",
+    "warm regards",
+    "many thanks",
+    "mfg.",
+    "beste grüße aus",
+    "bis dann",
+    "bis später",
+    "bis morgen",
+    "danke dir",
+    "danke euch",
+    "liebe grüße aus",
+    "viele grüße aus",
+    "best wishes",
+    "all the best",
+    "take care",
+];
+const LEGAL_FORMS: &[&str] = &[
+    "gmbh", "ag", "kg", "ohg", "gbr", "ug", "mbh", "inc", "ltd", "llc", "co", "e.v", "se", "plc",
+    "partg", "kgaa", "&",
+];
+const ORG_BEFORE: &[&str] = &[
+    "bäckerei",
+    "apotheke",
+    "kanzlei",
+    "autohaus",
+    "firma",
+    "hotel",
+    "restaurant",
+    "café",
+    "cafe",
+    "stiftung",
+    "institut",
+    "verlag",
+    "bank",
+    "klinik",
+    "metzgerei",
+    "gasthaus",
+    "gasthof",
+    "brauerei",
+    "weingut",
+    "modehaus",
+    "möbelhaus",
+    "schreinerei",
+    "elektro",
+    "malerbetrieb",
+    "friseur",
+    "salon",
+    "galerie",
+    "buchhandlung",
+    "pension",
+    "reisebüro",
+    "hochschule",
+    "universität",
+    "schule",
+    "gymnasium",
+    "straße",
+    "str",
+    "platz",
+    "allee",
+];
+const STREET_AFTER: &[&str] = &[
+    "straße",
+    "strasse",
+    "str",
+    "platz",
+    "weg",
+    "allee",
+    "gasse",
+    "ring",
+    "damm",
+    "ufer",
+    "chaussee",
+    "brücke",
+    "park",
+    "center",
+    "centre",
+    "zentrum",
+    "halle",
+    "arena",
+    "stadion",
+    "preis",
+    "award",
+    "stiftung",
+    "institut",
+    "schule",
+    "gymnasium",
+    "universität",
+    "gmbh",
+];
+/// Animals: `unser Hund Bruno` names a pet.
+const PETS: &[&str] = &[
+    "hund",
+    "hündin",
+    "katze",
+    "kater",
+    "pferd",
+    "hamster",
+    "kaninchen",
+    "dog",
+    "cat",
+    "welpe",
+];
+/// Noun endings that rarely end a surname (`Bescheinigung`, `Freiheit`, `Information`).
+const NOUN_SUFFIXES: &[&str] = &[
+    "ung", "heit", "keit", "schaft", "tion", "sion", "ität", "nis", "tum", "ment", "ismus", "chen",
+    "lein", "anz", "enz", "ur", "ik", "age", "ie",
+];
+
+const F_SALUT: u16 = 1;
+const F_TITLE: u16 = 2;
+const F_GREET: u16 = 4;
+const F_LABEL: u16 = 8;
+const F_SPEECH: u16 = 16;
+const F_ROLE: u16 = 32;
+const F_PET: u16 = 64;
+const F_ORG: u16 = 128;
+const F_PARTICLE: u16 = 256;
+
+/// Keyword classes of a lowercase word, one hash lookup per word.
+fn keyword_table() -> ahash::AHashMap<&'static str, u16> {
+    let mut m: ahash::AHashMap<&'static str, u16> = ahash::AHashMap::new();
+    for (list, flag) in [
+        (SALUTATIONS, F_SALUT),
+        (TITLES, F_TITLE),
+        (GREETINGS, F_GREET),
+        (LABELS, F_LABEL),
+        (SPEECH, F_SPEECH),
+        (ROLES, F_ROLE),
+        (PETS, F_PET),
+        (ORG_BEFORE, F_ORG),
+        (crate::detect::lexicon::PARTICLES, F_PARTICLE),
+    ] {
+        for w in list {
+            *m.entry(w).or_insert(0) |= flag;
+        }
+    }
+    m
+}
+
+/// Per-word facts, computed once per text.
+struct Info {
+    /// Keyword classes (`F_*`).
+    flags: u16,
+    /// Lowercase form: a range of [`Ctx::lows`].
+    low: (u32, u32),
+    first: bool,
+    last: bool,
+    stop: bool,
+    common: bool,
+    /// Preceded by exactly one space on the same line (so it may continue a name).
+    joined: bool,
+    /// First word of a sentence or line.
+    sentence_start: bool,
+    /// Followed directly by `.` (initial or abbreviation).
+    dot_after: bool,
+}
+
+pub struct PersonRecognizer {
+    lex: &'static Lexicon,
+    keywords: ahash::AHashMap<&'static str, u16>,
+    /// Structured data: `"firstName": "Anna"`, `name=Anna Schmidt`.
+    field: regex::Regex,
+}
+
+impl PersonRecognizer {
+    pub fn new() -> Self {
+        let field = regex::Regex::new(
+            r#"(?i)["']?(?:first_?name|last_?name|full_?name|given_?name|family_?name|sur_?name|vor_?name|nach_?name|contact_?name|customer_?name|display_?name|name)["']?\s*[:=]\s*["']([^"'\n,;{}]{1,60})["']"#,
+        )
+        .expect("static field pattern");
+        PersonRecognizer {
+            lex: Lexicon::get(),
+            keywords: keyword_table(),
+            field,
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Capitalised name-shaped words only; surname-shape rules apply.
+    Prose,
+    /// After a strong anchor: capitalised, all-caps, or lowercase gazetteer names.
+    Anchored,
+}
+
+struct Ctx<'a> {
+    s: &'a str,
+    w: &'a [Word],
+    info: Vec<Info>,
+    /// All lowercase word forms, one after the other (one allocation per text).
+    lows: String,
+    lex: &'static Lexicon,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(
+        s: &'a str,
+        w: &'a [Word],
+        lex: &'static Lexicon,
+        kw: &ahash::AHashMap<&'static str, u16>,
+    ) -> Ctx<'a> {
+        let mut info = Vec::with_capacity(w.len());
+        let mut lows = String::with_capacity(s.len());
+        for (i, word) in w.iter().enumerate() {
+            let text = word.text(s);
+            let from = lows.len();
+            if text.is_ascii() {
+                lows.extend(text.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+            } else {
+                for c in text.chars() {
+                    lows.extend(c.to_lowercase());
+                }
+            }
+            let lower = &lows[from..];
+            let lookup = |t: &str, l: &str| -> (bool, bool) {
+                match word.shape {
+                    Shape::Capitalised => (lex.first.contains(t), lex.last.contains(t)),
+                    Shape::Lower | Shape::Upper if l.len() >= 3 => {
+                        (lex.first_lower.contains(l), lex.last_lower.contains(l))
+                    }
+                    _ => (false, false),
+                }
+            };
+            let (mut first, mut last) = lookup(text, lower);
+            if !first && !last && text.contains('-') {
+                // `Hans-Peter`, `Schulze-Wiegand`: every part a known name.
+                let parts: Vec<(bool, bool)> = text
+                    .split('-')
+                    .zip(lower.split('-'))
+                    .map(|(t, l)| {
+                        let t_cap = t.starts_with(|c: char| c.is_uppercase());
+                        match word.shape {
+                            Shape::Capitalised if t_cap => {
+                                (lex.first.contains(t), lex.last.contains(t))
+                            }
+                            _ => (lex.first_lower.contains(l), lex.last_lower.contains(l)),
+                        }
+                    })
+                    .collect();
+                if parts.iter().all(|&(f, _)| f) {
+                    first = true;
+                } else if parts.iter().all(|&(f, l)| f || l) {
+                    last = true;
+                }
+            }
+            let gap = if i == 0 {
+                s.get(..word.start).unwrap_or("")
+            } else {
+                s.get(w[i - 1].end..word.start).unwrap_or("")
+            };
+            let joined = i > 0 && (gap == " " || gap == "\u{a0}");
+            let prev_char = s[..word.start]
+                .trim_end_matches([' ', '\t', '"', '„', '“', '(', '\'', '*', '-'])
+                .chars()
+                .next_back();
+            let sentence_start = prev_char.is_none()
+                || matches!(prev_char, Some('.' | '!' | '?' | '\n' | ':' | '>' | '•'))
+                || gap.contains('\n');
+            let dot_after = s[word.end..].starts_with('.');
+            info.push(Info {
+                flags: kw.get(lower).copied().unwrap_or(0),
+                stop: lex.is_stop(lower),
+                common: lex.is_common(lower),
+                low: (from as u32, lows.len() as u32),
+                first,
+                last,
+                joined,
+                sentence_start,
+                dot_after,
+            });
+        }
+        Ctx {
+            s,
+            w,
+            info,
+            lows,
+            lex,
+        }
+    }
+
+    fn has(&self, i: usize, flag: u16) -> bool {
+        self.info.get(i).is_some_and(|f| f.flags & flag != 0)
+    }
+
+    /// Lowercase form of word `i`.
+    fn low(&self, i: usize) -> &str {
+        let (a, b) = self.info[i].low;
+        self.lows.get(a as usize..b as usize).unwrap_or("")
+    }
+
+    fn is_initial(&self, i: usize) -> bool {
+        let w = &self.w[i];
+        w.shape == Shape::Upper
+            && w.end - w.start <= 2
+            && w.text(self.s).chars().count() == 1
+            && self.info[i].dot_after
+    }
+
+    fn noun_like(&self, i: usize) -> bool {
+        let l = self.low(i);
+        l.chars().count() > 4 && NOUN_SUFFIXES.iter().any(|suf| l.ends_with(suf))
+    }
+
+    /// Can word `i` be part of a name in `mode`?
+    fn name_token(&self, i: usize, mode: Mode) -> bool {
+        let (w, f) = (&self.w[i], &self.info[i]);
+        if f.stop && !(f.first || f.last) {
+            return false;
+        }
+        if self.has(i, F_TITLE | F_SALUT) {
+            return false;
+        }
+        match w.shape {
+            Shape::Capitalised => mode == Mode::Anchored || f.first || f.last || !self.noun_like(i),
+            Shape::Upper => mode == Mode::Anchored && (w.end - w.start >= 2 || self.is_initial(i)),
+            Shape::Lower => mode == Mode::Anchored && (f.first || f.last),
+            Shape::Uncased => true,
+            Shape::Other => {
+                // McDonald, DiCaprio, LeBron
+                let t = w.text(self.s);
+                t.starts_with(|c: char| c.is_uppercase())
+                    && t.chars().filter(|c| c.is_uppercase()).count() == 2
+            }
+        }
+    }
+
+    /// Extends a name from word `i`: given names, particles, surname; at most 5 words, one line.
+    /// Returns the index of the last word.
+    fn extend(&self, i: usize, mode: Mode, max: usize) -> Option<usize> {
+        if !self.name_token(i, mode) && !self.is_initial(i) {
+            return None;
+        }
+        let mut last = i;
+        let mut count = 1;
+        let mut j = i + 1;
+        while j < self.w.len() && count < max {
+            let prev_initial = self.is_initial(j - 1);
+            let gap = &self.s[self.w[j - 1].end..self.w[j].start];
+            let ok_gap = self.info[j].joined || (prev_initial && (gap == ". " || gap == "."));
+            if !ok_gap {
+                break;
+            }
+            if self.w[j - 1].end < self.s.len()
+                && self.s[self.w[j - 1].end..].starts_with([',', ';', ':', '!', '?'])
+            {
+                break;
+            }
+            let f = &self.info[j];
+            if self.has(j, F_PARTICLE) && self.w[j].shape == Shape::Lower {
+                // `der`, `den`, `und` only continue a particle (`von der`, `von und zu`):
+                // `Paul und Lena` is two people.
+                if matches!(self.low(j), "der" | "den" | "und") {
+                    break;
+                }
+                // particle(s) must be followed by a name word
+                let mut k = j;
+                while k < self.w.len()
+                    && self.has(k, F_PARTICLE)
+                    && self.w[k].shape == Shape::Lower
+                    && self.info[k].joined
+                {
+                    k += 1;
+                }
+                if k < self.w.len()
+                    && k > j
+                    && self.info[k].joined
+                    && self.w[k].shape == Shape::Capitalised
+                    && self.name_token(k, mode)
+                {
+                    last = k;
+                    count += k - j + 1;
+                    j = k + 1;
+                    continue;
+                }
+                break;
+            }
+            let chat_surname = mode == Mode::Anchored
+                && j == i + 1
+                && self.w[i].shape == Shape::Lower
+                && self.w[j].shape == Shape::Lower
+                && !f.stop
+                && !f.common
+                && self.low(j).chars().count() >= 3;
+            if self.is_initial(j) || self.name_token(j, mode) || chat_surname {
+                // In prose a lowercase word never continues a capitalised name.
+                if self.w[j].shape == Shape::Lower && self.w[i].shape != Shape::Lower {
+                    break;
+                }
+                if self.w[j].shape != Shape::Lower && self.w[i].shape == Shape::Lower {
+                    break;
+                }
+                last = j;
+                count += 1;
+                j += 1;
+                continue;
+            }
+            break;
+        }
+        // A span must not end on an initial alone unless it is a single initial + dot ... keep.
+        Some(last)
+    }
+
+    /// Byte span of words `i..=j`, with a trailing genitive `s` left outside (§2.5).
+    fn span(&self, i: usize, j: usize) -> (usize, usize) {
+        let start = self.w[i].start;
+        let mut end = self.w[j].end;
+        if self.is_initial(j) {
+            end += 1;
+        }
+        let f = &self.info[j];
+        if !(f.first || f.last) && self.low(j).ends_with('s') && self.w[j].end - self.w[j].start > 3
+        {
+            let base = &self.w[j].text(self.s)[..self.w[j].end - self.w[j].start - 1];
+            if self.lex.first.contains(base) || self.lex.last.contains(base) {
+                end -= 1;
+            }
+        }
+        (start, end)
+    }
+
+    /// Organisation or street right after the span: not a person.
+    fn followed_by_org(&self, j: usize) -> bool {
+        let rest = self.s[self.w[j].end..].trim_start_matches([' ', '-']);
+        let next: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '.' || *c == '&')
+            .collect::<String>()
+            .to_lowercase();
+        let next = next.trim_end_matches('.');
+        LEGAL_FORMS.contains(&next) || STREET_AFTER.contains(&next) || rest.starts_with('&')
+    }
+
+    fn preceded_by_org(&self, i: usize) -> bool {
+        i > 0 && self.info[i].joined && self.has(i - 1, F_ORG)
+    }
+
+    /// Skips salutations and titles (`Frau Dr. med.`) starting at `i`; returns the next index.
+    fn skip_titles(&self, mut i: usize) -> usize {
+        while i < self.w.len()
+            && (self.has(i, F_TITLE | F_SALUT)
+                || (self.w[i].shape == Shape::Lower
+                    && matches!(self.low(i), "med" | "rer" | "nat" | "phil" | "jur" | "dent")))
+        {
+            i += 1;
+        }
+        i
+    }
+}
+
+impl Recognizer for PersonRecognizer {
+    fn entity_type(&self) -> EntityType {
+        EntityType::Person
+    }
+
+    fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
+        let s = text.view();
+        let words = text.words();
+        if words.is_empty() {
+            return;
+        }
+        for (base, c) in super::captures_in(
+            &self.field,
+            s,
+            &crate::detect::text::windows_around(s, |b| b == b':' || b == b'=', 40, 90),
+        ) {
+            if let Some(v) = c.get(1) {
+                let v = super::M::new(s, base + v.start(), base + v.end());
+                let t = v.as_str();
+                if t.chars().any(char::is_alphabetic)
+                    && t.chars().all(|x| {
+                        x.is_alphabetic()
+                            || matches!(x, ' ' | '-' | '.' | '\'' | '\u{300}'..='\u{36f}')
+                    })
+                {
+                    out.push(cand(EntityType::Person, v.start(), v.end(), 0.9, false));
+                }
+            }
+        }
+        let cx = Ctx::new(s, words, self.lex, &self.keywords);
+        let n = words.len();
+        let mut found: Vec<(usize, usize, f32)> = Vec::new(); // word ranges + score
+        let push = |found: &mut Vec<(usize, usize, f32)>, i: usize, j: usize, score: f32| {
+            found.push((i, j, score));
+        };
+
+        // 1. Anchored names.
+        for i in 0..n {
+            let _f = &cx.info[i];
+            let l = cx.low(i);
+            // Salutation / title: `Frau Dr. Becker`, `Herrn Koch`, `Mr. Smith`.
+            if cx.has(i, F_SALUT)
+                && (cx.w[i].shape == Shape::Capitalised || cx.w[i].shape == Shape::Lower)
+            {
+                let k = cx.skip_titles(i + 1);
+                if k < n && k > i && !cx.s[cx.w[k - 1].end..cx.w[k].start].contains('\n') {
+                    let mode = Mode::Anchored;
+                    // `Herr von Bauer`, `Prof. Dr. zu Zahn`: particles lead the surname.
+                    let mut k2 = k;
+                    while k2 + 1 < n
+                        && cx.has(k2, F_PARTICLE)
+                        && cx.w[k2].shape == Shape::Lower
+                        && cx.info[k2 + 1].joined
+                    {
+                        k2 += 1;
+                    }
+                    if k2 > k && cx.w[k2].shape == Shape::Capitalised {
+                        if let Some(j) = cx.extend(k2, mode, 3) {
+                            push(&mut found, k, j, 0.9);
+                        }
+                        continue;
+                    }
+                    if cx.w[k].shape == Shape::Lower && !(cx.info[k].first || cx.info[k].last) {
+                        // Chat in lower case: `frag mal herrn meyer-kruschwitz`.
+                        let f = &cx.info[k];
+                        if cx.w[i].shape == Shape::Lower
+                            && !f.stop
+                            && !f.common
+                            && cx.low(k).chars().count() >= 3
+                            && !cx.has(k, F_PARTICLE)
+                        {
+                            push(&mut found, k, k, 0.8);
+                        }
+                        continue;
+                    }
+                    if let Some(mut j) = cx.extend(k, mode, 4) {
+                        // `Herrn Kochs Schreiben`: without a given name the span is the surname,
+                        // unless the next word is a known name too.
+                        if j > k
+                            && !cx.info[k].first
+                            && !(cx.info[k + 1].last || cx.info[k + 1].first)
+                        {
+                            j = k;
+                        }
+                        if !cx.followed_by_org(j) {
+                            push(&mut found, k, j, 0.9);
+                        }
+                    }
+                }
+                continue;
+            }
+            // Greeting: `Hallo Anna,`, `Liebe Frau …` handled above, `Guten Tag Herr …`.
+            if cx.has(i, F_GREET) && i + 1 < n && cx.info[i + 1].joined {
+                let k = i + 1;
+                if cx.has(k, F_SALUT) {
+                    continue;
+                }
+                if matches!(l, "tag" | "morgen" | "abend") && !(i > 0 && cx.low(i - 1) == "guten") {
+                    continue;
+                }
+                if let Some(j) = cx.extend(k, Mode::Anchored, 3) {
+                    let after = cx.s[cx.w[j].end..].trim_start_matches(' ');
+                    let closes =
+                        after.is_empty() || after.starts_with([',', '!', '\n', '.', ':', '?']);
+                    let gaz = cx.info[k].first || cx.info[k].last;
+                    if (closes && cx.w[k].shape != Shape::Lower) || gaz {
+                        push(&mut found, k, j, 0.85);
+                    }
+                }
+                continue;
+            }
+            // Self-introduction.
+            let intro = match l {
+                "ist" | "is" => i > 0 && matches!(cx.low(i - 1), "name" | "hier" | "this"),
+                "its" | "it's" => true,
+                "heiße" | "heisse" | "heißt" => true,
+                "bin" => i > 0 && cx.low(i - 1) == "ich",
+                "am" | "i'm" | "im" => l == "i'm" || (l == "am" && i > 0 && cx.low(i - 1) == "i"),
+                _ => false,
+            };
+            if intro && i + 1 < n && cx.info[i + 1].joined {
+                let k = cx.skip_titles(i + 1);
+                if k < n {
+                    if let Some(j) = cx.extend(k, Mode::Anchored, 4) {
+                        let gaz = (i + 1..=j).any(|x| cx.info[x].first || cx.info[x].last);
+                        let weak = matches!(l, "bin" | "am" | "i'm" | "im" | "its" | "it's")
+                            || (l == "ist" && cx.low(i - 1) == "hier")
+                            || (l == "is" && cx.low(i - 1) == "this");
+                        if !weak || gaz {
+                            push(&mut found, k, j, 0.9);
+                        }
+                    }
+                }
+                continue;
+            }
+            // Form label: `Name: Schmidt, Anna`.
+            if cx.has(i, F_LABEL) && s[cx.w[i].end..].starts_with(':') {
+                let k = cx.skip_titles(i + 1);
+                if k < n && !s[cx.w[i].end..cx.w[k].start].contains('\n') {
+                    if let Some(j) = cx.extend(k, Mode::Anchored, 4) {
+                        // inverted `Schmidt, Anna`
+                        let mut jj = j;
+                        if j + 1 < n
+                            && s[cx.w[j].end..cx.w[j + 1].start] == *", "
+                            && cx.info[j + 1].first
+                        {
+                            jj = cx.extend(j + 1, Mode::Anchored, 3).unwrap_or(j + 1);
+                        }
+                        let gaz = (k..=jj).any(|x| cx.info[x].first || cx.info[x].last);
+                        let strong_label = !matches!(
+                            l,
+                            "von"
+                                | "an"
+                                | "from"
+                                | "to"
+                                | "cc"
+                                | "kontakt"
+                                | "contact"
+                                | "kind"
+                                | "mutter"
+                                | "vater"
+                                | "user"
+                                | "agent"
+                        );
+                        if (strong_label || gaz) && !cx.followed_by_org(jj) {
+                            push(&mut found, k, jj, 0.9);
+                        }
+                    }
+                }
+                continue;
+            }
+            // Verb of saying: `sagte Anna Schmidt`, `laut Müller`.
+            if (cx.has(i, F_SPEECH) || l == "laut" || l == "so")
+                && i + 1 < n
+                && cx.info[i + 1].joined
+            {
+                let k = cx.skip_titles(i + 1);
+                if k < n && cx.w[k].shape == Shape::Capitalised {
+                    if let Some(j) = cx.extend(k, Mode::Prose, 4) {
+                        let gaz = (k..=j).any(|x| cx.info[x].first || cx.info[x].last);
+                        let plain = !cx.info[k].common && !cx.info[k].stop;
+                        let needs_gaz = l == "laut" || l == "so";
+                        if (gaz || (plain && !needs_gaz)) && !cx.followed_by_org(j) {
+                            push(&mut found, k, j, 0.75);
+                        }
+                    }
+                }
+                continue;
+            }
+            // Role noun: `Kollegin Petra`, `Kanzler Scholz`.
+            if cx.has(i, F_ROLE)
+                && i + 1 < n
+                && cx.info[i + 1].joined
+                && cx.w[i + 1].shape == Shape::Capitalised
+            {
+                let k = i + 1;
+                if let Some(j) = cx.extend(k, Mode::Prose, 4) {
+                    let gaz = (k..=j).any(|x| cx.info[x].first || cx.info[x].last);
+                    if gaz && !cx.info[k].stop && !cx.followed_by_org(j) {
+                        push(&mut found, k, j, 0.8);
+                    }
+                }
+            }
+        }
+
+        // 2. Signatures: a closing line followed by a line that is only a name.
+        let mut line_start = 0usize;
+        for line in s.split_inclusive('\n') {
+            let ls = line_start;
+            line_start += line.len();
+            let t = line.trim().trim_end_matches([',', '.', '!']).trim();
+            if t.len() > 60 || t.is_empty() || !t.starts_with(|c: char| c.is_alphabetic()) {
+                continue;
+            }
+            let tl = t.to_lowercase();
+            if t.len() > 60 || t.is_empty() {
+                continue;
+            }
+            let Some(closing) = CLOSINGS.iter().find(|c| {
+                tl == **c
+                    || tl.strip_suffix(**c).is_some_and(|p| p.ends_with(' '))
+                    || tl
+                        .strip_prefix(**c)
+                        .is_some_and(|r| r.starts_with([' ', ',']))
+            }) else {
+                continue;
+            };
+            // Same line: `Viele Grüße, Anna` / `LG Tom`.
+            let mut candidates_lines: Vec<(usize, usize)> = Vec::new();
+            if tl.starts_with(closing) && tl.len() > closing.len() {
+                let off = line.find(|c: char| !c.is_whitespace()).unwrap_or(0)
+                    + t.len().min(closing.len());
+                candidates_lines.push((ls + off, ls + line.trim_end().len()));
+            } else {
+                let mut pos = line_start;
+                let mut taken = 0;
+                for next in s[line_start..].split_inclusive('\n') {
+                    let start = pos;
+                    pos += next.len();
+                    if next.trim().is_empty() {
+                        continue;
+                    }
+                    candidates_lines.push((start, start + next.trim_end().len()));
+                    taken += 1;
+                    if taken == 2 {
+                        break;
+                    }
+                }
+            }
+            for (a, b) in candidates_lines.into_iter().take(1) {
+                let wi = words.partition_point(|w| w.start < a);
+                let wj = words.partition_point(|w| w.start < b);
+                if wi >= wj {
+                    continue;
+                }
+                let k = cx.skip_titles(wi);
+                // `i. A.` / `i.V.` / `ppa.` / `gez.`
+                let mut k = k;
+                while k < wj
+                    && matches!(cx.low(k), "i" | "a" | "v" | "ppa" | "gez")
+                    && cx.w[k].end - cx.w[k].start <= 3
+                    && cx.info[k].dot_after
+                {
+                    k += 1;
+                }
+                if k >= wj {
+                    continue;
+                }
+                if let Some(j) = cx.extend(k, Mode::Anchored, 4) {
+                    // The rest of the line may hold only a title/degree after a comma.
+                    let rest = s[cx.w[j].end..b].trim();
+                    let clean = rest.is_empty()
+                        || rest.starts_with(',')
+                        || rest.starts_with('(')
+                        || rest.starts_with('|')
+                        || rest.starts_with('-');
+                    if clean && j < wj && !cx.followed_by_org(j) && !cx.info[k].stop {
+                        push(&mut found, k, j, 0.9);
+                    }
+                }
+            }
+        }
+
+        // 3. Unanchored names in prose and chat.
+        let mut i = 0;
+        while i < n {
+            let f = &cx.info[i];
+            let w = cx.w[i];
+            if f.stop && !(f.first && w.shape == Shape::Capitalised && !f.common) {
+                i += 1;
+                continue;
+            }
+            match w.shape {
+                Shape::Capitalised | Shape::Other => {
+                    if f.first && !f.common {
+                        // Given name (+ given names) + surname.
+                        if let Some(j) = cx.extend(i, Mode::Prose, 5) {
+                            if j > i {
+                                let sur_ok =
+                                    cx.info[j].last || cx.info[j].first || !cx.noun_like(j);
+                                if sur_ok && !cx.followed_by_org(j) && !cx.preceded_by_org(i) {
+                                    push(&mut found, i, j, 0.85);
+                                    i = j + 1;
+                                    continue;
+                                }
+                            } else if !(cx.followed_by_org(i)
+                                || cx.preceded_by_org(i)
+                                || (i > 0 && cx.has(i - 1, F_PET)))
+                            {
+                                // A lone given name (not a pet's).
+                                let score = if f.last && !f.sentence_start {
+                                    0.6
+                                } else {
+                                    0.55
+                                };
+                                push(&mut found, i, i, score);
+                            }
+                        }
+                    } else if f.first
+                        && f.common
+                        && i + 1 < n
+                        && cx.info[i + 1].joined
+                        && cx.w[i + 1].shape == Shape::Capitalised
+                        && (cx.info[i + 1].last && !cx.info[i + 1].common)
+                    {
+                        // `Frank Becker`, `Mark Twain`: ambiguous given name + known surname.
+                        push(&mut found, i, i + 1, 0.75);
+                        i += 2;
+                        continue;
+                    } else if f.last && !f.common && !f.stop {
+                        // Inverted `Schmidt, Anna`.
+                        if i + 1 < n
+                            && s[w.end..cx.w[i + 1].start] == *", "
+                            && cx.info[i + 1].first
+                            && cx.w[i + 1].shape == Shape::Capitalised
+                        {
+                            let after = s[cx.w[i + 1].end..].trim_start_matches(' ');
+                            if after.is_empty()
+                                || after.starts_with(['\n', ';', ')', '.'])
+                                || after.starts_with(',')
+                            {
+                                push(&mut found, i, i + 1, 0.85);
+                                i += 2;
+                                continue;
+                            }
+                        }
+                        if !cx.followed_by_org(i) && !cx.preceded_by_org(i) {
+                            let score = if f.sentence_start { 0.4 } else { 0.5 };
+                            push(&mut found, i, i, score);
+                        }
+                    } else if cx.is_initial(i)
+                        && i + 1 < n
+                        && cx.w[i + 1].shape == Shape::Capitalised
+                        && cx.info[i + 1].last
+                        && !cx.info[i + 1].common
+                    {
+                        let gap = &s[w.end..cx.w[i + 1].start];
+                        if gap == ". " || gap == "." {
+                            push(&mut found, i, i + 1, 0.8);
+                            i += 2;
+                            continue;
+                        }
+                    }
+                }
+                Shape::Lower => {
+                    // Chat: `tobias meier`.
+                    if f.first
+                        && !f.stop
+                        && !f.common
+                        && i + 1 < n
+                        && cx.info[i + 1].joined
+                        && cx.w[i + 1].shape == Shape::Lower
+                        && cx.info[i + 1].last
+                        && !cx.info[i + 1].stop
+                        && !cx.info[i + 1].common
+                    {
+                        push(&mut found, i, i + 1, 0.8);
+                        i += 2;
+                        continue;
+                    }
+                }
+                Shape::Uncased => {
+                    // A name in a script without case inside Latin text: `فداء بلقرن`.
+                    let mut j = i;
+                    while j + 1 < n && cx.w[j + 1].shape == Shape::Uncased && cx.info[j + 1].joined
+                    {
+                        j += 1;
+                    }
+                    if j - i < 4 {
+                        push(&mut found, i, j, 0.7);
+                    }
+                    i = j + 1;
+                    continue;
+                }
+                Shape::Upper => {}
+            }
+            i += 1;
+        }
+
+        // Names followed by a verb of saying: `Müller sagte`.
+        for i in 0..n.saturating_sub(1) {
+            if cx.has(i + 1, F_SPEECH)
+                && cx.info[i + 1].joined
+                && cx.w[i].shape == Shape::Capitalised
+            {
+                let f = &cx.info[i];
+                let article = i > 0 && cx.info[i - 1].stop && cx.info[i].joined;
+                if !f.stop && !f.common && !article && (f.last || f.first) {
+                    push(&mut found, i, i, 0.75);
+                }
+            }
+        }
+
+        // 4. Repeated mentions of names found with confidence (surname or given name alone).
+        let mut known: Vec<&str> = Vec::new();
+        for &(a, b, sc) in &found {
+            if sc >= 0.75 {
+                for k in a..=b {
+                    if cx.w[k].shape != Shape::Lower && !cx.is_initial(k) && !cx.info[k].stop {
+                        known.push(cx.w[k].text(s));
+                    }
+                }
+            }
+        }
+        if !known.is_empty() {
+            known.sort_unstable();
+            known.dedup();
+            for i in 0..n {
+                let t = cx.w[i].text(s);
+                let base = t
+                    .strip_suffix('s')
+                    .filter(|b| known.binary_search(b).is_ok());
+                if known.binary_search(&t).is_ok() {
+                    push(&mut found, i, i, 0.8);
+                } else if base.is_some() {
+                    let (a, _) = cx.span(i, i);
+                    out.push(cand(EntityType::Person, a, cx.w[i].end - 1, 0.8, false));
+                }
+            }
+        }
+
+        for (i, j, score) in found {
+            let (a, b) = cx.span(i, j);
+            if a < b {
+                out.push(cand(EntityType::Person, a, b, score, false));
+            }
+        }
+    }
+}

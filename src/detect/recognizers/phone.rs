@@ -1,0 +1,213 @@
+//! Telephone numbers (entities.md §4): international `+CC`/`00CC`, national `0…`, the old
+//! `(0 30)` style and US `(555) 123-4567`; digits with single separators, 6–15 digits.
+
+use regex::Regex;
+
+use super::{cand, Context};
+use crate::detect::{Candidate, EntityType, Recognizer, Text};
+
+const CONTEXT: Context = Context {
+    strong: &[
+        "tel",
+        "tel.",
+        "telefon",
+        "telefonnummer",
+        "tel.-nr.",
+        "rufnummer",
+        "fon",
+        "phone",
+        "handy",
+        "handynummer",
+        "mobil",
+        "mobilnummer",
+        "mobiltelefon",
+        "durchwahl",
+        "fax",
+        "telefax",
+        "hotline",
+        "whatsapp",
+        "signal",
+        "erreichbar unter",
+        "rückruf",
+        "anrufen",
+        "☎",
+        "📞",
+        "mobile",
+        "cell",
+        "call",
+        "tel:",
+        "t:",
+        "m:",
+        "f:",
+    ],
+    weak: &[
+        "zentrale",
+        "erreichbar",
+        "nummer",
+        "ruf",
+        "kontakt",
+        "contact",
+        "unter",
+    ],
+    negative: &[
+        "bestellnummer",
+        "bestellnr",
+        "kundennummer",
+        "kundennr",
+        "rechnungsnummer",
+        "rechnungsnr",
+        "vertragsnummer",
+        "aktenzeichen",
+        "az.",
+        "iban",
+        "konto",
+        "blz",
+        "steuernummer",
+        "betrag",
+        "eur",
+        "€",
+        "stück",
+        "auftragsnummer",
+        "auftragsnr",
+        "artikelnummer",
+        "art.-nr.",
+        "seriennummer",
+        "sendungsnummer",
+        "tracking",
+        "isbn",
+        "ean",
+        "referenz",
+        "ref.",
+        "ticket",
+        "vorgangsnummer",
+        "order",
+        "invoice",
+        "steuer-id",
+        "idnr",
+        "versicherungsnummer",
+        "mitgliedsnummer",
+        "nr.",
+        "#",
+    ],
+};
+
+pub struct PhoneRecognizer {
+    pattern: Regex,
+}
+
+impl PhoneRecognizer {
+    pub fn new() -> Self {
+        let pattern = Regex::new(
+            r"(?x)
+            (?:\+|00)[1-9][0-9]{0,3}(?:\ ?\(0\))?(?:[\ \-./]?[0-9]+){1,7}
+            | \(0[0-9\ ]{1,6}\)\ ?[0-9]+(?:[\ \-./]?[0-9]+){0,5}
+            | \([2-9][0-9]{2}\)\ ?[0-9]{3}[-.\ ][0-9]{4}
+            | 0[1-9][0-9]{1,4}(?:[\ \-./]?[0-9]+){1,6}
+            ",
+        )
+        .expect("static phone pattern");
+        PhoneRecognizer { pattern }
+    }
+}
+
+/// Drops trailing groups while the digit count is above 15.
+fn digits(v: &str) -> usize {
+    v.bytes().filter(u8::is_ascii_digit).count()
+}
+
+fn looks_like_date_or_amount(v: &str) -> bool {
+    let groups: Vec<&str> = v.split('.').collect();
+    if groups.len() >= 2 && groups.iter().all(|g| g.bytes().all(|b| b.is_ascii_digit())) {
+        // dd.mm.yy(yy), or thousands grouping 1.234.567
+        let dateish = groups.len() == 3
+            && groups[0].len() <= 2
+            && groups[1].len() <= 2
+            && matches!(groups[2].len(), 2 | 4);
+        let thousands = groups[1..].iter().all(|g| g.len() == 3);
+        return dateish || thousands || groups.len() == 4;
+    }
+    false
+}
+
+impl Recognizer for PhoneRecognizer {
+    fn entity_type(&self) -> EntityType {
+        EntityType::PhoneNumber
+    }
+
+    fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
+        let s = text.view();
+        for m in super::find_in(&self.pattern, s, text.digit_windows()) {
+            let (start, mut end) = (m.start(), m.end());
+            // Shrink by whole trailing groups until at most 15 digits remain.
+            while digits(&s[start..end]) > 15 {
+                match s[start..end].rfind([' ', '-', '/', '.']) {
+                    Some(i) if i > 0 => end = start + i,
+                    _ => break,
+                }
+            }
+            let v = &s[start..end];
+            let n = digits(v);
+            if !(6..=15).contains(&n) {
+                continue;
+            }
+            // A leading `+` or `(` needs no boundary on its left side.
+            let prev_blocks = s[..start]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '+');
+            let left_ok = !prev_blocks && !super::number_continues_left(s, start);
+            let after = s[end..].chars().next();
+            let right_ok = !after.is_some_and(char::is_alphanumeric)
+                && !super::number_continues_right(s, end, &['.', ',', '-', '/', ':']);
+            if !left_ok || !right_ok {
+                continue;
+            }
+            if v.matches('/').count() > 1 || looks_like_date_or_amount(v) || v.contains("--") {
+                continue;
+            }
+            let compact: String = v.chars().filter(char::is_ascii_digit).collect();
+            let intl = v.starts_with('+') || v.starts_with("00");
+            let base = if intl {
+                let nsn = compact
+                    .strip_prefix("0049")
+                    .or_else(|| compact.strip_prefix("49").filter(|_| v.starts_with('+')));
+                match nsn {
+                    Some(rest) => {
+                        let rest = rest.strip_prefix('0').unwrap_or(rest);
+                        if (6..=12).contains(&rest.len()) {
+                            0.85
+                        } else {
+                            0.4
+                        }
+                    }
+                    None => 0.8,
+                }
+            } else if v.starts_with("(0") || v.starts_with('0') {
+                let mobile = compact.starts_with("015")
+                    || compact.starts_with("016")
+                    || compact.starts_with("017");
+                let service = ["0800", "0180", "0900", "0137", "0138"]
+                    .iter()
+                    .any(|p| compact.starts_with(p));
+                let separated = v.contains([' ', '/', '-', '(', '.']);
+                if service {
+                    0.6
+                } else if mobile && (10..=12).contains(&compact.len()) {
+                    0.8
+                } else if separated && (8..=12).contains(&compact.len()) {
+                    0.7
+                } else if (8..=12).contains(&compact.len()) {
+                    0.55
+                } else {
+                    0.4
+                }
+            } else {
+                // US style (555) 123-4567
+                0.6
+            };
+            let ev = CONTEXT.evidence(s, start, end);
+            let score = ev.score(base, 0.2, 0.1, 0.3);
+            out.push(cand(EntityType::PhoneNumber, start, end, score, false));
+        }
+    }
+}

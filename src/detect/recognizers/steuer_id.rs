@@ -1,0 +1,111 @@
+//! Steuer-ID (entities.md §8): 11 digits, contiguous or in groups of 2–4 with single spaces.
+
+use regex::Regex;
+
+use super::{cand, numeric_standalone, Context};
+use crate::detect::{validate, Candidate, EntityType, Recognizer, Text};
+
+const CONTEXT: Context = Context {
+    strong: &[
+        "steuer-id",
+        "steuer-idnr",
+        "steuer-idnr.",
+        "steuer-identifikationsnummer",
+        "steueridentifikationsnummer",
+        "steuerliche identifikationsnummer",
+        "identifikationsnummer",
+        "idnr",
+        "idnr.",
+        "id-nr.",
+        "tax id",
+        "tin",
+        "tax identification number",
+        "elstam",
+        "lohnsteuerbescheinigung",
+        "steuerid",
+        "steuer-id-nr",
+    ],
+    weak: &["steuer", "finanzamt", "bzst", "lohnabrechnung"],
+    negative: &[
+        "ust-idnr",
+        "ust-id",
+        "umsatzsteuer-identifikationsnummer",
+        "w-idnr",
+        "wirtschafts-identifikationsnummer",
+        "steuernummer",
+        "st.-nr.",
+        "telefon",
+        "bestellnummer",
+        "kundennummer",
+        "rechnungsnummer",
+        "auftragsnummer",
+        "vertragsnummer",
+        "referenz",
+        "ticket",
+        "tel",
+        "tel.",
+        "fax",
+        "mobil",
+        "handy",
+    ],
+};
+
+pub struct SteuerIdRecognizer {
+    pattern: Regex,
+}
+
+impl SteuerIdRecognizer {
+    pub fn new() -> Self {
+        let pattern = Regex::new(r"[1-9][0-9]{1,10}(?: [0-9]{2,4}){0,4}").expect("static pattern");
+        SteuerIdRecognizer { pattern }
+    }
+}
+
+impl Recognizer for SteuerIdRecognizer {
+    fn entity_type(&self) -> EntityType {
+        EntityType::SteuerId
+    }
+
+    fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
+        let s = text.view();
+        for m in super::find_in(&self.pattern, s, text.digit_windows()) {
+            // Try the longest prefix of whole groups that has exactly 11 digits.
+            let v = m.as_str();
+            let mut digits = 0usize;
+            let mut end = None;
+            for (i, c) in v.char_indices() {
+                if c.is_ascii_digit() {
+                    digits += 1;
+                    if digits == 11 {
+                        let next = v.as_bytes().get(i + 1);
+                        if next.is_none() || next == Some(&b' ') {
+                            end = Some(m.start() + i + 1);
+                        }
+                        break;
+                    }
+                }
+            }
+            let Some(end) = end else { continue };
+            let start = m.start();
+            let compact: Vec<u8> = s.as_bytes()[start..end]
+                .iter()
+                .copied()
+                .filter(u8::is_ascii_digit)
+                .collect();
+            if !numeric_standalone(s, start, end) || !validate::steuer_id(&compact) {
+                continue;
+            }
+            let ev = CONTEXT.evidence(s, start, end);
+            let score = if ev.negative && !ev.strong {
+                0.3
+            } else if ev.strong {
+                0.95
+            } else if ev.weak {
+                0.75
+            } else {
+                0.6
+            };
+            out.push(cand(EntityType::SteuerId, start, end, score, true));
+        }
+    }
+}

@@ -1,0 +1,502 @@
+//! Recognizer tests: the VALID / INVALID vectors of entities.md per type, plus German sentences
+//! written for these tests.
+
+use tarnkappe::detect::{Detector, EntityType, Finding};
+
+fn detector() -> &'static Detector {
+    static D: std::sync::OnceLock<Detector> = std::sync::OnceLock::new();
+    D.get_or_init(Detector::new)
+}
+
+fn spans(text: &str, t: EntityType) -> Vec<String> {
+    detector()
+        .detect(text)
+        .into_iter()
+        .filter(|f: &Finding| f.entity_type == t)
+        .map(|f| text.chars().skip(f.start).take(f.end - f.start).collect())
+        .collect()
+}
+
+/// The whole input (or `expect`) is found as exactly one finding of type `t`.
+fn valid(t: EntityType, input: &str, expect: &str) {
+    let got = spans(input, t);
+    assert_eq!(got, vec![expect.to_owned()], "{t} in {input:?}");
+}
+
+fn invalid(t: EntityType, input: &str) {
+    let got = spans(input, t);
+    assert!(
+        got.is_empty(),
+        "{t} must not be found in {input:?}, got {got:?}"
+    );
+}
+
+#[test]
+fn iban_vectors() {
+    use EntityType::Iban;
+    for v in [
+        "DE89 3704 0044 0532 0130 00",
+        "DE89370400440532013000",
+        "DE02120300000000202051",
+        "AT611904300234573201",
+        "CH9300762011623852957",
+        "GB82WEST12345698765432",
+        "NL91ABNA0417164300",
+        "FR1420041010050500013M02606",
+        "de89 3704 0044 0532 0130 00",
+    ] {
+        valid(Iban, v, v);
+    }
+    for v in [
+        "DE89370400440532013001",
+        "DE8937040044053201300",
+        "XX89370400440532013000",
+        "DE00370400440532013000",
+        "AT611904300234573202",
+        "DE98ZZZ09999999999",
+    ] {
+        invalid(Iban, v);
+    }
+    valid(
+        Iban,
+        "Bitte überweisen Sie auf DE89 3704 0044 0532 0130 00.",
+        "DE89 3704 0044 0532 0130 00",
+    );
+}
+
+#[test]
+fn credit_card_vectors() {
+    use EntityType::CreditCard;
+    for v in [
+        "4111 1111 1111 1111",
+        "4012888888881881",
+        "5555 5555 5555 4444",
+        "5105-1051-0510-5100",
+        "2223 0031 2200 3222",
+        "3782 822463 10005",
+        "371449635398431",
+        "6011 1111 1111 1117",
+        "3530 1113 3330 0000",
+        "3056 930902 5904",
+        "6759 6498 2643 8453",
+    ] {
+        valid(CreditCard, &format!("Karte: {v}"), v);
+    }
+    for v in [
+        "4111 1111 1111 1112",
+        "5555 5555 5555 4440",
+        "378282246310006",
+        "0000 0000 0000 0000",
+        "1234 5678 1234 5678",
+        "4111 1111 1111",
+        "4111 1111-1111 1111",
+    ] {
+        invalid(CreditCard, &format!("Karte: {v}"));
+    }
+}
+
+#[test]
+fn steuer_id_vectors() {
+    use EntityType::SteuerId;
+    for v in [
+        "86095742719",
+        "86 095 742 719",
+        "47036892816",
+        "65929970489",
+        "57549285017",
+        "25768131411",
+        "76123948575",
+        "52038659144",
+    ] {
+        valid(SteuerId, &format!("Steuer-ID: {v}"), v);
+    }
+    for v in [
+        "02476291358",
+        "86095742718",
+        "12345678903",
+        "11123456786",
+        "11223456785",
+        "8609574271",
+        "860957427190",
+    ] {
+        invalid(SteuerId, &format!("Steuer-ID: {v}"));
+    }
+}
+
+#[test]
+fn sv_nummer_vectors() {
+    use EntityType::SvNummer;
+    for v in [
+        "65180539W001",
+        "65 180539 W 001",
+        "14311239W008",
+        "12150485M550",
+        "53270790S025",
+        "04010100A498",
+        "25290204K513",
+        "15330764B129",
+        "42311299Z509",
+        "65180539w001",
+    ] {
+        valid(SvNummer, &format!("SV-Nummer {v}"), v);
+    }
+    for v in [
+        "65180539W002",
+        "12151385M011",
+        "121504850012",
+        "65180539W00",
+    ] {
+        invalid(SvNummer, &format!("SV-Nummer {v}"));
+    }
+}
+
+#[test]
+fn steuernummer_vectors() {
+    use EntityType::Steuernummer;
+    for (input, v) in [
+        ("Steuernummer: 181/815/08155", "181/815/08155"),
+        ("St.-Nr. 21/815/08150", "21/815/08150"),
+        ("Steuernummer 133/8150/8159", "133/8150/8159"),
+        ("Steuernummer 013 815 08153", "013 815 08153"),
+        ("Steuernummer 93815/08152", "93815/08152"),
+        ("Steuer-Nr. 22/815/0815/4", "22/815/0815/4"),
+        ("ELSTER: 2893081508152", "2893081508152"),
+        ("Steuernummer 9181081508155", "9181081508155"),
+    ] {
+        valid(Steuernummer, input, v);
+    }
+    for v in [
+        "4151181508156",
+        "8181081508155",
+        "2581081508155",
+        "181/815/0815",
+        "18/18/08155",
+        "12/05/2023",
+        "030/12345678",
+    ] {
+        invalid(Steuernummer, &format!("Steuernummer {v}"));
+    }
+}
+
+#[test]
+fn phone_vectors() {
+    use EntityType::PhoneNumber;
+    for v in [
+        "+49 30 12345678",
+        "+49 (0)30 12345678",
+        "0049 89 1234567",
+        "030 12345678",
+        "(030) 123 456 78",
+        "030/12345678",
+        "0171 2345678",
+        "0151-23456789",
+        "089 1234567-18",
+        "+43 1 5123456",
+        "+41 44 123 45 67",
+    ] {
+        valid(PhoneNumber, &format!("Rufen Sie mich an: {v}"), v);
+    }
+    for v in [
+        "12.03.2024",
+        "1.234,56 €",
+        "192.168.0.1",
+        "ISBN 978-3-16-148410-0",
+        "112",
+        "+49",
+        "0 30--123456",
+    ] {
+        invalid(PhoneNumber, &format!("Wert {v} notiert"));
+    }
+}
+
+#[test]
+fn ip_vectors() {
+    use EntityType::IpAddress;
+    for v in [
+        "192.168.0.1",
+        "8.8.8.8",
+        "10.0.0.255",
+        "2001:db8::1",
+        "2001:0db8:0000:0000:0000:ff00:0042:8329",
+        "::ffff:192.0.2.128",
+        "fe80::1%eth0",
+    ] {
+        valid(IpAddress, &format!("IP-Adresse {v} gesperrt"), v);
+    }
+    valid(
+        IpAddress,
+        "Server [2001:db8::1]:8443 antwortet",
+        "2001:db8::1",
+    );
+    for v in [
+        "256.1.1.1",
+        "192.168.01.1",
+        "1.2.3",
+        "1.2.3.4.5",
+        "2001:db8::1::1",
+        "12345::1",
+        "2001:db8:g::1",
+        "12:30:45",
+        "Version 10.0.19041.1",
+    ] {
+        invalid(IpAddress, &format!("Wert {v} notiert"));
+    }
+    invalid(
+        IpAddress,
+        "Nach dem Update auf Version 2.4.1.0 ging nichts mehr.",
+    );
+}
+
+#[test]
+fn email_vectors() {
+    use EntityType::EmailAddress;
+    for v in [
+        "max.mustermann@example.de",
+        "Anna-Lena.Mueller@Firma-GmbH.DE",
+        "j.doe+newsletter@gmail.com",
+        "info@müller-bäckerei.de",
+        "jürgen@example.de",
+    ] {
+        valid(EmailAddress, &format!("Mail an {v} bitte"), v);
+    }
+    valid(
+        EmailAddress,
+        "Schreiben Sie an max@example.de.",
+        "max@example.de",
+    );
+    valid(
+        EmailAddress,
+        "mailto:max@example.de?subject=Hi",
+        "max@example.de",
+    );
+    for v in [
+        "lodash@4.17.21",
+        "logo@2x.png",
+        "admin@localhost",
+        "@example.de",
+    ] {
+        invalid(EmailAddress, &format!("Wert {v} notiert"));
+    }
+}
+
+#[test]
+fn url_vectors() {
+    use EntityType::Url;
+    valid(
+        Url,
+        "Siehe https://www.example.de/kontakt?name=max heute",
+        "https://www.example.de/kontakt?name=max",
+    );
+    valid(Url, "http://beispiel.de", "http://beispiel.de");
+    valid(Url, "Mehr unter www.example.de.", "www.example.de");
+    valid(
+        Url,
+        "(siehe https://de.wikipedia.org/wiki/Halle_(Saale))",
+        "https://de.wikipedia.org/wiki/Halle_(Saale)",
+    );
+    valid(
+        Url,
+        "Impressum: example.de/impressum",
+        "example.de/impressum",
+    );
+    for v in ["z.B.", "bzw.", "setup.py", "README.md", "v1.2.3", "3.14"] {
+        invalid(Url, &format!("Das ist {v} hier"));
+    }
+}
+
+#[test]
+fn kfz_vectors() {
+    use EntityType::KfzKennzeichen;
+    for v in [
+        "B-AB 1234",
+        "M-XY 99",
+        "HH AB 123",
+        "S-A 1",
+        "KA-Q 4711",
+        "LÖ-AB 123",
+        "TÖL-K 808",
+        "D-EL 123E",
+        "OF-OC 42H",
+        "B-AB1234",
+    ] {
+        valid(KfzKennzeichen, &format!("Kennzeichen {v} geparkt"), v);
+    }
+    for v in [
+        "BGL-ZZ 9999",
+        "XY-AB 123",
+        "B-AB 01234",
+        "B-ÄB 123",
+        "B-ABC 123",
+        "DIN EN 71",
+        "b-ab 1234",
+    ] {
+        invalid(KfzKennzeichen, &format!("Kennzeichen {v} geparkt"));
+    }
+}
+
+#[test]
+fn date_vectors() {
+    use EntityType::Date;
+    for v in [
+        "12.03.2024",
+        "1.3.2024",
+        "29.02.2024",
+        "29.02.2000",
+        "12. März 2024",
+        "3. Okt. 1990",
+        "2024-03-12",
+        "March 12, 2024",
+    ] {
+        valid(Date, &format!("Termin am {v} bestätigt"), v);
+    }
+    valid(Date, "geb. 05.11.1987", "05.11.1987");
+    valid(Date, "Montag, 1. Januar 2024", "1. Januar 2024");
+    valid(Date, "Sie ist geboren im März 1985 in Graz.", "März 1985");
+    for v in [
+        "29.02.2023",
+        "29.02.1900",
+        "31.04.2021",
+        "32.01.2020",
+        "12.13.2020",
+        "2024-02-30",
+        "12.30 Uhr",
+        "1.234,56",
+        "Version 1.2.3",
+        "10.0.0.1",
+    ] {
+        invalid(Date, &format!("Wert {v} notiert"));
+    }
+    invalid(Date, "Das Projekt startet im März 2025.");
+}
+
+#[test]
+fn location_vectors() {
+    use EntityType::Location;
+    assert_eq!(
+        spans("Musterstraße 12a, 12345 Musterstadt", Location),
+        vec!["Musterstraße 12a", "12345 Musterstadt"]
+    );
+    assert_eq!(
+        spans("Unter den Linden 77, 10117 Berlin", Location),
+        vec!["Unter den Linden 77", "10117 Berlin"]
+    );
+    valid(Location, "Hauptstr. 12-14", "Hauptstr. 12-14");
+    valid(
+        Location,
+        "Konrad-Adenauer-Allee 1",
+        "Konrad-Adenauer-Allee 1",
+    );
+    valid(Location, "Treffpunkt Am Markt 5", "Am Markt 5");
+    valid(Location, "10115 Berlin", "10115 Berlin");
+    valid(Location, "D-80331 München", "D-80331 München");
+    valid(Location, "A-1010 Wien", "A-1010 Wien");
+    valid(Location, "CH-8001 Zürich", "CH-8001 Zürich");
+    valid(Location, "Ich wohne in Köln.", "Köln");
+    for v in [
+        "12345 Euro",
+        "Bestellnummer 10115",
+        "Arbeitsplatz 3",
+        "Seit 2024 Berlin-Fan",
+        "Wir essen um 12 Uhr.",
+    ] {
+        invalid(Location, v);
+    }
+    // 00 is no German postcode: only the town is a place.
+    assert_eq!(spans("00123 Berlin", Location), vec!["Berlin"]);
+    // Towns inside organisation names locate nobody.
+    invalid(
+        Location,
+        "Die Stadtwerke München haben die Rechnung geschickt.",
+    );
+}
+
+#[test]
+fn person_vectors() {
+    use EntityType::Person;
+    valid(Person, "Sehr geehrte Frau Dr. Becker,", "Becker");
+    valid(Person, "Mein Name ist Jonas Weber und ich …", "Jonas Weber");
+    valid(
+        Person,
+        "Mit freundlichen Grüßen\nAnna-Lena Schulze-Wiegand",
+        "Anna-Lena Schulze-Wiegand",
+    );
+    valid(
+        Person,
+        "z. Hd. Herrn Karl-Theodor zu Guttenberg",
+        "Karl-Theodor zu Guttenberg",
+    );
+    valid(Person, "Ansprechpartner: Thomas Wolf", "Thomas Wolf");
+    valid(Person, "Schmidt, Anna", "Schmidt, Anna");
+    valid(Person, "Laut Herrn Kochs Schreiben …", "Koch");
+    for v in [
+        "Der Koch bereitet das Essen zu.",
+        "Ich bin Lehrer.",
+        "Die Müller GmbH liefert …",
+        "Wir treffen uns in der Goethestraße.",
+        "Im August fahren wir weg.",
+    ] {
+        invalid(Person, v);
+    }
+}
+
+#[test]
+fn person_in_plain_prose() {
+    use EntityType::Person;
+    // Written for this test: names without any title or salutation.
+    assert_eq!(
+        spans(
+            "Gestern hat Lukas Hoffmann die Präsentation gehalten.",
+            Person
+        ),
+        vec!["Lukas Hoffmann"]
+    );
+    assert_eq!(
+        spans("„Das reicht nicht“, sagte Yilmaz am Abend.", Person),
+        vec!["Yilmaz"]
+    );
+    assert_eq!(
+        spans(
+            "Katarzyna Nowak übernimmt ab Montag, Nowak ist erfahren.",
+            Person
+        ),
+        vec!["Katarzyna Nowak", "Nowak"]
+    );
+    assert_eq!(
+        spans("hey, hier ist sabine krüger, kannst du helfen?", Person),
+        vec!["sabine krüger"]
+    );
+    assert!(spans(
+        "Der Wolf heult, der Richter entschied, der Bauer erntet.",
+        Person
+    )
+    .is_empty());
+}
+
+#[test]
+fn overlap_rules() {
+    let d = detector();
+    // A validated IBAN beats phone-like fragments inside it.
+    let f = d.detect("IBAN DE89 3704 0044 0532 0130 00");
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].entity_type, EntityType::Iban);
+    assert!(f[0].validated);
+    // A street with a date-like part stays one LOCATION.
+    let f = d.detect("Straße des 17. Juni 135");
+    assert_eq!(
+        f.iter().map(|x| x.entity_type).collect::<Vec<_>>(),
+        vec![EntityType::Location]
+    );
+}
+
+#[test]
+fn offsets_are_code_points() {
+    let text = "Grüße aus Köln – Frau Müller, Tel. 0171 2345678";
+    let f = detector().detect(text);
+    for x in &f {
+        let piece: String = text.chars().skip(x.start).take(x.end - x.start).collect();
+        assert!(!piece.is_empty());
+    }
+    assert!(f
+        .iter()
+        .any(|x| x.entity_type == EntityType::PhoneNumber && x.start == 35));
+}
