@@ -311,7 +311,7 @@ async fn type_into(b: &Browser, css: &str, text: &str) {
 async fn anonymize_restore_and_delete_in_a_real_browser() {
     let _one = ONE_BROWSER_TEST_AT_A_TIME.lock().await;
     let server = TestServer::start(&[KEYS]);
-    let b = Browser::start(1280, 2200).await;
+    let b = Browser::start(1280, 1700).await;
     goto_page(&b, &server).await;
 
     // The legend names all 13 types, each in its own colour.
@@ -362,7 +362,7 @@ async fn anonymize_restore_and_delete_in_a_real_browser() {
         .collect();
     assert_eq!(rows, expected);
     let types: Vec<&str> = rows.iter().map(|r| r.1.as_str()).collect();
-    for required in ["IBAN", "EMAIL_ADDRESS"] {
+    for required in ["PERSON", "IBAN", "STEUER_ID", "LOCATION", "EMAIL_ADDRESS"] {
         assert!(
             types.contains(&required),
             "{required} not found in {rows:?}"
@@ -374,10 +374,15 @@ async fn anonymize_restore_and_delete_in_a_real_browser() {
         .expect("IBAN row")
         .clone();
     assert_eq!(iban.2, "DE89 3704 0044 0532 0130 00");
-    assert!(
-        !shown.contains("DE89"),
-        "the IBAN is replaced in the output"
-    );
+    for value in [
+        "DE89",
+        "Katrin Vogel",
+        "86095742719",
+        "50667 Köln",
+        "Jonas Becker",
+    ] {
+        assert!(!shown.contains(value), "{value} is replaced in the output");
+    }
 
     // Every token in the text is a highlighted, focusable mark in its entity's colour.
     let marks = b
@@ -465,6 +470,28 @@ async fn anonymize_restore_and_delete_in_a_real_browser() {
     let shot = b.screenshot("web-screenshot.png").await;
     assert!(std::fs::metadata(&shot).expect("screenshot").len() > 10_000);
 
+    // The tooltip can be hovered itself (to read or select it); leaving both hides it (the
+    // IBAN token still has the keyboard focus, so its tooltip stays: use the e-mail token).
+    b.hover(
+        b.el("#anon-output mark.tok[data-type='EMAIL_ADDRESS']")
+            .await,
+    )
+    .await;
+    b.wait_for(
+        "document.getElementById('tip').textContent.includes('EMAIL_ADDRESS')",
+        "the e-mail tooltip",
+    )
+    .await;
+    b.hover(b.el("#tip").await).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(b.js("document.getElementById('tip').hidden").await, false);
+    b.hover(b.el("#anon-heading").await).await;
+    b.wait_for(
+        "document.getElementById('tip').hidden",
+        "the tooltip to go when the pointer leaves",
+    )
+    .await;
+
     // Copy buttons.
     b.el("#copy-mapping")
         .await
@@ -538,7 +565,10 @@ async fn anonymize_restore_and_delete_in_a_real_browser() {
         "the dialog again",
     )
     .await;
-    b.el("#confirm-yes").await.click().await.expect("confirm");
+    // Still keyboard only: from "Cancel" back to "Delete for good", Enter.
+    b.keys(&(Key::Shift + &Key::Tab.to_string())).await;
+    assert_eq!(b.js("document.activeElement.id").await, "confirm-yes");
+    b.keys(&Key::Enter.to_string()).await;
     let notice = b
         .wait_for(
             "!document.getElementById('restore-notice').hidden && document.getElementById('restore-notice').textContent",
@@ -572,8 +602,19 @@ async fn anonymize_restore_and_delete_in_a_real_browser() {
         .text("#restore-error .detail")
         .await
         .contains("session_not_found"));
-
     b.close().await;
+
+    // Nothing of the letter, and not the tenant cookie, reached the server's log.
+    let log = server.log();
+    for secret in [
+        "DE89",
+        "jonas.becker",
+        "Vogel",
+        "86095742719",
+        "Lindenallee",
+    ] {
+        assert!(!log.contains(secret), "{secret} in the log");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -626,18 +667,22 @@ async fn api_errors_are_shown_in_the_apis_words() {
     });
     assert_eq!(b.text("#anon-error .message").await, too_large);
 
-    // Rate limited (3 per minute for this tenant; two calls were made above).
+    // Rate limited (3 per minute for this tenant; two calls were made above, so the second
+    // of these is refused).
     type_into(&b, "#anon-input", "Kein Personenbezug.").await;
-    for _ in 0..3 {
+    let idle = "document.getElementById('anon-submit').getAttribute('aria-busy') !== 'true'";
+    let refused = "(document.querySelector('#anon-error .detail') || {}).textContent || ''";
+    for _ in 0..2 {
+        b.wait_for(idle, "the previous request").await;
         b.el("#anon-submit").await.click().await.expect("anonymize");
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        b.wait_for(idle, "the answer").await;
     }
-    let detail = b
-        .wait_for(
-            "document.querySelector('#anon-error .detail') && document.querySelector('#anon-error .detail').textContent.includes('rate_limited') && document.querySelector('#anon-error .detail').textContent",
-            "rate limited",
-        )
-        .await;
+    let detail = b.js(refused).await;
+    assert!(
+        detail.as_str().unwrap_or_default().contains("rate_limited"),
+        "{detail}"
+    );
     assert!(
         detail.as_str().unwrap_or_default().contains("try again in"),
         "{detail}"
@@ -786,5 +831,38 @@ async fn readable_on_a_phone_sized_screen() {
     b.js("(document.getElementById('anon-output').scrollIntoView(), true)")
         .await;
     b.screenshot("web-screenshot-phone.png").await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_from_another_site_keeps_the_browsers_tenant() {
+    let _one = ONE_BROWSER_TEST_AT_A_TIME.lock().await;
+    let server = TestServer::start(&[KEYS]);
+    let b = Browser::start(1024, 900).await;
+    goto_page(&b, &server).await;
+    let tenant_cookie = |cookies: Vec<fantoccini::cookies::Cookie<'static>>| {
+        cookies
+            .iter()
+            .find(|c| c.name() == "tarnkappe_tenant")
+            .map(|c| c.value().to_owned())
+            .expect("tenant cookie")
+    };
+    let before = tenant_cookie(b.client.get_all_cookies().await.expect("cookies"));
+
+    // Another site links to the page. The SameSite=Strict cookie is not sent on that navigation;
+    // the server must not hand out a new tenant in its place.
+    let other_site = format!(
+        "data:text/html,<a id=go href=\"{}\">Tarnkappe</a>",
+        server.url("/")
+    );
+    b.client.goto(&other_site).await.expect("the other site");
+    b.el("#go").await.click().await.expect("follow the link");
+    b.wait_for(
+        "document.querySelectorAll('#legend li').length === 13",
+        "the page after the reload",
+    )
+    .await;
+    let after = tenant_cookie(b.client.get_all_cookies().await.expect("cookies"));
+    assert_eq!(after, before, "same tenant after arriving through a link");
     b.close().await;
 }

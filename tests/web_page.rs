@@ -236,6 +236,10 @@ fn the_cookie_is_a_tenant_of_its_own_with_the_default_limit() {
         .send()
         .expect("delete with cookie");
     assert_eq!(resp.status(), 200);
+
+    let value = cookie.split_once('=').expect("name=value").1;
+    assert!(!server.log().contains(value), "the cookie is never logged");
+    assert!(!server.log().contains("DE89"), "nor the text");
 }
 
 #[test]
@@ -282,5 +286,48 @@ fn a_cookie_survives_a_restart_with_a_configured_secret() {
     assert_eq!(
         anonymize_with_cookie(&third, &cookie, &origin).status(),
         401
+    );
+}
+
+#[test]
+fn the_cookie_does_not_open_proxy_routes_that_require_a_key() {
+    // Anyone who loads the page gets a cookie; a proxy route behind the key gate (which may
+    // inject the operator's provider credential) must not accept it.
+    let dir = tempfile::tempdir().expect("dir");
+    let upstream = format!("http://127.0.0.1:{}", common::free_port());
+    let text = format!(
+        "{}\n[[route]]\nprefix = \"/guarded/\"\nupstream = \"{upstream}\"\nformat = \"openai\"\nrequire_key = true\n",
+        tarnkappe::config::DEFAULT_TOML
+    );
+    let path = dir.path().join("proxy.toml");
+    std::fs::write(&path, text).expect("write config");
+    let config = path.display().to_string();
+    let server = TestServer::start_with_args(&[KEYS], &["--config", &config]);
+    let cookie = fetch_cookie(&server);
+    let origin = format!("http://{}", server.addr);
+    let body =
+        serde_json::json!({"model": "m", "messages": [{"role": "user", "content": "Hallo"}]});
+
+    let resp = client()
+        .post(server.url("/guarded/v1/chat/completions"))
+        .header("cookie", &cookie)
+        .header("origin", &origin)
+        .json(&body)
+        .send()
+        .expect("proxy call with the cookie");
+    assert_eq!(resp.status(), 401);
+
+    // Control: the same request with the key passes the gate (and then fails upstream).
+    let resp = client()
+        .post(server.url("/guarded/v1/chat/completions"))
+        .header("x-api-key", "ops-key")
+        .json(&body)
+        .send()
+        .expect("proxy call with the key");
+    assert_ne!(resp.status(), 401);
+    // And the cookie still works where it belongs.
+    assert_eq!(
+        anonymize_with_cookie(&server, &cookie, &origin).status(),
+        200
     );
 }

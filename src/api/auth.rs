@@ -93,9 +93,9 @@ impl KeyRing {
 /// Resolves the request to its caller, or 401 `unauthorized` (header missing, empty, not
 /// visible ASCII, or unknown).
 pub fn authenticate(req: &RequestHeader, app: &App) -> Result<Caller, ApiError> {
-    // The web page sends no key: its signed cookie, from its own origin, names the tenant. A
-    // cookie from another origin, a forged one, or any while the page is off falls through to
-    // the 401 below.
+    // The web page sends no key: its signed cookie, from its own origin, names the tenant — on
+    // /api/v1 only, never on proxy routes. A cookie from another origin, a forged one, one on
+    // another path, or any while the page is off falls through to the 401 below.
     if req.headers.get("x-api-key").is_none() {
         if let CookieAuth::Tenant(tenant) = app.web.authenticate(req) {
             return Ok(Caller {

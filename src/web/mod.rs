@@ -27,6 +27,9 @@ use crate::config::WebConfig;
 /// Name of the tenant cookie.
 pub const COOKIE_NAME: &str = "tarnkappe_tenant";
 
+/// The only paths on which the cookie identifies a caller: the REST API the page calls.
+pub const API_PREFIX: &str = "/api/v1/";
+
 /// Prefix of the tenant id of a page caller, e.g. `web:3f…`.
 pub const TENANT_PREFIX: &str = "web:";
 
@@ -155,13 +158,19 @@ impl Web {
     }
 
     /// Decides who a request without `X-API-Key` is, by its tenant cookie: a tenant only when
-    /// the page is on, the cookie verifies and the request passes the same-origin check.
+    /// the page is on, the request is for the REST API (`/api/v1/…`), the cookie verifies and
+    /// the request passes the same-origin check.
+    ///
+    /// The cookie is handed to anyone who loads the page, so it must never open anything but
+    /// the API the page uses: proxy routes that require a key (and may inject a provider
+    /// credential) share the API's gate, and a cookie there is refused.
     pub fn authenticate(&self, req: &RequestHeader) -> CookieAuth {
         let values = cookie_values(&req.headers, COOKIE_NAME);
         if values.is_empty() {
             return CookieAuth::Absent;
         }
-        if !self.enabled || !is_same_origin(req) {
+        let api_path = req.uri.path().starts_with(API_PREFIX);
+        if !self.enabled || !api_path || !is_same_origin(req) {
             return CookieAuth::Refused;
         }
         values
@@ -210,17 +219,14 @@ fn request_host(req: &RequestHeader) -> Option<String> {
 /// The listener speaks plain HTTP, but a TLS-terminating reverse proxy in front of it makes the
 /// browser's origin `https://<host>`; both schemes are accepted for exactly the request's host.
 pub fn is_same_origin(req: &RequestHeader) -> bool {
-    let origins: Vec<&str> = req
-        .headers
-        .get_all(http::header::ORIGIN)
-        .iter()
-        .filter_map(|h| h.to_str().ok())
-        .collect();
-    if !origins.is_empty() {
-        let Some(host) = request_host(req) else {
+    let mut origins = req.headers.get_all(http::header::ORIGIN).iter();
+    if let Some(first) = origins.next() {
+        // Exactly one readable `Origin`, naming this server; anything else fails.
+        let (Ok(origin), None, Some(host)) = (first.to_str(), origins.next(), request_host(req))
+        else {
             return false;
         };
-        return origins.len() == 1 && origin_matches(origins[0], &host);
+        return origin_matches(origin, &host);
     }
     let mut sites = req.headers.get_all("sec-fetch-site").iter();
     matches!(
@@ -451,6 +457,21 @@ mod tests {
         assert!(!ok(&[host, ("sec-fetch-site", "same-site")]));
         assert!(!ok(&[host, ("sec-fetch-site", "none")]));
         assert!(!ok(&[("origin", "http://127.0.0.1:8080")]), "no host");
+        assert!(
+            !ok(&[
+                host,
+                ("origin", "http://127.0.0.1:8080"),
+                ("origin", "http://evil.example")
+            ]),
+            "two origins"
+        );
+        let mut req = request("POST", &[host, ("sec-fetch-site", "same-origin")]);
+        req.append_header(
+            "origin",
+            http::HeaderValue::from_bytes(b"http://\xff").unwrap(),
+        )
+        .unwrap();
+        assert!(!is_same_origin(&req), "an unreadable Origin is not ignored");
     }
 
     #[test]
@@ -474,6 +495,20 @@ mod tests {
             &[host, same, ("cookie", "tarnkappe_tenant=forged.x")],
         );
         assert_eq!(web.authenticate(&req), CookieAuth::Refused);
+
+        // Not on proxy routes, even those behind the API's key gate.
+        for path in [
+            "/v1/chat/completions",
+            "/api/chat",
+            "/api/v1",
+            "/x/api/v1/anonymize",
+        ] {
+            let mut req = RequestHeader::build("POST", path.as_bytes(), None).expect("request");
+            for (k, v) in [host, same, ("cookie", cookie.as_str())] {
+                req.append_header(k.to_string(), v).expect("header");
+            }
+            assert_eq!(web.authenticate(&req), CookieAuth::Refused, "{path}");
+        }
 
         let off = Web::new(
             &WebConfig {

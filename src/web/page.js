@@ -232,6 +232,7 @@
   var tipFor = null;
 
   function showTip(mark) {
+    window.clearTimeout(hideTimer);
     var out = $('anon-output');
     var info = out.tokenInfo && out.tokenInfo[mark.getAttribute('data-token')];
     if (!info) { return; }
@@ -264,7 +265,19 @@
     tip.style.top = (top + window.scrollY) + 'px';
   }
 
+  // The pointer may move from a token onto its tooltip (to read or select it) without the
+  // tooltip vanishing: hiding after a pointer leaves waits a moment and is called off on entry.
+  var hideTimer = null;
+
+  function hideTipSoon() {
+    window.clearTimeout(hideTimer);
+    hideTimer = window.setTimeout(function () {
+      if (!tipFor || document.activeElement !== tipFor) { hideTip(); }
+    }, 200);
+  }
+
   function hideTip() {
+    window.clearTimeout(hideTimer);
     $('tip').hidden = true;
     if (tipFor) { tipFor.removeAttribute('aria-describedby'); tipFor = null; }
   }
@@ -348,6 +361,7 @@
     api('DELETE', '/session/' + encodeURIComponent(id))
       .then(function () {
         state.deleted = true;
+        if (state.session === id) { $('session-id').textContent = id + ' (deleted)'; }
         var notice = $('restore-notice');
         notice.textContent = 'Session ' + id + ' deleted. Its mapping is gone from the server; its tokens can no longer be restored.';
         notice.hidden = false;
@@ -428,11 +442,16 @@
     });
 
     var out = $('anon-output');
-    out.addEventListener('mouseover', function (e) { var m = tokenOf(e.target); if (m) { showTip(m); } });
+    out.addEventListener('mouseover', function (e) {
+      var m = tokenOf(e.target);
+      if (m) { window.clearTimeout(hideTimer); showTip(m); }
+    });
     out.addEventListener('mouseout', function (e) {
       var m = tokenOf(e.target);
-      if (m && !m.contains(e.relatedTarget) && document.activeElement !== m) { hideTip(); }
+      if (m && !m.contains(e.relatedTarget)) { hideTipSoon(); }
     });
+    $('tip').addEventListener('mouseenter', function () { window.clearTimeout(hideTimer); });
+    $('tip').addEventListener('mouseleave', hideTipSoon);
     out.addEventListener('focusin', function (e) { var m = tokenOf(e.target); if (m) { showTip(m); } });
     out.addEventListener('focusout', function () { hideTip(); });
     document.addEventListener('keydown', function (e) { if (e.key === 'Escape') { hideTip(); } });
