@@ -14,7 +14,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use super::format::{walk_request, TextKind, WireFormat};
 use super::json::{self, Node};
 use crate::detect::{Detector, EntityType, Finding};
-use crate::tokens::TokenTable;
+use crate::tokens::{finding_byte_ranges, TokenTable};
 
 /// The rewritten request.
 pub struct Anonymized {
@@ -169,40 +169,10 @@ impl TextVisitor for Replacer<'_> {
 
 /// The substrings of `text` that `findings` (code-point offsets) cover.
 fn finding_values<'t>(text: &'t str, findings: &[Finding]) -> Vec<(EntityType, &'t str)> {
-    if findings.is_empty() {
-        return Vec::new();
-    }
-    let mut bounds: Vec<usize> = findings.iter().flat_map(|f| [f.start, f.end]).collect();
-    bounds.sort_unstable();
-    bounds.dedup();
-    let mut byte_of: HashMap<usize, usize> = HashMap::with_capacity(bounds.len());
-    let mut want = bounds.iter().peekable();
-    let total = text.len();
-    for (ci, (bi, _)) in text
-        .char_indices()
-        .chain(std::iter::once((total, ' ')))
-        .enumerate()
-    {
-        while let Some(&&w) = want.peek() {
-            if w <= ci {
-                if w == ci {
-                    byte_of.insert(w, bi);
-                }
-                want.next();
-            } else {
-                break;
-            }
-        }
-        if want.peek().is_none() {
-            break;
-        }
-    }
     findings
         .iter()
-        .filter_map(|f| {
-            let (s, e) = (*byte_of.get(&f.start)?, *byte_of.get(&f.end)?);
-            (s < e).then(|| (f.entity_type, &text[s..e]))
-        })
+        .zip(finding_byte_ranges(text, findings))
+        .filter_map(|(f, range)| range.map(|(start, end)| (f.entity_type, &text[start..end])))
         .collect()
 }
 

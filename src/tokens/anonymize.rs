@@ -59,15 +59,15 @@ pub fn anonymize_findings(
     text: &str,
     findings: &[Finding],
 ) -> (String, Vec<Entity>) {
-    let byte_at = char_to_byte_offsets(text, findings);
+    let byte_at = finding_byte_ranges(text, findings);
     let mut out = String::with_capacity(text.len());
     let mut entities = Vec::with_capacity(findings.len());
     let mut copied_to = 0;
-    for (f, &(start, end)) in findings.iter().zip(&byte_at) {
-        let (Some(start), Some(end)) = (start, end) else {
+    for (f, range) in findings.iter().zip(byte_at) {
+        let Some((start, end)) = range else {
             continue;
         };
-        if start < copied_to || end <= start {
+        if start < copied_to {
             continue;
         }
         let value = &text[start..end];
@@ -135,13 +135,13 @@ fn round_score(score: f32) -> f64 {
     (f64::from(score) * 100.0).round() / 100.0
 }
 
-/// Byte offsets of each finding's code-point start and end (None when out of bounds), computed
-/// in one pass because findings are sorted.
-fn char_to_byte_offsets(text: &str, findings: &[Finding]) -> Vec<(Option<usize>, Option<usize>)> {
+/// The byte range of each finding's code-point span in `text` (None when out of bounds or
+/// empty), computed in one pass over `text`.
+pub fn finding_byte_ranges(text: &str, findings: &[Finding]) -> Vec<Option<(usize, usize)>> {
     let mut wanted: Vec<usize> = findings.iter().flat_map(|f| [f.start, f.end]).collect();
     wanted.sort_unstable();
     wanted.dedup();
-    let mut map = std::collections::HashMap::with_capacity(wanted.len());
+    let mut byte_of = std::collections::HashMap::with_capacity(wanted.len());
     let mut want = wanted.iter().peekable();
     for (ci, (bi, _)) in text
         .char_indices()
@@ -149,14 +149,13 @@ fn char_to_byte_offsets(text: &str, findings: &[Finding]) -> Vec<(Option<usize>,
         .enumerate()
     {
         while let Some(&&w) = want.peek() {
-            if w == ci {
-                map.insert(w, bi);
-                want.next();
-            } else if w < ci {
-                want.next();
-            } else {
+            if w > ci {
                 break;
             }
+            if w == ci {
+                byte_of.insert(w, bi);
+            }
+            want.next();
         }
         if want.peek().is_none() {
             break;
@@ -164,7 +163,10 @@ fn char_to_byte_offsets(text: &str, findings: &[Finding]) -> Vec<(Option<usize>,
     }
     findings
         .iter()
-        .map(|f| (map.get(&f.start).copied(), map.get(&f.end).copied()))
+        .map(|f| {
+            let (start, end) = (*byte_of.get(&f.start)?, *byte_of.get(&f.end)?);
+            (start < end).then_some((start, end))
+        })
         .collect()
 }
 

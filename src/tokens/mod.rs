@@ -16,7 +16,9 @@ mod stream;
 mod table;
 pub mod tolerant;
 
-pub use anonymize::{anonymize, anonymize_findings, Anonymized, Entity, Stats};
+pub use anonymize::{
+    anonymize, anonymize_findings, finding_byte_ranges, Anonymized, Entity, Stats,
+};
 pub use reserved::{contains_reserved_token, reserved_tokens};
 pub use restore::Restorer;
 pub use stream::StreamRestorer;
