@@ -21,17 +21,9 @@ pub struct Text<'a> {
 
 impl<'a> Text<'a> {
     pub fn new(original: &'a str) -> Text<'a> {
-        // Every folded code point is non-ASCII with lead byte C2, E2 or EF: check bytes first.
-        let needs_fold = original.bytes().any(|b| matches!(b, 0xC2 | 0xE2 | 0xEF))
-            && original.chars().any(|c| fold(c) != c);
-        let view = if needs_fold {
-            Cow::Owned(original.chars().map(fold).collect())
-        } else {
-            Cow::Borrowed(original)
-        };
         Text {
             original,
-            view,
+            view: fold_view(original),
             words: OnceCell::new(),
             digit_windows: OnceCell::new(),
         }
@@ -137,6 +129,39 @@ pub fn windows_around(
     out
 }
 
+/// `original` with every code point passed through [`fold`]; borrowed when nothing folds.
+/// Every folded code point is non-ASCII with lead byte C2, E2 or EF, so only those bytes are
+/// decoded and the text between them is copied in slices.
+fn fold_view(original: &str) -> Cow<'_, str> {
+    let b = original.as_bytes();
+    let mut out: Option<String> = None;
+    let (mut copied, mut i) = (0usize, 0usize);
+    while let Some(p) = b
+        .get(i..)
+        .and_then(|r| r.iter().position(|&x| matches!(x, 0xC2 | 0xE2 | 0xEF)))
+    {
+        let at = i + p;
+        let Some(c) = original.get(at..).and_then(|r| r.chars().next()) else {
+            break;
+        };
+        let f = fold(c);
+        if f != c {
+            let o = out.get_or_insert_with(|| String::with_capacity(original.len()));
+            o.push_str(original.get(copied..at).unwrap_or(""));
+            o.push(f);
+            copied = at + c.len_utf8();
+        }
+        i = at + c.len_utf8();
+    }
+    match out {
+        Some(mut o) => {
+            o.push_str(original.get(copied..).unwrap_or(""));
+            Cow::Owned(o)
+        }
+        None => Cow::Borrowed(original),
+    }
+}
+
 fn fold(c: char) -> char {
     match c {
         '\u{00A0}' | '\u{202F}' | '\u{2009}' | '\u{2007}' => ' ',
@@ -159,6 +184,20 @@ mod tests {
             byte_to_char_offsets(s, &[0, 7, 8, s.len()]),
             vec![0, 5, 6, 10]
         );
+    }
+
+    #[test]
+    fn fold_view_matches_per_char_fold() {
+        for s in [
+            "",
+            "abc",
+            "a\u{00A0}b\u{2013}c\u{00A7}d\u{FF0B}e\u{2044}",
+            "\u{2212}",
+            "ä€\u{202F}ß",
+        ] {
+            let expect: String = s.chars().map(fold).collect();
+            assert_eq!(fold_view(s), expect);
+        }
     }
 
     #[test]

@@ -135,30 +135,37 @@ pub(crate) fn lower(s: &str) -> String {
 /// True when one of `words` (lowercase) occurs in `hay` (lowercase) as a whole token: not
 /// preceded by a letter/digit or hyphen (`IdNr` must not fire inside `USt-IdNr`), and, when the word ends in a letter, not followed by one.
 pub(crate) fn has_word(hay: &str, words: &[&str]) -> bool {
-    // Windows are short (≤ ~100 bytes): a plain scan beats building a substring searcher.
+    // Windows are short (≤ ~100 bytes): one pass over the token starts of `hay`, trying every
+    // word only where a token may begin (not after a letter/digit or hyphen).
     let h = hay.as_bytes();
-    words.iter().any(|w| {
-        let wb = w.as_bytes();
-        let (Some(&first), true) = (wb.first(), wb.len() <= h.len()) else {
-            return false;
-        };
-        let open_end = !w.ends_with(|c: char| c.is_alphanumeric());
-        (0..=h.len() - wb.len()).any(|i| {
-            h[i] == first
-                && h[i..].starts_with(wb)
-                && hay.is_char_boundary(i)
-                && hay.is_char_boundary(i + wb.len())
-                && !hay[..i]
-                    .chars()
-                    .next_back()
-                    .is_some_and(|c| c.is_alphanumeric() || c == '-')
-                && (open_end
-                    || !hay[i + wb.len()..]
-                        .chars()
-                        .next()
-                        .is_some_and(char::is_alphanumeric))
-        })
-    })
+    let mut may_start = true;
+    for (i, c) in hay.char_indices() {
+        if may_start {
+            let rest = h.get(i..).unwrap_or(&[]);
+            let first = rest.first().copied();
+            for w in words {
+                let wb = w.as_bytes();
+                if wb.first().copied() != first || !rest.starts_with(wb) {
+                    continue;
+                }
+                let end = i + wb.len();
+                if !hay.is_char_boundary(end) {
+                    continue;
+                }
+                let open_end = !w.ends_with(|c: char| c.is_alphanumeric());
+                if open_end
+                    || !hay
+                        .get(end..)
+                        .and_then(|r| r.chars().next())
+                        .is_some_and(char::is_alphanumeric)
+                {
+                    return true;
+                }
+            }
+        }
+        may_start = !(c.is_alphanumeric() || c == '-');
+    }
+    false
 }
 
 /// Context words of one type (lowercase).

@@ -562,9 +562,68 @@ struct Info {
     dot_after: bool,
 }
 
+/// Gazetteer bits of one word form, so that a word costs one hash lookup per form.
+const G_FIRST: u8 = 1;
+const G_LAST: u8 = 2;
+const G_STOP: u8 = 4;
+const G_COMMON: u8 = 8;
+
+/// The lexicon and keyword tables merged by word form (built once at start-up).
+struct WordTable {
+    /// Exact (capitalised) forms: [`G_FIRST`] / [`G_LAST`].
+    cased: ahash::AHashMap<&'static str, u8>,
+    /// Lowercase forms: gazetteer bits plus the keyword flags of [`keyword_table`].
+    lower: ahash::AHashMap<String, (u8, u16)>,
+}
+
+impl WordTable {
+    fn new(lex: &Lexicon, kw: &ahash::AHashMap<&'static str, u16>) -> WordTable {
+        let mut cased: ahash::AHashMap<&'static str, u8> = ahash::AHashMap::new();
+        for &w in &lex.first {
+            *cased.entry(w).or_default() |= G_FIRST;
+        }
+        for &w in &lex.last {
+            *cased.entry(w).or_default() |= G_LAST;
+        }
+        let mut lower: ahash::AHashMap<String, (u8, u16)> = ahash::AHashMap::new();
+        for w in &lex.first_lower {
+            lower.entry(w.clone()).or_default().0 |= G_FIRST;
+        }
+        for w in &lex.last_lower {
+            lower.entry(w.clone()).or_default().0 |= G_LAST;
+        }
+        for &w in &lex.stop {
+            lower.entry(w.to_string()).or_default().0 |= G_STOP;
+        }
+        for &w in &lex.common {
+            lower.entry(w.to_string()).or_default().0 |= G_COMMON;
+        }
+        for (&w, &f) in kw {
+            lower.entry(w.to_string()).or_default().1 = f;
+        }
+        WordTable { cased, lower }
+    }
+
+    /// (first name, last name) for an exact form.
+    fn cased_names(&self, t: &str) -> (bool, bool) {
+        let b = self.cased.get(t).copied().unwrap_or(0);
+        (b & G_FIRST != 0, b & G_LAST != 0)
+    }
+
+    fn lower_bits(&self, l: &str) -> (u8, u16) {
+        self.lower.get(l).copied().unwrap_or((0, 0))
+    }
+
+    /// (first name, last name) for a lowercase form.
+    fn lower_names(&self, l: &str) -> (bool, bool) {
+        let b = self.lower_bits(l).0;
+        (b & G_FIRST != 0, b & G_LAST != 0)
+    }
+}
+
 pub struct PersonRecognizer {
     lex: &'static Lexicon,
-    keywords: ahash::AHashMap<&'static str, u16>,
+    table: WordTable,
     /// Structured data: `"firstName": "Anna"`, `name=Anna Schmidt`.
     field: regex::Regex,
 }
@@ -575,9 +634,10 @@ impl PersonRecognizer {
             r#"(?i)["']?(?:first_?name|last_?name|full_?name|given_?name|family_?name|sur_?name|vor_?name|nach_?name|contact_?name|customer_?name|display_?name|name)["']?\s*[:=]\s*["']([^"'\n,;{}]{1,60})["']"#,
         )
         .expect("static field pattern");
+        let lex = Lexicon::get();
         PersonRecognizer {
-            lex: Lexicon::get(),
-            keywords: keyword_table(),
+            lex,
+            table: WordTable::new(lex, &keyword_table()),
             field,
         }
     }
@@ -601,12 +661,7 @@ struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
-    fn new(
-        s: &'a str,
-        w: &'a [Word],
-        lex: &'static Lexicon,
-        kw: &ahash::AHashMap<&'static str, u16>,
-    ) -> Ctx<'a> {
+    fn new(s: &'a str, w: &'a [Word], lex: &'static Lexicon, table: &WordTable) -> Ctx<'a> {
         let mut info = Vec::with_capacity(w.len());
         let mut lows = String::with_capacity(s.len());
         for (i, word) in w.iter().enumerate() {
@@ -620,16 +675,14 @@ impl<'a> Ctx<'a> {
                 }
             }
             let lower = &lows[from..];
-            let lookup = |t: &str, l: &str| -> (bool, bool) {
-                match word.shape {
-                    Shape::Capitalised => (lex.first.contains(t), lex.last.contains(t)),
-                    Shape::Lower | Shape::Upper if l.len() >= 3 => {
-                        (lex.first_lower.contains(l), lex.last_lower.contains(l))
-                    }
-                    _ => (false, false),
+            let (gbits, kw_flags) = table.lower_bits(lower);
+            let (mut first, mut last) = match word.shape {
+                Shape::Capitalised => table.cased_names(text),
+                Shape::Lower | Shape::Upper if lower.len() >= 3 => {
+                    (gbits & G_FIRST != 0, gbits & G_LAST != 0)
                 }
+                _ => (false, false),
             };
-            let (mut first, mut last) = lookup(text, lower);
             if !first && !last && text.contains('-') {
                 // `Hans-Peter`, `Schulze-Wiegand`: every part a known name.
                 let parts: Vec<(bool, bool)> = text
@@ -638,10 +691,8 @@ impl<'a> Ctx<'a> {
                     .map(|(t, l)| {
                         let t_cap = t.starts_with(|c: char| c.is_uppercase());
                         match word.shape {
-                            Shape::Capitalised if t_cap => {
-                                (lex.first.contains(t), lex.last.contains(t))
-                            }
-                            _ => (lex.first_lower.contains(l), lex.last_lower.contains(l)),
+                            Shape::Capitalised if t_cap => table.cased_names(t),
+                            _ => table.lower_names(l),
                         }
                     })
                     .collect();
@@ -666,9 +717,9 @@ impl<'a> Ctx<'a> {
                 || gap.contains('\n');
             let dot_after = s[word.end..].starts_with('.');
             info.push(Info {
-                flags: kw.get(lower).copied().unwrap_or(0),
-                stop: lex.is_stop(lower),
-                common: lex.is_common(lower),
+                flags: kw_flags,
+                stop: gbits & G_STOP != 0,
+                common: gbits & G_COMMON != 0,
                 low: (from as u32, lows.len() as u32),
                 first,
                 last,
@@ -884,7 +935,7 @@ impl Recognizer for PersonRecognizer {
                 }
             }
         }
-        let cx = Ctx::new(s, words, self.lex, &self.keywords);
+        let cx = Ctx::new(s, words, self.lex, &self.table);
         let n = words.len();
         let mut found: Vec<(usize, usize, f32)> = Vec::new(); // word ranges + score
         let push = |found: &mut Vec<(usize, usize, f32)>, i: usize, j: usize, score: f32| {
