@@ -69,6 +69,23 @@ pub trait StreamHandler: Send + Sync {
     fn on_event(&mut self, ex: &Arc<Exchange>, ev: Node, out: &mut Vec<Node>);
     /// End of stream (or `[DONE]`, or before an error): release everything held back.
     fn on_end(&mut self, ex: &Arc<Exchange>, out: &mut Vec<Node>);
+
+    /// An in-stream `{"error": …}` event ends every channel: held-back text is released first,
+    /// then the error passes on with its text restored. Gives the event back when it is no error.
+    fn pass_error(
+        &mut self,
+        ex: &Arc<Exchange>,
+        mut ev: Node,
+        out: &mut Vec<Node>,
+    ) -> Option<Node> {
+        if ev.get("error").is_none() {
+            return Some(ev);
+        }
+        self.on_end(ex, out);
+        restore_tree(&mut ev, ex, &[]);
+        out.push(ev);
+        None
+    }
 }
 
 /// How a request string is treated.

@@ -44,13 +44,10 @@ struct NdjsonStream {
 }
 
 impl StreamHandler for NdjsonStream {
-    fn on_event(&mut self, ex: &Arc<Exchange>, mut ev: Node, out: &mut Vec<Node>) {
-        if ev.get("error").is_some() {
-            self.on_end(ex, out);
-            restore_tree(&mut ev, ex, &[]);
-            out.push(ev);
+    fn on_event(&mut self, ex: &Arc<Exchange>, ev: Node, out: &mut Vec<Node>) {
+        let Some(mut ev) = self.pass_error(ex, ev, out) else {
             return;
-        }
+        };
         if let Some(m) = ev.get("model") {
             self.model = Some(m.clone());
         }

@@ -193,13 +193,10 @@ fn append_arguments(call: &mut Node, extra: &Node) {
 }
 
 impl StreamHandler for ChatStream {
-    fn on_event(&mut self, ex: &Arc<Exchange>, mut ev: Node, out: &mut Vec<Node>) {
-        if ev.get("error").is_some() {
-            self.on_end(ex, out);
-            restore_tree(&mut ev, ex, &[]);
-            out.push(ev);
+    fn on_event(&mut self, ex: &Arc<Exchange>, ev: Node, out: &mut Vec<Node>) {
+        let Some(mut ev) = self.pass_error(ex, ev, out) else {
             return;
-        }
+        };
         self.template = ["id", "object", "created", "model", "system_fingerprint"]
             .iter()
             .filter_map(|k| ev.get(k).map(|v| ((*k).to_owned(), v.clone())))
