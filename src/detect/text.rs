@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::cell::OnceCell;
 
+use super::recognizers::{ceil_boundary, floor_boundary};
 use super::words::{tokenize, Word};
 use super::{Candidate, Finding};
 
@@ -17,6 +18,10 @@ pub struct Text<'a> {
     words: OnceCell<Vec<Word>>,
     /// Byte ranges of the view around digits (see [`Text::digit_windows`]).
     digit_windows: OnceCell<Vec<(usize, usize)>>,
+    /// Maximal runs of ASCII digits in the view.
+    digit_runs: OnceCell<Vec<(usize, usize)>>,
+    /// Byte ranges of the view around quoted `key: "value"` pairs (see [`Text::field_windows`]).
+    field_windows: OnceCell<Vec<(usize, usize)>>,
 }
 
 impl<'a> Text<'a> {
@@ -26,6 +31,8 @@ impl<'a> Text<'a> {
             view: fold_view(original),
             words: OnceCell::new(),
             digit_windows: OnceCell::new(),
+            field_windows: OnceCell::new(),
+            digit_runs: OnceCell::new(),
         }
     }
 
@@ -50,6 +57,53 @@ impl<'a> Text<'a> {
     pub fn digit_windows(&self) -> &[(usize, usize)] {
         self.digit_windows
             .get_or_init(|| windows_around(&self.view, |b| b.is_ascii_digit(), 72, 40))
+    }
+
+    /// Maximal runs of ASCII digits, as sorted byte ranges of the view.
+    pub fn digit_runs(&self) -> &[(usize, usize)] {
+        self.digit_runs.get_or_init(|| {
+            let b = self.view.as_bytes();
+            let mut out = Vec::new();
+            let mut i = 0;
+            while let Some(p) = b
+                .get(i..)
+                .and_then(|r| r.iter().position(u8::is_ascii_digit))
+            {
+                let start = i + p;
+                let len = b[start..].iter().take_while(|c| c.is_ascii_digit()).count();
+                out.push((start, start + len));
+                i = start + len;
+            }
+            out
+        })
+    }
+
+    /// Disjoint, sorted byte ranges of the view around every `:` or `=` that is followed (after
+    /// optional whitespace) by a quote: where structured data such as `"name": "Anna"` or
+    /// `city='Köln'` can be. 40 bytes before (the key), 110 after (the quoted value). Prose
+    /// colons (`14:30`, `https:`, `Hinweis:`) open no window.
+    pub fn field_windows(&self) -> &[(usize, usize)] {
+        self.field_windows.get_or_init(|| {
+            let b = self.view.as_bytes();
+            let quoted_after = |i: usize| {
+                self.view
+                    .get(i + 1..)
+                    .is_some_and(|rest| rest.trim_start().starts_with(['"', '\'']))
+            };
+            let mut out: Vec<(usize, usize)> = Vec::new();
+            for i in memchr::memchr2_iter(b':', b'=', b) {
+                if !quoted_after(i) {
+                    continue;
+                }
+                let start = floor_boundary(&self.view, i.saturating_sub(40));
+                let end = ceil_boundary(&self.view, i + 1 + 110);
+                match out.last_mut() {
+                    Some(last) if start <= last.1 => last.1 = last.1.max(end),
+                    _ => out.push((start, end)),
+                }
+            }
+            out
+        })
     }
 
     /// Converts accepted candidates (sorted by start, byte offsets into the view) into findings
@@ -112,14 +166,8 @@ pub fn windows_around(
             i += 1;
             continue;
         }
-        let mut start = i.saturating_sub(back);
-        while start > 0 && !s.is_char_boundary(start) {
-            start -= 1;
-        }
-        let mut end = (i + 1 + ahead).min(b.len());
-        while end < b.len() && !s.is_char_boundary(end) {
-            end += 1;
-        }
+        let start = floor_boundary(s, i.saturating_sub(back));
+        let end = ceil_boundary(s, i + 1 + ahead);
         match out.last_mut() {
             Some(last) if start <= last.1 => last.1 = last.1.max(end),
             _ => out.push((start, end)),

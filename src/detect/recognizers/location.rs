@@ -359,11 +359,13 @@ const ORG_WORDS: &[&str] = &[
     "standesamt",
 ];
 
+/// Country codes that may lead a postcode, longest first (`DE-` before `D-`).
+const COUNTRY_PREFIXES: &[&str] = &["DE-", "AT-", "CH-", "FL-", "D-", "A-"];
+
 pub struct LocationRecognizer {
     /// Structured data: `"city": "Köln"`, `"zip": "50667"`, `"street": "Hauptstraße 1"`.
     field: Regex,
     street: Regex,
-    plz: Regex,
     lexicon: &'static Lexicon,
 }
 
@@ -379,8 +381,6 @@ impl LocationRecognizer {
             \ (?P<num>[1-9][0-9]{0,3}[a-zA-Z]?(?:\ ?[-/]\ ?[0-9]{1,4}[a-z]?)?)",
         )
         .expect("static street pattern");
-        let plz =
-            Regex::new(r"(?:(?:D|DE|A|AT|CH|FL)-)?[0-9]{4,5}[ \n]").expect("static PLZ pattern");
         let field = Regex::new(
             r#"(?i)["']?(?:city|town|ort|stadt|wohnort|zip|zip_?code|plz|postcode|postal_?code|postleitzahl|street|strasse|straße|address_?line1?|adresse)["']?\s*[:=]\s*["']([^"'\n{}]{2,80})["']"#,
         )
@@ -388,7 +388,6 @@ impl LocationRecognizer {
         LocationRecognizer {
             field,
             street,
-            plz,
             lexicon: Lexicon::get(),
         }
     }
@@ -531,22 +530,30 @@ impl LocationRecognizer {
     fn postcodes(
         &self,
         s: &str,
-        digit_windows: &[(usize, usize)],
+        digit_runs: &[(usize, usize)],
         words: &[Word],
         streets: &[(usize, usize)],
         out: &mut Vec<Candidate>,
     ) {
-        for m in super::find_in(&self.plz, s, digit_windows) {
-            let start = m.start();
-            let digits_end = m.end() - 1;
+        let b = s.as_bytes();
+        for &(digits_start, digits_end) in digit_runs {
+            // 4 or 5 digits and a space or line break: `50667 Köln`, `D-50667 Köln`.
+            if !(4..=5).contains(&(digits_end - digits_start))
+                || !matches!(b.get(digits_end), Some(b' ' | b'\n'))
+            {
+                continue;
+            }
+            let start = COUNTRY_PREFIXES
+                .iter()
+                .find(|p| s[..digits_start].ends_with(**p))
+                .map_or(digits_start, |p| digits_start - p.len());
             if s[..start].chars().next_back().is_some_and(|c| {
                 c.is_alphanumeric() || c == '.' || c == ',' || c == '-' || c == '/' || c == '+'
             }) {
                 continue;
             }
-            let v = &s[start..digits_end];
-            let prefixed = v.contains('-');
-            let digits = v.rsplit('-').next().unwrap_or(v);
+            let prefixed = start < digits_start;
+            let digits = &s[digits_start..digits_end];
             let n: u32 = digits.parse().unwrap_or(0);
             let zero_zero = digits.len() == 5 && digits.starts_with("00");
             if digits.len() == 4 && !prefixed && (1900..=2100).contains(&n) {
@@ -584,16 +591,17 @@ impl LocationRecognizer {
                 continue;
             }
             // The town: the first word after the postcode, on the same line.
-            let wi = words.partition_point(|w| w.start < m.end());
+            let wi = words.partition_point(|w| w.start <= digits_end);
             let after_street = streets.iter().any(|&(_, e)| {
                 e <= start
                     && start - e <= 3
                     && s[e..start].chars().all(|c| matches!(c, ',' | ' ' | '\n'))
             });
-            let ev = CONTEXT.evidence(s, start, digits_end);
-            let town = words.get(wi).filter(|w| w.start == m.end());
+            // Context words are looked up last: most numbers fail the cheaper checks.
+            let strong_context = || CONTEXT.evidence(s, start, digits_end).strong;
+            let town = words.get(wi).filter(|w| w.start == digits_end + 1);
             let Some(w) = town else {
-                if ev.strong && digits.len() == 5 {
+                if digits.len() == 5 && strong_context() {
                     out.push(cand(EntityType::Location, start, digits_end, 0.7, false));
                 }
                 continue;
@@ -629,7 +637,7 @@ impl LocationRecognizer {
             } else {
                 0.3
             };
-            let score = if ev.strong || after_street {
+            let score = if after_street || strong_context() {
                 (score + 0.15_f32).min(0.95)
             } else {
                 score
@@ -771,6 +779,38 @@ impl LocationRecognizer {
     }
 }
 
+/// Where a street address can end: before every house number (a digit run starting with 1–9)
+/// that follows a space and a word containing a capital (`Lindenstraße 5`, `Am Markt 3`,
+/// `Bahnhofstr. 12`), from 72 bytes before the number (the street name) to 14 after it (`12a`,
+/// `12-14`). Every match of the street pattern ends in such a number, so searching only these
+/// windows finds the same streets as searching the whole text.
+fn street_windows(s: &str, digit_runs: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for &(start, end) in digit_runs {
+        let Some(name) = s.get(..start).and_then(|p| p.strip_suffix(' ')) else {
+            continue;
+        };
+        if s.as_bytes().get(start).is_some_and(|&d| d == b'0') {
+            continue;
+        }
+        let capital = name
+            .chars()
+            .rev()
+            .take_while(|c| c.is_alphabetic() || matches!(c, '-' | '.' | '\'' | '’'))
+            .any(char::is_uppercase);
+        if !capital {
+            continue;
+        }
+        let from = super::floor_boundary(s, start.saturating_sub(72));
+        let to = super::ceil_boundary(s, end + 14);
+        match out.last_mut() {
+            Some(last) if from <= last.1 => last.1 = last.1.max(to),
+            _ => out.push((from, to)),
+        }
+    }
+    out
+}
+
 impl Recognizer for LocationRecognizer {
     fn entity_type(&self) -> EntityType {
         EntityType::Location
@@ -778,11 +818,7 @@ impl Recognizer for LocationRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for (base, c) in super::captures_in(
-            &self.field,
-            s,
-            &crate::detect::text::windows_around(s, |b| b == b':' || b == b'=', 40, 110),
-        ) {
+        for (base, c) in super::captures_in(&self.field, s, text.field_windows()) {
             if let Some(v) = c.get(1) {
                 let v = super::M::new(s, base + v.start(), base + v.end());
                 let t = v.as_str().trim();
@@ -794,9 +830,9 @@ impl Recognizer for LocationRecognizer {
                 }
             }
         }
-        let streets = self.streets(s, text.digit_windows(), out);
+        let streets = self.streets(s, &street_windows(s, text.digit_runs()), out);
         let words = text.words();
-        self.postcodes(s, text.digit_windows(), words, &streets, out);
+        self.postcodes(s, text.digit_runs(), words, &streets, out);
         self.towns(s, words, out);
     }
 }

@@ -544,6 +544,11 @@ fn keyword_table() -> ahash::AHashMap<&'static str, u16> {
     m
 }
 
+/// One bit per word length (lengths past 127 bytes share the last bit).
+fn length_bit(len: usize) -> u128 {
+    1u128 << len.min(127)
+}
+
 /// Per-word facts, computed once per text.
 struct Info {
     /// Keyword classes (`F_*`).
@@ -917,11 +922,7 @@ impl Recognizer for PersonRecognizer {
         if words.is_empty() {
             return;
         }
-        for (base, c) in super::captures_in(
-            &self.field,
-            s,
-            &crate::detect::text::windows_around(s, |b| b == b':' || b == b'=', 40, 90),
-        ) {
+        for (base, c) in super::captures_in(&self.field, s, text.field_windows()) {
             if let Some(v) = c.get(1) {
                 let v = super::M::new(s, base + v.start(), base + v.end());
                 let t = v.as_str();
@@ -1333,8 +1334,19 @@ impl Recognizer for PersonRecognizer {
         if !known.is_empty() {
             known.sort_unstable();
             known.dedup();
+            // Most words differ in first byte or length from every known name (and its
+            // genitive): a bit test per word keeps the search off the hot path.
+            let mut lengths = vec![0u128; 256];
+            for k in &known {
+                let first = k.as_bytes().first().map_or(0, |&b| usize::from(b));
+                lengths[first] |= length_bit(k.len()) | length_bit(k.len() + 1);
+            }
             for i in 0..n {
                 let t = cx.w[i].text(s);
+                let first = t.as_bytes().first().map_or(0, |&b| usize::from(b));
+                if lengths[first] & length_bit(t.len()) == 0 {
+                    continue;
+                }
                 let base = t
                     .strip_suffix('s')
                     .filter(|b| known.binary_search(b).is_ok());
