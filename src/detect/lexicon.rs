@@ -1,7 +1,7 @@
 //! Gazetteers and word lists, compiled into the binary (`data/`, see NOTICE) and loaded once
 //! when the [`Detector`](super::Detector) is built.
 
-use ahash::AHashSet as HashSet;
+use ahash::{AHashMap, AHashSet as HashSet};
 use std::sync::OnceLock;
 
 static FIRST_NAMES: &str = include_str!("../../data/first_names.txt");
@@ -894,19 +894,85 @@ const AMBIGUOUS_TOWNS: &[&str] = &[
     "neuhaus", "alpen", "nord", "süd", "ost", "west", "roth", "bernau", "glück",
 ];
 
+/// Classes of a word form, one bit each, so that a word's classes come with one lookup
+/// ([`Lexicon::classes`]). Gazetteer classes hold for the lowercase form and, separately, for
+/// the exact spellings of the gazetteers; keyword classes are lowercase.
+pub mod class {
+    pub const FIRST_NAME: u32 = 1;
+    pub const LAST_NAME: u32 = 1 << 1;
+    /// A town (DACH towns and world places), not every DACH place name.
+    pub const TOWN: u32 = 1 << 2;
+    pub const STOP: u32 = 1 << 3;
+    pub const COMMON: u32 = 1 << 4;
+    pub const AMBIGUOUS_TOWN: u32 = 1 << 5;
+    pub const PARTICLE: u32 = 1 << 6;
+    /// Keyword classes registered by recognizers ([`super::KEYWORD_CLASSES`]).
+    pub const SALUTATION: u32 = 1 << 8;
+    pub const TITLE: u32 = 1 << 9;
+    pub const GREETING: u32 = 1 << 10;
+    pub const LABEL: u32 = 1 << 11;
+    pub const SPEECH: u32 = 1 << 12;
+    pub const ROLE: u32 = 1 << 13;
+    pub const PET: u32 = 1 << 14;
+    pub const ORG_BEFORE: u32 = 1 << 15;
+}
+
+/// Keyword lists of the recognizers (lowercase), merged into the form table: one line per list.
+const KEYWORD_CLASSES: &[(&[&str], u32)] = &[
+    (super::recognizers::person::SALUTATIONS, class::SALUTATION),
+    (super::recognizers::person::TITLES, class::TITLE),
+    (super::recognizers::person::GREETINGS, class::GREETING),
+    (super::recognizers::person::LABELS, class::LABEL),
+    (super::recognizers::person::SPEECH, class::SPEECH),
+    (super::recognizers::person::ROLES, class::ROLE),
+    (super::recognizers::person::PETS, class::PET),
+    (super::recognizers::person::ORG_BEFORE, class::ORG_BEFORE),
+    (PARTICLES, class::PARTICLE),
+    (STOP_WORDS, class::STOP),
+    (COMMON_WORDS, class::COMMON),
+    (AMBIGUOUS_TOWNS, class::AMBIGUOUS_TOWN),
+];
+
+/// Where a form's classes live in the packed table value: the lowercase form's classes in the
+/// low 16 bits, the classes of its title-case spelling (`Müller` for `müller`) above them, and a
+/// flag for forms that the gazetteers also spell otherwise (`McDonald`, `Hans-Peter`).
+const CASED_SHIFT: u32 = 16;
+const IRREGULAR: u32 = 1 << 24;
+
+/// The fixed hash of a lowercase form: the table stores 64-bit hashes, not strings, so that a
+/// lookup touches one small entry and no string (a collision among the ~70,000 forms and a
+/// word has a probability of about 10^-14 per word).
+fn form_hash(lower: &str) -> u64 {
+    static STATE: OnceLock<ahash::RandomState> = OnceLock::new();
+    STATE
+        .get_or_init(|| ahash::RandomState::with_seeds(0x7a6b, 0x4b61, 0x7070, 0x6521))
+        .hash_one(lower)
+}
+
+/// True when `word` is `lower` with its first letter capitalised (`Müller`/`müller`).
+fn is_title_case(word: &str, lower: &str) -> bool {
+    let mut w = word.chars();
+    let mut l = lower.chars();
+    match (w.next(), l.next()) {
+        (Some(wc), Some(lc)) => {
+            let mut upper = lc.to_uppercase();
+            upper.next() == Some(wc) && upper.next().is_none() && w.as_str() == l.as_str()
+        }
+        _ => false,
+    }
+}
+
 /// The compiled lexicon.
 pub struct Lexicon {
     pub first: HashSet<&'static str>,
     pub last: HashSet<&'static str>,
-    pub first_lower: HashSet<String>,
-    pub last_lower: HashSet<String>,
     pub places: HashSet<&'static str>,
     pub towns: HashSet<&'static str>,
-    pub towns_lower: HashSet<String>,
     pub kfz: HashSet<&'static str>,
-    pub common: HashSet<&'static str>,
-    pub stop: HashSet<&'static str>,
-    pub ambiguous_towns: HashSet<&'static str>,
+    /// Every word form above: hash of the lowercase form → packed classes (see [`CASED_SHIFT`]).
+    forms: AHashMap<u64, u32>,
+    /// Gazetteer spellings that are not the title case of their form, with their classes.
+    irregular: AHashMap<&'static str, u32>,
 }
 
 fn lines(data: &'static str) -> impl Iterator<Item = &'static str> {
@@ -919,25 +985,42 @@ impl Lexicon {
     fn build() -> Lexicon {
         let first: HashSet<&'static str> = lines(FIRST_NAMES).collect();
         let last: HashSet<&'static str> = lines(LAST_NAMES).collect();
-        let first_lower = first.iter().map(|s| s.to_lowercase()).collect();
-        let last_lower = last.iter().map(|s| s.to_lowercase()).collect();
         let mut towns: HashSet<&'static str> = lines(TOWNS_DACH).collect();
         towns.extend(lines(PLACES_WORLD));
-        let towns_lower = towns.iter().map(|s| s.to_lowercase()).collect();
         let mut places: HashSet<&'static str> = lines(PLACES_DACH).collect();
         places.extend(towns.iter().copied());
+        let mut forms: AHashMap<u64, u32> = AHashMap::with_capacity(96 * 1024);
+        let mut irregular: AHashMap<&'static str, u32> = AHashMap::new();
+        for (set, bit) in [
+            (&first, class::FIRST_NAME),
+            (&last, class::LAST_NAME),
+            (&towns, class::TOWN),
+        ] {
+            for &spelling in set {
+                let lower = spelling.to_lowercase();
+                let packed = forms.entry(form_hash(&lower)).or_default();
+                *packed |= bit;
+                if is_title_case(spelling, &lower) {
+                    *packed |= bit << CASED_SHIFT;
+                } else {
+                    *packed |= IRREGULAR;
+                    *irregular.entry(spelling).or_default() |= bit;
+                }
+            }
+        }
+        for &(list, bit) in KEYWORD_CLASSES {
+            for &word in list {
+                *forms.entry(form_hash(word)).or_default() |= bit;
+            }
+        }
         Lexicon {
             first,
             last,
-            first_lower,
-            last_lower,
             places,
             towns,
-            towns_lower,
             kfz: lines(KFZ_CODES).collect(),
-            common: COMMON_WORDS.iter().copied().collect(),
-            stop: STOP_WORDS.iter().copied().collect(),
-            ambiguous_towns: AMBIGUOUS_TOWNS.iter().copied().collect(),
+            forms,
+            irregular,
         }
     }
 
@@ -947,11 +1030,65 @@ impl Lexicon {
         LEXICON.get_or_init(Lexicon::build)
     }
 
-    pub fn is_stop(&self, lower: &str) -> bool {
-        self.stop.contains(lower)
+    /// Classes of a word: `(of its lowercase form, of its exact spelling)`, `lower` being
+    /// `word` lowercased. One hash lookup; the spelling's classes come from the title-case bits
+    /// or, for the rare irregular spellings, from a second table.
+    pub fn classes(&self, word: &str, lower: &str) -> (u32, u32) {
+        let Some(&packed) = self.forms.get(&form_hash(lower)) else {
+            return (0, 0);
+        };
+        let mut cased = 0;
+        if is_title_case(word, lower) {
+            cased = (packed >> CASED_SHIFT) & 0xff;
+        }
+        if packed & IRREGULAR != 0 {
+            cased |= self.irregular.get(word).copied().unwrap_or(0);
+        }
+        (packed & 0xffff, cased)
     }
 
-    pub fn is_common(&self, lower: &str) -> bool {
-        self.common.contains(lower)
+    /// Classes of the lowercase form `lower`.
+    pub fn form_bits(&self, lower: &str) -> u32 {
+        self.forms.get(&form_hash(lower)).map_or(0, |&p| p & 0xffff)
+    }
+
+    pub fn is_stop(&self, lower: &str) -> bool {
+        self.form_bits(lower) & class::STOP != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn title_case_is_first_letter_only() {
+        assert!(is_title_case("Müller", "müller"));
+        assert!(is_title_case("Ödön", "ödön"));
+        assert!(!is_title_case("MÜLLER", "müller"));
+        assert!(!is_title_case("müller", "müller"));
+        assert!(!is_title_case("McDonald", "mcdonald"));
+        assert!(!is_title_case("", ""));
+    }
+
+    #[test]
+    fn classes_separate_lowercase_forms_from_spellings() {
+        let lex = Lexicon::get();
+        let (bits, cased) = lex.classes("Müller", "müller");
+        assert_ne!(bits & class::LAST_NAME, 0);
+        assert_ne!(cased & class::LAST_NAME, 0);
+        // The lowercase form is known, but the gazetteer does not spell it so.
+        let (bits, cased) = lex.classes("müller", "müller");
+        assert_ne!(bits & class::LAST_NAME, 0);
+        assert_eq!(cased, 0);
+        // Irregular spellings come from the second table.
+        assert_ne!(lex.classes("McDonald", "mcdonald").1 & class::LAST_NAME, 0);
+        assert_eq!(lex.classes("MacAdOO", "macadoo").1 & class::LAST_NAME, 0);
+        assert_ne!(lex.classes("MacAdoo", "macadoo").1 & class::LAST_NAME, 0);
+        assert_ne!(lex.classes("Köln", "köln").1 & class::TOWN, 0);
+        // Keyword classes are lowercase.
+        assert_ne!(lex.classes("Frau", "frau").0 & class::SALUTATION, 0);
+        assert_ne!(lex.form_bits("und") & class::STOP, 0);
+        assert_eq!(lex.classes("Xqzvbn", "xqzvbn"), (0, 0));
     }
 }

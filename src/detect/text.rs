@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::cell::OnceCell;
 
+use super::lexicon::Lexicon;
 use super::recognizers::{ceil_boundary, floor_boundary};
 use super::words::{tokenize, Word};
 use super::{Candidate, Finding};
@@ -18,6 +19,8 @@ pub struct Text<'a> {
     words: OnceCell<Vec<Word>>,
     /// Byte ranges of the view around digits (see [`Text::digit_windows`]).
     digit_windows: OnceCell<Vec<(usize, usize)>>,
+    /// Lowercase forms and lexicon classes of the words (see [`Text::lexed`]).
+    lexed: OnceCell<Lexed>,
     /// Maximal runs of ASCII digits in the view.
     digit_runs: OnceCell<Vec<(usize, usize)>>,
     /// Byte ranges of the view around quoted `key: "value"` pairs (see [`Text::field_windows`]).
@@ -33,6 +36,7 @@ impl<'a> Text<'a> {
             digit_windows: OnceCell::new(),
             field_windows: OnceCell::new(),
             digit_runs: OnceCell::new(),
+            lexed: OnceCell::new(),
         }
     }
 
@@ -57,6 +61,13 @@ impl<'a> Text<'a> {
     pub fn digit_windows(&self) -> &[(usize, usize)] {
         self.digit_windows
             .get_or_init(|| windows_around(&self.view, |b| b.is_ascii_digit(), 72, 40))
+    }
+
+    /// The words' lowercase forms and lexicon classes, one lookup per word, shared by every
+    /// recognizer that works on words.
+    pub fn lexed(&self) -> &Lexed {
+        self.lexed
+            .get_or_init(|| Lexed::new(&self.view, self.words(), Lexicon::get()))
     }
 
     /// Maximal runs of ASCII digits, as sorted byte ranges of the view.
@@ -126,6 +137,60 @@ impl<'a> Text<'a> {
                 validated: c.validated,
             })
             .collect()
+    }
+}
+
+/// What the lexicon says about each word of a text (index = word index).
+pub struct Lexed {
+    /// All lowercase forms, one after the other (one allocation per text).
+    lows: String,
+    facts: Vec<WordFacts>,
+}
+
+/// One word's lowercase form and classes (`lexicon::class` bits).
+#[derive(Debug, Clone, Copy)]
+pub struct WordFacts {
+    /// Byte range of the lowercase form in [`Lexed`]'s buffer.
+    low: (u32, u32),
+    /// Classes of the lowercase form.
+    pub bits: u32,
+    /// Classes of the word exactly as written (gazetteer spellings).
+    pub cased: u32,
+}
+
+impl Lexed {
+    fn new(s: &str, words: &[Word], lexicon: &Lexicon) -> Lexed {
+        let mut lows = String::with_capacity(s.len());
+        let mut facts = Vec::with_capacity(words.len());
+        for word in words {
+            let text = word.text(s);
+            let from = lows.len();
+            if text.is_ascii() {
+                lows.extend(text.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+            } else {
+                lows.extend(text.chars().flat_map(char::to_lowercase));
+            }
+            let (bits, cased) = lexicon.classes(text, &lows[from..]);
+            facts.push(WordFacts {
+                low: (from as u32, lows.len() as u32),
+                bits,
+                cased,
+            });
+        }
+        Lexed { lows, facts }
+    }
+
+    /// Facts of word `i`.
+    pub fn facts(&self) -> &[WordFacts] {
+        &self.facts
+    }
+
+    /// Lowercase form of word `i` (empty past the end).
+    pub fn low(&self, i: usize) -> &str {
+        self.facts
+            .get(i)
+            .and_then(|f| self.lows.get(f.low.0 as usize..f.low.1 as usize))
+            .unwrap_or("")
     }
 }
 

@@ -4,7 +4,8 @@
 use regex::Regex;
 
 use super::{cand, has_word, lower, Context};
-use crate::detect::lexicon::Lexicon;
+use crate::detect::lexicon::{class, Lexicon};
+use crate::detect::text::Lexed;
 use crate::detect::words::{Shape, Word};
 use crate::detect::{Candidate, EntityType, Recognizer, Text};
 
@@ -646,15 +647,17 @@ impl LocationRecognizer {
         }
     }
 
-    fn towns(&self, s: &str, words: &[Word], out: &mut Vec<Candidate>) {
+    fn towns(&self, s: &str, words: &[Word], lexed: &Lexed, out: &mut Vec<Candidate>) {
         let lex = self.lexicon;
         let mut i = 0;
         while i < words.len() {
             let w = words[i];
             let text = w.text(s);
+            let facts = lexed.facts().get(i).copied();
+            let bits = facts.map_or(0, |f| f.bits);
             let candidate = match w.shape {
                 Shape::Capitalised => {
-                    lex.towns.contains(text)
+                    facts.is_some_and(|f| f.cased & class::TOWN != 0)
                         || text
                             .split('-')
                             .next()
@@ -662,9 +665,8 @@ impl LocationRecognizer {
                 }
                 Shape::Lower => {
                     text.len() >= 4
-                        && lex.towns_lower.contains(text)
-                        && !lex.is_stop(text)
-                        && !lex.is_common(text)
+                        && bits & class::TOWN != 0
+                        && bits & (class::STOP | class::COMMON) == 0
                 }
                 _ => false,
             };
@@ -672,7 +674,6 @@ impl LocationRecognizer {
                 i += 1;
                 continue;
             }
-            let lower_text = lower(text);
             let (end, _) = if w.shape == Shape::Capitalised {
                 self.town_at(s, words, i, &lex.towns)
                     .unwrap_or((w.end, true))
@@ -741,7 +742,7 @@ impl LocationRecognizer {
             );
             let org_before =
                 prev_word.is_some_and(|p| ORG_WORDS.contains(&lower(p.text(s)).as_str()));
-            let ambiguous = lex.ambiguous_towns.contains(lower_text.as_str());
+            let ambiguous = bits & class::AMBIGUOUS_TOWN != 0;
             let next_text = s[end..].trim_start_matches(' ');
             let org_after = ["GmbH", "AG", "e.V.", "KG", "Hbf", "Airport"]
                 .iter()
@@ -833,6 +834,6 @@ impl Recognizer for LocationRecognizer {
         let streets = self.streets(s, &street_windows(s, text.digit_runs()), out);
         let words = text.words();
         self.postcodes(s, text.digit_runs(), words, &streets, out);
-        self.towns(s, words, out);
+        self.towns(s, words, text.lexed(), out);
     }
 }

@@ -8,7 +8,7 @@ mod iban;
 mod ip;
 mod kfz;
 mod location;
-mod person;
+pub(crate) mod person;
 mod phone;
 mod steuer_id;
 mod steuernummer;

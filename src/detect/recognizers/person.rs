@@ -5,11 +5,12 @@
 //! anchor or a given name.
 
 use super::cand;
-use crate::detect::lexicon::Lexicon;
+use crate::detect::lexicon::{class, Lexicon};
+use crate::detect::text::Lexed;
 use crate::detect::words::{Shape, Word};
 use crate::detect::{Candidate, EntityType, Recognizer, Text};
 
-const SALUTATIONS: &[&str] = &[
+pub(crate) const SALUTATIONS: &[&str] = &[
     "herr",
     "herrn",
     "frau",
@@ -31,7 +32,7 @@ const SALUTATIONS: &[&str] = &[
     "professor",
     "professorin",
 ];
-const TITLES: &[&str] = &[
+pub(crate) const TITLES: &[&str] = &[
     "dr",
     "prof",
     "med",
@@ -58,11 +59,11 @@ const TITLES: &[&str] = &[
     "professorin",
     "doktor",
 ];
-const GREETINGS: &[&str] = &[
+pub(crate) const GREETINGS: &[&str] = &[
     "hallo", "hi", "hey", "liebe", "lieber", "liebes", "dear", "moin", "servus", "hello", "grüezi",
     "salut", "ciao", "tag", "morgen", "abend",
 ];
-const LABELS: &[&str] = &[
+pub(crate) const LABELS: &[&str] = &[
     "name",
     "vorname",
     "nachname",
@@ -183,7 +184,7 @@ const LABELS: &[&str] = &[
     "versicherungsnehmerin",
     "name des kindes",
 ];
-const SPEECH: &[&str] = &[
+pub(crate) const SPEECH: &[&str] = &[
     "sagte",
     "sagt",
     "erklärte",
@@ -226,7 +227,7 @@ const SPEECH: &[&str] = &[
     "versicherte",
     "ergänzt",
 ];
-const ROLES: &[&str] = &[
+pub(crate) const ROLES: &[&str] = &[
     "kollege",
     "kollegin",
     "chef",
@@ -425,7 +426,7 @@ const LEGAL_FORMS: &[&str] = &[
     "gmbh", "ag", "kg", "ohg", "gbr", "ug", "mbh", "inc", "ltd", "llc", "co", "e.v", "se", "plc",
     "partg", "kgaa", "&",
 ];
-const ORG_BEFORE: &[&str] = &[
+pub(crate) const ORG_BEFORE: &[&str] = &[
     "bäckerei",
     "apotheke",
     "kanzlei",
@@ -495,7 +496,7 @@ const STREET_AFTER: &[&str] = &[
     "gmbh",
 ];
 /// Animals: `unser Hund Bruno` names a pet.
-const PETS: &[&str] = &[
+pub(crate) const PETS: &[&str] = &[
     "hund",
     "hündin",
     "katze",
@@ -513,35 +514,37 @@ const NOUN_SUFFIXES: &[&str] = &[
     "lein", "anz", "enz", "ur", "ik", "age", "ie",
 ];
 
-const F_SALUT: u16 = 1;
-const F_TITLE: u16 = 2;
-const F_GREET: u16 = 4;
-const F_LABEL: u16 = 8;
-const F_SPEECH: u16 = 16;
-const F_ROLE: u16 = 32;
-const F_PET: u16 = 64;
-const F_ORG: u16 = 128;
-const F_PARTICLE: u16 = 256;
+// Keyword classes of the lexicon (lists above, registered in `lexicon::KEYWORD_CLASSES`).
+const F_SALUT: u32 = class::SALUTATION;
+const F_TITLE: u32 = class::TITLE;
+const F_GREET: u32 = class::GREETING;
+const F_LABEL: u32 = class::LABEL;
+const F_SPEECH: u32 = class::SPEECH;
+const F_ROLE: u32 = class::ROLE;
+const F_PET: u32 = class::PET;
+const F_ORG: u32 = class::ORG_BEFORE;
+const F_PARTICLE: u32 = class::PARTICLE;
 
-/// Keyword classes of a lowercase word, one hash lookup per word.
-fn keyword_table() -> ahash::AHashMap<&'static str, u16> {
-    let mut m: ahash::AHashMap<&'static str, u16> = ahash::AHashMap::new();
-    for (list, flag) in [
-        (SALUTATIONS, F_SALUT),
-        (TITLES, F_TITLE),
-        (GREETINGS, F_GREET),
-        (LABELS, F_LABEL),
-        (SPEECH, F_SPEECH),
-        (ROLES, F_ROLE),
-        (PETS, F_PET),
-        (ORG_BEFORE, F_ORG),
-        (crate::detect::lexicon::PARTICLES, F_PARTICLE),
-    ] {
-        for w in list {
-            *m.entry(w).or_insert(0) |= flag;
-        }
+/// (given name, surname) for a hyphenated word that is not itself in the gazetteers:
+/// `Hans-Peter` when every part is a given name, `Schulze-Wiegand` when every part is a name.
+fn hyphenated_name(text: &str, lower: &str, shape: Shape, lex: &Lexicon) -> (bool, bool) {
+    let mut all_first = true;
+    let mut all_names = true;
+    for (part, part_lower) in text.split('-').zip(lower.split('-')) {
+        let (lower_bits, cased_bits) = lex.classes(part, part_lower);
+        let bits = if shape == Shape::Capitalised && part.starts_with(char::is_uppercase) {
+            cased_bits
+        } else {
+            lower_bits
+        };
+        all_first &= bits & class::FIRST_NAME != 0;
+        all_names &= bits & (class::FIRST_NAME | class::LAST_NAME) != 0;
     }
-    m
+    if all_first {
+        (true, false)
+    } else {
+        (false, all_names)
+    }
 }
 
 /// One bit per word length (lengths past 127 bytes share the last bit).
@@ -551,10 +554,8 @@ fn length_bit(len: usize) -> u128 {
 
 /// Per-word facts, computed once per text.
 struct Info {
-    /// Keyword classes (`F_*`).
-    flags: u16,
-    /// Lowercase form: a range of [`Ctx::lows`].
-    low: (u32, u32),
+    /// Lexicon classes of the lowercase form (`F_*` among them).
+    flags: u32,
     first: bool,
     last: bool,
     stop: bool,
@@ -567,68 +568,8 @@ struct Info {
     dot_after: bool,
 }
 
-/// Gazetteer bits of one word form, so that a word costs one hash lookup per form.
-const G_FIRST: u8 = 1;
-const G_LAST: u8 = 2;
-const G_STOP: u8 = 4;
-const G_COMMON: u8 = 8;
-
-/// The lexicon and keyword tables merged by word form (built once at start-up).
-struct WordTable {
-    /// Exact (capitalised) forms: [`G_FIRST`] / [`G_LAST`].
-    cased: ahash::AHashMap<&'static str, u8>,
-    /// Lowercase forms: gazetteer bits plus the keyword flags of [`keyword_table`].
-    lower: ahash::AHashMap<String, (u8, u16)>,
-}
-
-impl WordTable {
-    fn new(lex: &Lexicon, kw: &ahash::AHashMap<&'static str, u16>) -> WordTable {
-        let mut cased: ahash::AHashMap<&'static str, u8> = ahash::AHashMap::new();
-        for &w in &lex.first {
-            *cased.entry(w).or_default() |= G_FIRST;
-        }
-        for &w in &lex.last {
-            *cased.entry(w).or_default() |= G_LAST;
-        }
-        let mut lower: ahash::AHashMap<String, (u8, u16)> = ahash::AHashMap::new();
-        for w in &lex.first_lower {
-            lower.entry(w.clone()).or_default().0 |= G_FIRST;
-        }
-        for w in &lex.last_lower {
-            lower.entry(w.clone()).or_default().0 |= G_LAST;
-        }
-        for &w in &lex.stop {
-            lower.entry(w.to_string()).or_default().0 |= G_STOP;
-        }
-        for &w in &lex.common {
-            lower.entry(w.to_string()).or_default().0 |= G_COMMON;
-        }
-        for (&w, &f) in kw {
-            lower.entry(w.to_string()).or_default().1 = f;
-        }
-        WordTable { cased, lower }
-    }
-
-    /// (first name, last name) for an exact form.
-    fn cased_names(&self, t: &str) -> (bool, bool) {
-        let b = self.cased.get(t).copied().unwrap_or(0);
-        (b & G_FIRST != 0, b & G_LAST != 0)
-    }
-
-    fn lower_bits(&self, l: &str) -> (u8, u16) {
-        self.lower.get(l).copied().unwrap_or((0, 0))
-    }
-
-    /// (first name, last name) for a lowercase form.
-    fn lower_names(&self, l: &str) -> (bool, bool) {
-        let b = self.lower_bits(l).0;
-        (b & G_FIRST != 0, b & G_LAST != 0)
-    }
-}
-
 pub struct PersonRecognizer {
     lex: &'static Lexicon,
-    table: WordTable,
     /// Structured data: `"firstName": "Anna"`, `name=Anna Schmidt`.
     field: regex::Regex,
 }
@@ -640,11 +581,7 @@ impl PersonRecognizer {
         )
         .expect("static field pattern");
         let lex = Lexicon::get();
-        PersonRecognizer {
-            lex,
-            table: WordTable::new(lex, &keyword_table()),
-            field,
-        }
+        PersonRecognizer { lex, field }
     }
 }
 
@@ -660,52 +597,28 @@ struct Ctx<'a> {
     s: &'a str,
     w: &'a [Word],
     info: Vec<Info>,
-    /// All lowercase word forms, one after the other (one allocation per text).
-    lows: String,
+    /// Lowercase forms and lexicon classes, shared with the other word recognizers.
+    lexed: &'a Lexed,
     lex: &'static Lexicon,
 }
 
 impl<'a> Ctx<'a> {
-    fn new(s: &'a str, w: &'a [Word], lex: &'static Lexicon, table: &WordTable) -> Ctx<'a> {
+    fn new(s: &'a str, w: &'a [Word], lexed: &'a Lexed, lex: &'static Lexicon) -> Ctx<'a> {
         let mut info = Vec::with_capacity(w.len());
-        let mut lows = String::with_capacity(s.len());
-        for (i, word) in w.iter().enumerate() {
+        for (i, (word, facts)) in w.iter().zip(lexed.facts()).enumerate() {
             let text = word.text(s);
-            let from = lows.len();
-            if text.is_ascii() {
-                lows.extend(text.bytes().map(|b| char::from(b.to_ascii_lowercase())));
-            } else {
-                for c in text.chars() {
-                    lows.extend(c.to_lowercase());
-                }
-            }
-            let lower = &lows[from..];
-            let (gbits, kw_flags) = table.lower_bits(lower);
-            let (mut first, mut last) = match word.shape {
-                Shape::Capitalised => table.cased_names(text),
-                Shape::Lower | Shape::Upper if lower.len() >= 3 => {
-                    (gbits & G_FIRST != 0, gbits & G_LAST != 0)
-                }
-                _ => (false, false),
+            let lower = lexed.low(i);
+            let names = match word.shape {
+                Shape::Capitalised => facts.cased,
+                Shape::Lower | Shape::Upper if lower.len() >= 3 => facts.bits,
+                _ => 0,
             };
+            let (mut first, mut last) = (
+                names & class::FIRST_NAME != 0,
+                names & class::LAST_NAME != 0,
+            );
             if !first && !last && text.contains('-') {
-                // `Hans-Peter`, `Schulze-Wiegand`: every part a known name.
-                let parts: Vec<(bool, bool)> = text
-                    .split('-')
-                    .zip(lower.split('-'))
-                    .map(|(t, l)| {
-                        let t_cap = t.starts_with(|c: char| c.is_uppercase());
-                        match word.shape {
-                            Shape::Capitalised if t_cap => table.cased_names(t),
-                            _ => table.lower_names(l),
-                        }
-                    })
-                    .collect();
-                if parts.iter().all(|&(f, _)| f) {
-                    first = true;
-                } else if parts.iter().all(|&(f, l)| f || l) {
-                    last = true;
-                }
+                (first, last) = hyphenated_name(text, lower, word.shape, lex);
             }
             let gap = if i == 0 {
                 s.get(..word.start).unwrap_or("")
@@ -722,10 +635,9 @@ impl<'a> Ctx<'a> {
                 || gap.contains('\n');
             let dot_after = s[word.end..].starts_with('.');
             info.push(Info {
-                flags: kw_flags,
-                stop: gbits & G_STOP != 0,
-                common: gbits & G_COMMON != 0,
-                low: (from as u32, lows.len() as u32),
+                flags: facts.bits,
+                stop: facts.bits & class::STOP != 0,
+                common: facts.bits & class::COMMON != 0,
                 first,
                 last,
                 joined,
@@ -737,19 +649,18 @@ impl<'a> Ctx<'a> {
             s,
             w,
             info,
-            lows,
+            lexed,
             lex,
         }
     }
 
-    fn has(&self, i: usize, flag: u16) -> bool {
+    fn has(&self, i: usize, flag: u32) -> bool {
         self.info.get(i).is_some_and(|f| f.flags & flag != 0)
     }
 
     /// Lowercase form of word `i`.
     fn low(&self, i: usize) -> &str {
-        let (a, b) = self.info[i].low;
-        self.lows.get(a as usize..b as usize).unwrap_or("")
+        self.lexed.low(i)
     }
 
     fn is_initial(&self, i: usize) -> bool {
@@ -936,7 +847,7 @@ impl Recognizer for PersonRecognizer {
                 }
             }
         }
-        let cx = Ctx::new(s, words, self.lex, &self.table);
+        let cx = Ctx::new(s, words, text.lexed(), self.lex);
         let n = words.len();
         let mut found: Vec<(usize, usize, f32)> = Vec::new(); // word ranges + score
         let push = |found: &mut Vec<(usize, usize, f32)>, i: usize, j: usize, score: f32| {
