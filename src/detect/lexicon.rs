@@ -2,6 +2,7 @@
 //! when the [`Detector`](super::Detector) is built.
 
 use ahash::{AHashMap, AHashSet as HashSet};
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 static FIRST_NAMES: &str = include_str!("../../data/first_names.txt");
@@ -943,11 +944,12 @@ const IRREGULAR: u32 = 1 << 24;
 /// lookup touches one small entry and no string (a collision among the ~70,000 forms and a
 /// word has a probability of about 10^-14 per word).
 fn form_hash(lower: &str) -> u64 {
-    static STATE: OnceLock<ahash::RandomState> = OnceLock::new();
-    STATE
-        .get_or_init(|| ahash::RandomState::with_seeds(0x7a6b, 0x4b61, 0x7070, 0x6521))
-        .hash_one(lower)
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0x7a6b_4b61_7070_6521).hash_one(lower)
 }
+
+/// The form table: keys are already hashes ([`form_hash`]), so the map uses them as they are.
+type FormTable = HashMap<u64, u32, nohash_hasher::BuildNoHashHasher<u64>>;
 
 /// True when `word` is `lower` with its first letter capitalised (`Müller`/`müller`).
 fn is_title_case(word: &str, lower: &str) -> bool {
@@ -970,7 +972,7 @@ pub struct Lexicon {
     pub towns: HashSet<&'static str>,
     pub kfz: HashSet<&'static str>,
     /// Every word form above: hash of the lowercase form → packed classes (see [`CASED_SHIFT`]).
-    forms: AHashMap<u64, u32>,
+    forms: FormTable,
     /// Gazetteer spellings that are not the title case of their form, with their classes.
     irregular: AHashMap<&'static str, u32>,
 }
@@ -989,7 +991,7 @@ impl Lexicon {
         towns.extend(lines(PLACES_WORLD));
         let mut places: HashSet<&'static str> = lines(PLACES_DACH).collect();
         places.extend(towns.iter().copied());
-        let mut forms: AHashMap<u64, u32> = AHashMap::with_capacity(96 * 1024);
+        let mut forms = FormTable::with_capacity_and_hasher(96 * 1024, Default::default());
         let mut irregular: AHashMap<&'static str, u32> = AHashMap::new();
         for (set, bit) in [
             (&first, class::FIRST_NAME),

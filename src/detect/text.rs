@@ -166,7 +166,8 @@ impl Lexed {
             let text = word.text(s);
             let from = lows.len();
             if text.is_ascii() {
-                lows.extend(text.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+                lows.push_str(text);
+                lows[from..].make_ascii_lowercase();
             } else {
                 lows.extend(text.chars().flat_map(char::to_lowercase));
             }

@@ -40,38 +40,39 @@ fn is_joiner(c: char) -> bool {
     matches!(c, '-' | '\'' | '’')
 }
 
+/// The code point at byte `i` of `s` (a char boundary) and its length; ASCII without decoding.
+#[inline]
+fn char_at(s: &str, i: usize) -> Option<(char, usize)> {
+    match s.as_bytes().get(i) {
+        Some(&b) if b.is_ascii() => Some((char::from(b), 1)),
+        Some(_) => s.get(i..)?.chars().next().map(|c| (c, c.len_utf8())),
+        None => None,
+    }
+}
+
 /// Splits `s` into words. Digits end a word and are not part of any word.
 pub fn tokenize(s: &str) -> Vec<Word> {
     let mut out = Vec::with_capacity(s.len() / 6);
-    let mut iter = s.char_indices().peekable();
-    while let Some((i, c)) = iter.next() {
+    let mut i = 0;
+    while let Some((c, len)) = char_at(s, i) {
         if !c.is_alphabetic() {
+            i += len;
             continue;
         }
         let start = i;
-        let mut end = i + c.len_utf8();
-        let (mut upper, mut lower) = (usize::from(c.is_uppercase()), usize::from(c.is_lowercase()));
+        let mut end = i + len;
         let first_upper = c.is_uppercase();
-        loop {
-            match iter.peek() {
-                Some(&(j, d)) if is_letter(d) => {
-                    upper += usize::from(d.is_uppercase());
-                    lower += usize::from(d.is_lowercase());
-                    end = j + d.len_utf8();
-                    iter.next();
-                }
-                Some(&(_, d)) if is_joiner(d) => {
-                    // Only a joiner between two letters belongs to the word.
-                    let mut ahead = iter.clone();
-                    ahead.next();
-                    match ahead.peek() {
-                        Some(&(_, e)) if is_letter(e) => {
-                            iter.next();
-                        }
-                        _ => break,
-                    }
-                }
-                _ => break,
+        let (mut upper, mut lower) = (usize::from(first_upper), usize::from(c.is_lowercase()));
+        while let Some((d, dlen)) = char_at(s, end) {
+            if is_letter(d) {
+                upper += usize::from(d.is_uppercase());
+                lower += usize::from(d.is_lowercase());
+                end += dlen;
+            } else if is_joiner(d) && char_at(s, end + dlen).is_some_and(|(e, _)| is_letter(e)) {
+                // Only a joiner between two letters belongs to the word.
+                end += dlen;
+            } else {
+                break;
             }
         }
         let shape = if upper == 0 && lower == 0 {
@@ -86,6 +87,7 @@ pub fn tokenize(s: &str) -> Vec<Word> {
             Shape::Other
         };
         out.push(Word { start, end, shape });
+        i = end;
     }
     out
 }
