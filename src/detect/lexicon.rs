@@ -953,6 +953,11 @@ type FormTable = HashMap<u64, u32, nohash_hasher::BuildNoHashHasher<u64>>;
 
 /// True when `word` is `lower` with its first letter capitalised (`Müller`/`müller`).
 fn is_title_case(word: &str, lower: &str) -> bool {
+    if let (Some(&w0), Some(&l0)) = (word.as_bytes().first(), lower.as_bytes().first()) {
+        if w0.is_ascii() && l0.is_ascii() {
+            return w0 == l0.to_ascii_uppercase() && word.get(1..) == lower.get(1..);
+        }
+    }
     let mut w = word.chars();
     let mut l = lower.chars();
     match (w.next(), l.next()) {
@@ -1040,8 +1045,9 @@ impl Lexicon {
             return (0, 0);
         };
         let mut cased = 0;
-        if is_title_case(word, lower) {
-            cased = (packed >> CASED_SHIFT) & 0xff;
+        let title_bits = (packed >> CASED_SHIFT) & 0xff;
+        if title_bits != 0 && is_title_case(word, lower) {
+            cased = title_bits;
         }
         if packed & IRREGULAR != 0 {
             cased |= self.irregular.get(word).copied().unwrap_or(0);

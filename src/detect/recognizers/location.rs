@@ -360,6 +360,54 @@ const ORG_WORDS: &[&str] = &[
     "standesamt",
 ];
 
+/// Endings of street names (lowercase; `Lindenstraße`, `Bahnhofstr.`, `Goetheweg`), in the order
+/// the street pattern tries them.
+const STREET_SUFFIXES: &[&str] = &[
+    "straße",
+    "strasse",
+    "str.",
+    "weg",
+    "allee",
+    "platz",
+    "pl.",
+    "gasse",
+    "ring",
+    "damm",
+    "ufer",
+    "chaussee",
+    "steig",
+    "stieg",
+    "pfad",
+    "markt",
+    "graben",
+    "wall",
+    "kamp",
+    "twiete",
+    "hof",
+    "höhe",
+    "berg",
+    "park",
+    "garten",
+    "anger",
+    "zeile",
+    "promenade",
+    "brücke",
+    "kai",
+    "deich",
+    "tor",
+    "winkel",
+    "siedlung",
+    "bogen",
+    "terrasse",
+    "feld",
+    "grund",
+    "au",
+    "gürtel",
+    "lände",
+    "steg",
+    "stiege",
+];
+
 /// Country codes that may lead a postcode, longest first (`DE-` before `D-`).
 const COUNTRY_PREFIXES: &[&str] = &["DE-", "AT-", "CH-", "FL-", "D-", "A-"];
 
@@ -372,14 +420,15 @@ pub struct LocationRecognizer {
 
 impl LocationRecognizer {
     pub fn new() -> Self {
+        let suffixes: Vec<String> = STREET_SUFFIXES.iter().map(|x| regex::escape(x)).collect();
         let street = Regex::new(
-            r"(?x)
-            (?:(?P<compound>[A-ZÄÖÜ][a-zäöüß]+(?:-[A-ZÄÖÜ][a-zäöüß]*)*-?(?i:straße|strasse|str\.|weg|allee|platz|pl\.|gasse|ring|damm|ufer|chaussee|steig|stieg|pfad|markt|graben|wall|kamp|twiete|hof|höhe|berg|park|garten|anger|zeile|promenade|brücke|kai|deich|tor|winkel|siedlung|bogen|terrasse|feld|grund|au|gürtel|lände|steg|stiege))
+            &r"(?x)
+            (?:(?P<compound>[A-ZÄÖÜ][a-zäöüß]+(?:-[A-ZÄÖÜ][a-zäöüß]*)*-?(?i:SUFFIXES))
             | (?P<twoword>[A-ZÄÖÜ][a-zäöüß]+(?:er|e|en|es)\ (?:Straße|Strasse|Str\.|Weg|Allee|Platz|Gasse|Ring|Damm|Ufer|Chaussee|Steig|Stieg|Pfad|Markt|Graben|Wall|Promenade|Brücke|Kai|Deich|Tor|Höhe|Berg|Feld|Hof|Gürtel|Landstraße|Hauptstraße))
             | (?P<prep>(?:Am|An\ der|An\ den|Auf\ dem|Auf\ der|Im|In\ den|In\ der|Unter\ den|Zum|Zur|Hinter\ der|Hinter\ dem|Vor\ dem|Vor\ der|Alt-)\ ?[A-ZÄÖÜ][a-zäöüß]+)
             | (?P<named>Straße\ des\ [0-9]{1,2}\.\ [A-ZÄÖÜ][a-zäöüß]+|Platz\ der\ [A-ZÄÖÜ][a-zäöüß]+)
             )
-            \ (?P<num>[1-9][0-9]{0,3}[a-zA-Z]?(?:\ ?[-/]\ ?[0-9]{1,4}[a-z]?)?)",
+            \ (?P<num>[1-9][0-9]{0,3}[a-zA-Z]?(?:\ ?[-/]\ ?[0-9]{1,4}[a-z]?)?)".replace("SUFFIXES", &suffixes.join("|")),
         )
         .expect("static street pattern");
         let field = Regex::new(
@@ -780,11 +829,11 @@ impl LocationRecognizer {
     }
 }
 
-/// Where a street address can end: before every house number (a digit run starting with 1–9)
-/// that follows a space and a word containing a capital (`Lindenstraße 5`, `Am Markt 3`,
-/// `Bahnhofstr. 12`), from 72 bytes before the number (the street name) to 14 after it (`12a`,
-/// `12-14`). Every match of the street pattern ends in such a number, so searching only these
-/// windows finds the same streets as searching the whole text.
+/// Where a street address can end: before every house number (a digit run starting with 1–9,
+/// after a space) whose preceding text may end a street name ([`may_end_street_name`]), from 72
+/// bytes before the number (the name) to 14 after it (`12a`, `12-14`). Every match of the
+/// street pattern ends so, so searching only these windows finds the same streets as searching
+/// the whole text.
 fn street_windows(s: &str, digit_runs: &[(usize, usize)]) -> Vec<(usize, usize)> {
     let mut out: Vec<(usize, usize)> = Vec::new();
     for &(start, end) in digit_runs {
@@ -794,12 +843,14 @@ fn street_windows(s: &str, digit_runs: &[(usize, usize)]) -> Vec<(usize, usize)>
         if s.as_bytes().get(start).is_some_and(|&d| d == b'0') {
             continue;
         }
+        // Every street name has a capital in its last word (`Markt`, `Lindenstraße`,
+        // `Alt-Moabit`): a cheap test before the word lists.
         let capital = name
             .chars()
             .rev()
             .take_while(|c| c.is_alphabetic() || matches!(c, '-' | '.' | '\'' | '’'))
             .any(char::is_uppercase);
-        if !capital {
+        if !capital || !may_end_street_name(name) {
             continue;
         }
         let from = super::floor_boundary(s, start.saturating_sub(72));
@@ -810,6 +861,36 @@ fn street_windows(s: &str, digit_runs: &[(usize, usize)]) -> Vec<(usize, usize)>
         }
     }
     out
+}
+
+/// Words that lead a street name made of a preposition and a name (`Am Markt`, `An der Alster`,
+/// `Zum Hafen`, `Platz der Republik`), lowercase; the `prep` and `named` branches of the street
+/// pattern.
+const STREET_NAME_LEADS: &[&str] = &[
+    "am", "an", "auf", "im", "in", "unter", "zum", "zur", "hinter", "vor", "der", "den", "dem",
+    "des", "alt-",
+];
+
+/// True when `name` (the text before a house number and its space) may end a street name: its
+/// last word ends with a street suffix (`Lindenstraße`, `Bahnhofstr.`, `Berliner Allee`), starts
+/// with `Alt-`, follows a leading word (`Am Markt`) or a day (`Straße des 17. Juni`).
+fn may_end_street_name(name: &str) -> bool {
+    let is_name_char = |c: char| c.is_alphabetic() || matches!(c, '-' | '.' | '\'' | '’');
+    let head = name.trim_end_matches(is_name_char);
+    let last = lower(&name[head.len()..]);
+    if last.is_empty() {
+        return false;
+    }
+    if STREET_SUFFIXES.iter().any(|x| last.ends_with(x)) || last.starts_with("alt-") {
+        return true;
+    }
+    let Some(before) = head.strip_suffix(' ') else {
+        return false;
+    };
+    let lead = lower(&before[before.trim_end_matches(is_name_char).len()..]);
+    STREET_NAME_LEADS.contains(&lead.trim_end_matches('.'))
+        || before.ends_with('.')
+            && before[..before.len() - 1].ends_with(|c: char| c.is_ascii_digit())
 }
 
 impl Recognizer for LocationRecognizer {
