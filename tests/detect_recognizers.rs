@@ -473,6 +473,26 @@ fn person_in_plain_prose() {
 }
 
 #[test]
+fn person_opening_a_sentence_in_lowercase_chat() {
+    use EntityType::Person;
+    // Written for this test: chat typed in lower case, a given name opens a sentence.
+    assert_eq!(
+        spans(
+            "ok das passt so. paula kommt morgen vorbei und bringt den schlüssel.",
+            Person
+        ),
+        vec!["paula"]
+    );
+    // Words that are also given names stay words; capitalised prose is not chat.
+    assert!(spans(
+        "das war knapp. rose schneidet die hecke. will kommt auch.",
+        Person
+    )
+    .is_empty());
+    assert!(spans("erst mal kaffee. danke dir trotzdem für alles.", Person).is_empty());
+}
+
+#[test]
 fn overlap_rules() {
     let d = detector();
     // A validated IBAN beats phone-like fragments inside it.

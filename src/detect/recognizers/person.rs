@@ -809,6 +809,20 @@ impl<'a> Ctx<'a> {
         i > 0 && self.info[i].joined && self.has(i - 1, F_ORG)
     }
 
+    /// True when the sentence before word `i` (on the same line or the line before) starts with a
+    /// lowercase word: the text is chat typed in lower case.
+    fn previous_sentence_in_lower_case(&self, i: usize) -> bool {
+        let mut k = i;
+        while k > 0 {
+            k -= 1;
+            if self.info[k].sentence_start {
+                return self.w[k].shape == Shape::Lower
+                    && !self.s[self.w[k].end..self.w[i].start].contains("\n\n");
+            }
+        }
+        false
+    }
+
     /// Skips salutations and titles (`Frau Dr. med.`) starting at `i`; returns the next index.
     fn skip_titles(&self, mut i: usize) -> usize {
         while i < self.w.len()
@@ -1197,6 +1211,20 @@ impl Recognizer for PersonRecognizer {
                         push(&mut found, i, i + 1, 0.8);
                         i += 2;
                         continue;
+                    }
+                    // Chat in lower case: `… war der zeuge. carmen saß im auto`: a given name
+                    // opening a sentence, where sentences start in lower case.
+                    if f.first
+                        && !f.stop
+                        && !f.common
+                        && f.sentence_start
+                        && cx.low(i).chars().count() >= 4
+                        && i + 1 < n
+                        && cx.info[i + 1].joined
+                        && cx.w[i + 1].shape == Shape::Lower
+                        && cx.previous_sentence_in_lower_case(i)
+                    {
+                        push(&mut found, i, i, 0.6);
                     }
                 }
                 Shape::Uncased => {
