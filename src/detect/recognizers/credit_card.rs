@@ -97,7 +97,14 @@ impl Recognizer for CreditCardRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for m in super::find_in(&self.pattern, s, text.digit_windows()) {
+        // A match is digits with single spaces or hyphens between them, so it lies inside one
+        // such cluster; clusters with fewer than 13 digits hold no valid card.
+        let windows: Vec<(usize, usize)> =
+            super::clusters(s, text.digit_runs(), |gap| matches!(gap, b" " | b"-"))
+                .filter(|c| c.digits >= 13)
+                .map(|c| (c.start, c.end))
+                .collect();
+        for m in super::find_in(&self.pattern, s, &windows) {
             let v = m.as_str();
             let seps: Vec<u8> = v.bytes().filter(|b| !b.is_ascii_digit()).collect();
             if seps.windows(2).any(|w| w[0] != w[1]) {

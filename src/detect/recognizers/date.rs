@@ -184,6 +184,35 @@ fn month_of(v: &str) -> Option<u32> {
     MONTHS.iter().find(|(n, _)| *n == word).map(|&(_, m)| m)
 }
 
+/// Where the pattern can match. Numeric forms are three digit groups joined by `.`, `. `, `-`
+/// or `/`: one such cluster with at least three runs. Written forms end with a space and a
+/// four-digit year, and their first byte (day or month name) is at most 20 bytes before the
+/// year (`12th September, 2024`, `September. 12th, 2024`); such a window never starts inside
+/// a digit run, so a scan never begins in the middle of a number.
+fn windows(s: &str, runs: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let b = s.as_bytes();
+    let numeric = super::clusters(s, runs, |gap| matches!(gap, b"." | b". " | b"-" | b"/"))
+        .filter(|c| c.runs >= 3)
+        .map(|c| (c.start, c.end));
+    let mut spans: Vec<(usize, usize)> = numeric.collect();
+    for (k, &(a, e)) in runs.iter().enumerate() {
+        if e - a < 4 || a == 0 || b.get(a - 1) != Some(&b' ') {
+            continue;
+        }
+        let mut from = super::floor_boundary(s, a.saturating_sub(20));
+        // Runs before this one that the margin reaches into start the window instead.
+        for &(pa, pe) in runs[..k].iter().rev() {
+            if pe <= from {
+                break;
+            }
+            from = from.min(pa);
+        }
+        spans.push((from, a + 4));
+    }
+    spans.sort_unstable();
+    super::widen(s, spans, 0, 0)
+}
+
 impl Recognizer for DateRecognizer {
     fn entity_type(&self) -> EntityType {
         EntityType::Date
@@ -191,7 +220,7 @@ impl Recognizer for DateRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for m in super::find_in(&self.pattern, s, text.digit_windows()) {
+        for m in super::find_in(&self.pattern, s, &windows(s, text.digit_runs())) {
             let v = m.as_str();
             let (start, end) = (m.start(), m.end());
             let c = Kind::of(v);

@@ -65,33 +65,29 @@ fn run_byte(b: u8) -> bool {
     !b.is_ascii() || b.is_ascii_alphanumeric() || b"!#$%&'*+/=?^_`{|}~-.@".contains(&b)
 }
 
-/// The maximal runs of [`run_byte`]s inside `windows` that contain an `@`. No match of the
-/// pattern crosses a byte outside the set and every match contains `@`, so searching these runs
-/// finds exactly the matches of the windows, while the (slow, Unicode) pattern sees a few
-/// dozen bytes per address instead of the whole window. Run ends sit next to ASCII bytes or at
-/// window ends, so they are char boundaries.
-fn at_runs(s: &str, windows: &[(usize, usize)]) -> Vec<(usize, usize)> {
+/// The maximal runs of [`run_byte`]s that contain an `@`, found from the `@`s (memchr). No
+/// match of the pattern crosses a byte outside the set and every match contains `@`, so
+/// searching these runs finds exactly the matches of the whole text, while the (slow, Unicode)
+/// pattern sees a few dozen bytes per address. Run ends sit next to ASCII bytes or at the text
+/// ends, so they are char boundaries.
+fn at_runs(s: &str) -> Vec<(usize, usize)> {
     let b = s.as_bytes();
     let mut runs = Vec::new();
-    for &(a, e) in windows {
-        let e = e.min(b.len());
-        let mut i = a;
-        while i < e {
-            let Some(p) = b.get(i..e).and_then(|w| w.iter().position(|&x| x == b'@')) else {
-                break;
-            };
-            let at = i + p;
-            let mut start = at;
-            while start > a && b.get(start - 1).copied().is_some_and(run_byte) {
-                start -= 1;
-            }
-            let mut end = at + 1;
-            while end < e && b.get(end).copied().is_some_and(run_byte) {
-                end += 1;
-            }
-            runs.push((start, end));
-            i = end;
+    let mut next = 0;
+    for at in memchr::memchr_iter(b'@', b) {
+        if at < next {
+            continue;
         }
+        let mut start = at;
+        while start > 0 && b.get(start - 1).copied().is_some_and(run_byte) {
+            start -= 1;
+        }
+        let end = b
+            .get(at + 1..)
+            .and_then(|r| r.iter().position(|&x| !run_byte(x)))
+            .map_or(b.len(), |p| at + 1 + p);
+        runs.push((start, end));
+        next = end;
     }
     runs
 }
@@ -117,8 +113,7 @@ impl Recognizer for EmailRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        let windows = super::super::text::windows_around(s, |b| b == b'@', 80, 260);
-        for m in super::find_in(&self.pattern, s, &at_runs(s, &windows)) {
+        for m in super::find_in(&self.pattern, s, &at_runs(s)) {
             let v = m.as_str();
             let mut start = m.start();
             // `mailto:` belongs outside; a leading apostrophe/quote is punctuation.

@@ -1,8 +1,6 @@
 //! IBAN (entities.md §5): two letters + two digits anchor, then alphanumerics with single
 //! space/hyphen separators until the registry length is reached; mod 97 decides.
 
-use regex::Regex;
-
 use super::{cand, numeric_standalone, Context};
 use crate::detect::{validate, Candidate, EntityType, Recognizer, Text};
 
@@ -35,16 +33,23 @@ const CONTEXT: Context = Context {
     ],
 };
 
-pub struct IbanRecognizer {
-    anchor: Regex,
-}
+pub struct IbanRecognizer;
 
 impl IbanRecognizer {
     pub fn new() -> Self {
-        IbanRecognizer {
-            anchor: Regex::new(r"[A-Za-z]{2}[0-9]{2}").expect("static IBAN anchor"),
-        }
+        IbanRecognizer
     }
+}
+
+/// Starts of the anchors `[A-Za-z]{2}[0-9]{2}` (country code + check digits). The two digits
+/// follow letters, so they open a digit run: an anchor is a run of at least two digits with two
+/// ASCII letters right before it, and anchors never overlap. No regex needed.
+fn anchors<'r>(s: &'r str, runs: &'r [(usize, usize)]) -> impl Iterator<Item = usize> + 'r {
+    let b = s.as_bytes();
+    runs.iter().filter_map(move |&(a, e)| {
+        let start = a.checked_sub(2)?;
+        (e - a >= 2 && b[start..a].iter().all(u8::is_ascii_alphabetic)).then_some(start)
+    })
 }
 
 /// Walks from `start` collecting `len` alphanumerics; returns the end byte and the compact form.
@@ -76,8 +81,7 @@ impl Recognizer for IbanRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for m in super::find_in(&self.anchor, s, text.digit_windows()) {
-            let start = m.start();
+        for start in anchors(s, text.digit_runs()) {
             if !numeric_standalone(s, start, start) && start > 0 {
                 // A letter or digit directly before: part of a longer token.
                 let prev = s[..start].chars().next_back();

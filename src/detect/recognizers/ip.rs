@@ -79,6 +79,41 @@ fn v4_base(ip: Ipv4Addr) -> f32 {
     }
 }
 
+/// A byte the IPv6 pattern can match: hex digits, `:`, the dots of an embedded IPv4 address,
+/// `%` and the letters and digits of a zone ID.
+fn v6_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b':' | b'.' | b'%')
+}
+
+/// The maximal runs of [`v6_byte`]s that may hold an accepted IPv6 address: every match lies
+/// inside one run, and an accepted one has `::` or seven colons. Found from the colons
+/// (memchr), so text without colons costs nothing.
+fn v6_tokens(s: &str) -> Vec<(usize, usize)> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut next = 0;
+    for colon in memchr::memchr_iter(b':', b) {
+        if colon < next {
+            continue;
+        }
+        let mut start = colon;
+        while start > 0 && b.get(start - 1).copied().is_some_and(v6_byte) {
+            start -= 1;
+        }
+        let end = b
+            .get(colon..)
+            .and_then(|r| r.iter().position(|&x| !v6_byte(x)))
+            .map_or(b.len(), |p| colon + p);
+        next = end;
+        let token = b.get(start..end).unwrap_or(&[]);
+        let colons = token.iter().filter(|&&x| x == b':').count();
+        if colons >= 7 || memchr::memmem::find(token, b"::").is_some() {
+            out.push((start, end));
+        }
+    }
+    out
+}
+
 impl Recognizer for IpRecognizer {
     fn entity_type(&self) -> EntityType {
         EntityType::IpAddress
@@ -86,7 +121,12 @@ impl Recognizer for IpRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for m in super::find_in(&self.v4, s, text.digit_windows()) {
+        // A dotted quad is four digit runs joined by single dots: one such cluster.
+        let quads: Vec<(usize, usize)> = super::clusters(s, text.digit_runs(), |gap| gap == b".")
+            .filter(|c| c.runs >= 4)
+            .map(|c| (c.start, c.end))
+            .collect();
+        for m in super::find_in(&self.v4, s, &quads) {
             let (start, end) = (m.start(), m.end());
             let Ok(ip) = m.as_str().parse::<Ipv4Addr>() else {
                 continue;
@@ -116,11 +156,7 @@ impl Recognizer for IpRecognizer {
             let score = ev.score(base, 0.2, 0.1, 0.35);
             out.push(cand(EntityType::IpAddress, start, end, score, false));
         }
-        for m in super::find_in(
-            &self.v6,
-            s,
-            &super::super::text::windows_around(s, |b| b == b':', 45, 45),
-        ) {
+        for m in super::find_in(&self.v6, s, &v6_tokens(s)) {
             let (start, end) = (m.start(), m.end());
             let v = m.as_str();
             let addr = v.split('%').next().unwrap_or(v);

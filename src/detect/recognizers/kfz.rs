@@ -63,6 +63,27 @@ impl KfzRecognizer {
     }
 }
 
+/// Where the pattern can match: its number opens a digit run (a letter or one separator is
+/// before it, never a digit) with a non-zero digit right after an uppercase letter or after
+/// `[ -]` and one. The plate starts at most 10 bytes earlier (`ÄÖÜ-AB ` with two-byte umlauts)
+/// and ends at most 2 bytes after the number's fourth digit (` E`).
+fn windows(s: &str, runs: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let b = s.as_bytes();
+    let upper = |i: Option<usize>| i.and_then(|i| b.get(i)).is_some_and(u8::is_ascii_uppercase);
+    let spans = runs
+        .iter()
+        .filter(|&&(a, _)| {
+            matches!(b.get(a), Some(b'1'..=b'9'))
+                && (upper(a.checked_sub(1))
+                    || a.checked_sub(1)
+                        .and_then(|i| b.get(i))
+                        .is_some_and(|&c| c == b' ' || c == b'-')
+                        && upper(a.checked_sub(2)))
+        })
+        .map(|&(a, e)| (a, e.min(a + 4)));
+    super::widen(s, spans, 10, 2)
+}
+
 impl Recognizer for KfzRecognizer {
     fn entity_type(&self) -> EntityType {
         EntityType::KfzKennzeichen
@@ -70,7 +91,7 @@ impl Recognizer for KfzRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for (base, c) in super::captures_in(&self.pattern, s, text.digit_windows()) {
+        for (base, c) in super::captures_in(&self.pattern, s, &windows(s, text.digit_runs())) {
             let (Some(m), Some(code), Some(letters), Some(num)) =
                 (c.get(0), c.get(1), c.get(2), c.get(3))
             else {

@@ -78,6 +78,71 @@ pub(crate) fn number_continues_right(s: &str, end: usize, seps: &[char]) -> bool
     it.next().is_some_and(|c| seps.contains(&c)) && it.next().is_some_and(|c| c.is_ascii_digit())
 }
 
+/// Consecutive digit runs that one pattern may span: a number with its inner separators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Cluster {
+    /// Byte offset of the first digit.
+    pub start: usize,
+    /// Byte offset after the last digit.
+    pub end: usize,
+    /// Number of digit runs.
+    pub runs: usize,
+    /// Number of digits.
+    pub digits: usize,
+}
+
+/// Groups the sorted digit `runs` of `s` (see [`Text::digit_runs`](crate::detect::Text::digit_runs))
+/// into clusters: a run joins the previous cluster when `joins` accepts the bytes between them.
+/// A recognizer passes the separators its pattern allows between digits, so every match of
+/// the pattern lies inside one cluster (plus the few bytes it may have before the first or
+/// after the last digit), and clusters too small for a valid value can be skipped unseen.
+pub(crate) fn clusters<'r>(
+    s: &'r str,
+    runs: &'r [(usize, usize)],
+    joins: impl Fn(&[u8]) -> bool + 'r,
+) -> impl Iterator<Item = Cluster> + 'r {
+    let b = s.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        let &(start, mut end) = runs.get(i)?;
+        let (mut count, mut digits) = (1, end - start);
+        i += 1;
+        while let Some(&(a, e)) = runs.get(i) {
+            if !b.get(end..a).is_some_and(&joins) {
+                break;
+            }
+            (end, count, digits) = (e, count + 1, digits + e - a);
+            i += 1;
+        }
+        Some(Cluster {
+            start,
+            end,
+            runs: count,
+            digits,
+        })
+    })
+}
+
+/// Merged windows `[start - back, end + ahead)` around sorted `spans`, widened to char
+/// boundaries. Touching windows merge too, so a match never straddles two of them.
+pub(crate) fn widen(
+    s: &str,
+    spans: impl IntoIterator<Item = (usize, usize)>,
+    back: usize,
+    ahead: usize,
+) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (a, e) in spans {
+        let start = floor_boundary(s, a.saturating_sub(back));
+        let end = ceil_boundary(s, e.saturating_add(ahead));
+        match out.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => out.push((start, end)),
+        }
+    }
+    out
+}
+
 /// Largest char boundary `<= i`.
 pub(crate) fn floor_boundary(s: &str, mut i: usize) -> usize {
     i = i.min(s.len());

@@ -129,6 +129,23 @@ fn looks_like_date_or_amount(v: &str) -> bool {
     false
 }
 
+/// Where the pattern can match. Between two digits of a number it allows at most a few
+/// separators (`-`, `/`, `.`, spaces, the brackets of `(0)` and `(0 30)`, at most 8 bytes for
+/// `(0      ) 1`), and before the first digit only `+` or `(`; so a match lies in one cluster
+/// of such gaps plus one byte to its left. Fewer than 6 digits are never a phone number.
+fn windows(s: &str, runs: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let joins = |gap: &[u8]| {
+        gap.len() <= 8
+            && gap
+                .iter()
+                .all(|b| matches!(b, b' ' | b'-' | b'.' | b'/' | b'(' | b')'))
+    };
+    let spans = super::clusters(s, runs, joins)
+        .filter(|c| c.digits >= 6)
+        .map(|c| (c.start, c.end));
+    super::widen(s, spans, 1, 0)
+}
+
 impl Recognizer for PhoneRecognizer {
     fn entity_type(&self) -> EntityType {
         EntityType::PhoneNumber
@@ -136,7 +153,7 @@ impl Recognizer for PhoneRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for m in super::find_in(&self.pattern, s, text.digit_windows()) {
+        for m in super::find_in(&self.pattern, s, &windows(s, text.digit_runs())) {
             let (start, mut end) = (m.start(), m.end());
             // Shrink by whole trailing groups until at most 15 digits remain.
             while digits(&s[start..end]) > 15 {

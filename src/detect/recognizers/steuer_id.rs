@@ -68,7 +68,13 @@ impl Recognizer for SteuerIdRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for m in super::find_in(&self.pattern, s, text.digit_windows()) {
+        // A match is digits with single spaces between them, so it lies inside one such
+        // cluster; only clusters with at least 11 digits can hold a Steuer-ID.
+        let windows: Vec<(usize, usize)> = super::clusters(s, text.digit_runs(), |gap| gap == b" ")
+            .filter(|c| c.digits >= 11)
+            .map(|c| (c.start, c.end))
+            .collect();
+        for m in super::find_in(&self.pattern, s, &windows) {
             // Try the longest prefix of whole groups that has exactly 11 digits.
             let v = m.as_str();
             let mut digits = 0usize;

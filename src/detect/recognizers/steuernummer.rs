@@ -94,7 +94,14 @@ impl Recognizer for SteuernummerRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for m in super::find_in(&self.pattern, s, text.digit_windows()) {
+        // A match is digits with single slashes or spaces between them, so it lies inside one
+        // such cluster; every accepted form has at least 10 digits.
+        let windows: Vec<(usize, usize)> =
+            super::clusters(s, text.digit_runs(), |gap| matches!(gap, b"/" | b" "))
+                .filter(|c| c.digits >= 10)
+                .map(|c| (c.start, c.end))
+                .collect();
+        for m in super::find_in(&self.pattern, s, &windows) {
             let v = m.as_str();
             if !numeric_standalone(s, m.start(), m.end()) {
                 continue;

@@ -56,6 +56,21 @@ impl SvNummerRecognizer {
     }
 }
 
+/// Where the pattern can match: its eight leading digits (single spaces or hyphens between
+/// them) end a cluster that a letter follows, optionally after one separator; the window runs
+/// from the cluster to the end of the longest tail (`[ -]?X[ -]?12 3`).
+fn windows(s: &str, runs: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let b = s.as_bytes();
+    let letter_after = |end: usize| {
+        let skip = usize::from(matches!(b.get(end), Some(b' ' | b'-')));
+        b.get(end + skip).is_some_and(u8::is_ascii_alphabetic)
+    };
+    let spans = super::clusters(s, runs, |gap| matches!(gap, b" " | b"-"))
+        .filter(|c| c.digits >= 8 && letter_after(c.end))
+        .map(|c| (c.start, c.end));
+    super::widen(s, spans, 0, 7)
+}
+
 impl Recognizer for SvNummerRecognizer {
     fn entity_type(&self) -> EntityType {
         EntityType::SvNummer
@@ -63,7 +78,7 @@ impl Recognizer for SvNummerRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for m in super::find_in(&self.pattern, s, text.digit_windows()) {
+        for m in super::find_in(&self.pattern, s, &windows(s, text.digit_runs())) {
             if !numeric_standalone(s, m.start(), m.end()) {
                 continue;
             }

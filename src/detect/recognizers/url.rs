@@ -10,16 +10,77 @@ pub struct UrlRecognizer {
     pattern: Regex,
 }
 
-const BARE_TLDS: &str = "de|at|ch|li|eu|com|org|net|info|io|biz|me|online|shop|app|dev";
+/// Top-level domains that make a bare `name.tld` a URL.
+const BARE_TLDS: &[&str] = &[
+    "de", "at", "ch", "li", "eu", "com", "org", "net", "info", "io", "biz", "me", "online", "shop",
+    "app", "dev",
+];
 
 impl UrlRecognizer {
     pub fn new() -> Self {
+        let tlds = BARE_TLDS.join("|");
         let src = format!(
-            r#"(?i)(?:(?:https?|ftps?|sftp|wss?)://|www\.)[^\s<>"'`«»“”„]+|(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+(?:{BARE_TLDS})(?:/[^\s<>"'`«»“”„]*)?"#
+            r#"(?i)(?:(?:https?|ftps?|sftp|wss?)://|www\.)[^\s<>"'`«»“”„]+|(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+(?:{tlds})(?:/[^\s<>"'`«»“”„]*)?"#
         );
         let pattern = Regex::new(&src).expect("static URL pattern");
         UrlRecognizer { pattern }
     }
+}
+
+/// True for the ASCII bytes no match contains: whitespace and the excluded quotes/brackets.
+/// (Unicode spaces and quotes are never ASCII, so a token may run over them; the pattern still
+/// stops there.)
+fn delimiter(b: u8) -> bool {
+    matches!(b, b'\t'..=b'\r' | b' ' | b'<' | b'>' | b'"' | b'\'' | b'`')
+}
+
+/// True when the dot at `i` may be part of a match: `www.`, or a dot directly followed by an
+/// allow-listed TLD (the last dot of a bare domain). A non-ASCII byte after the dot counts
+/// too, as case-insensitive matching lets `ſ` (long s) stand for `s`.
+fn dot_may_match(b: &[u8], i: usize) -> bool {
+    let www = i >= 3 && b[i - 3..i].eq_ignore_ascii_case(b"www");
+    let rest = b.get(i + 1..).unwrap_or(&[]);
+    match rest.first() {
+        Some(c) if !c.is_ascii() => true,
+        Some(c) if c.is_ascii_alphabetic() => {
+            www || BARE_TLDS.iter().any(|tld| {
+                rest.get(..tld.len())
+                    .is_some_and(|r| r.eq_ignore_ascii_case(tld.as_bytes()))
+            })
+        }
+        _ => www,
+    }
+}
+
+/// Where the pattern can match: the tokens (runs of non-[`delimiter`] bytes) holding a `://`
+/// or a dot that [`dot_may_match`]. Every match lies inside one token and needs one of these,
+/// so the pattern skips plain prose, sentence ends and numbers.
+fn tokens(s: &str) -> Vec<(usize, usize)> {
+    let b = s.as_bytes();
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for i in memchr::memchr2_iter(b'.', b':', b) {
+        if out.last().is_some_and(|&(_, end)| i < end) {
+            continue;
+        }
+        let hit = if b[i] == b':' {
+            b.get(i + 1..i + 3) == Some(b"//")
+        } else {
+            dot_may_match(b, i)
+        };
+        if !hit {
+            continue;
+        }
+        let start = b[..i]
+            .iter()
+            .rposition(|&c| delimiter(c))
+            .map_or(0, |p| p + 1);
+        let end = b[i..]
+            .iter()
+            .position(|&c| delimiter(c))
+            .map_or(b.len(), |p| i + p);
+        out.push((start, end));
+    }
+    out
 }
 
 /// Strips trailing punctuation and closing brackets that are not balanced inside the URL.
@@ -46,11 +107,7 @@ impl Recognizer for UrlRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for m in super::find_in(
-            &self.pattern,
-            s,
-            &super::super::text::windows_around(s, |b| b == b'.' || b == b'/', 80, 260),
-        ) {
+        for m in super::find_in(&self.pattern, s, &tokens(s)) {
             let start = m.start();
             let prev = s[..start].chars().next_back();
             let v = trim_url(m.as_str());
