@@ -121,6 +121,38 @@ fn a_100k_code_point_prompt_passes() {
     assert!(answer.contains(EMAIL) && answer.contains(IBAN) && !has_token(answer));
 }
 
+/// A body rewritten before the upstream request goes out with its new exact length; a large
+/// (deferred) one is rewritten after the header and goes out chunked.
+#[test]
+fn rewritten_bodies_are_framed_by_their_new_length_or_chunked() {
+    let up = FakeUpstream::start(chat_echo);
+    let server = start_with(&up);
+    let small = serde_json::to_vec(
+        &json!({"model": "m", "messages": [{"role": "user", "content": format!("Mail an {EMAIL}.")}]}),
+    )
+    .unwrap();
+    let (s, _) = post_raw(&server, "/v1/chat/completions", &small);
+    assert_eq!(s, 200);
+    let got = up.last();
+    assert!(!got.body_str().contains(EMAIL));
+    assert_eq!(
+        got.header("content-length"),
+        Some(got.body.len().to_string().as_str())
+    );
+    assert_eq!(got.header("transfer-encoding"), None);
+
+    let large = serde_json::to_vec(&json!({"model": "m", "messages": [{"role": "user",
+        "content": format!("{} Mail an {EMAIL}.", "Lorem ipsum dolor sit amet. ".repeat(3000))}]}))
+    .unwrap();
+    assert!(large.len() > 64 * 1024);
+    let (s, _) = post_raw(&server, "/v1/chat/completions", &large);
+    assert_eq!(s, 200);
+    let got = up.last();
+    assert!(!got.body_str().contains(EMAIL));
+    assert_eq!(got.header("content-length"), None);
+    assert_eq!(got.header("transfer-encoding"), Some("chunked"));
+}
+
 #[test]
 fn malformed_bodies_are_refused_in_the_provider_shape_and_not_forwarded() {
     let up = FakeUpstream::start(chat_echo);

@@ -166,6 +166,20 @@ async fn read_body(session: &mut Session, cap: usize) -> Result<BodyRead> {
     Ok(BodyRead::Ok(body))
 }
 
+/// Frames the body that replaces the client's. A body rewritten before the upstream request
+/// (`body`) has a known length: sent with `Content-Length`, it goes out in one write, where
+/// chunked framing costs a second write for the last chunk (and an upstream parses less). A
+/// deferred body is rewritten only after the header is sent, so it goes out chunked (pingora
+/// chooses chunked when neither header is present).
+fn frame_rewritten_body(req: &mut RequestHeader, body: Option<&Bytes>) -> Result<()> {
+    req.remove_header("content-length");
+    req.remove_header("transfer-encoding");
+    if let Some(body) = body {
+        req.insert_header("content-length", body.len().to_string())?;
+    }
+    Ok(())
+}
+
 impl Gateway {
     /// Everything `request_filter` does for a proxy route. `Ok(true)`: answered locally.
     async fn prepare(
@@ -389,8 +403,8 @@ impl ProxyHttp for Gateway {
         req.set_uri(uri);
         req.insert_header("host", route.upstream.authority.as_str())?;
         if ctx.body_consumed {
-            req.remove_header("content-length");
             req.remove_header("expect");
+            frame_rewritten_body(req, ctx.body.as_ref())?;
         }
         req.insert_header("accept-encoding", "identity")?;
         if route.require_key {
