@@ -42,11 +42,8 @@ pub struct Gateway {
 }
 
 impl Gateway {
-    /// Builds the gateway; panics only on a route table that validation should have refused.
-    pub fn new(app: Arc<App>) -> Gateway {
-        Gateway::try_new(app).unwrap_or_else(|e| panic!("invalid proxy routes: {e}"))
-    }
-
+    /// Builds the gateway. Fails (naming the route and the problem) on a route that cannot be
+    /// served: an upstream that is no http(s) origin, an unset `credential_env`.
     pub fn try_new(app: Arc<App>) -> Result<Gateway, String> {
         let routes = Routes::from_config(&app.config)?;
         routes.warm_up();
