@@ -141,19 +141,18 @@ enum BodyRead {
 }
 
 async fn read_body(session: &mut Session, cap: usize) -> Result<BodyRead> {
-    if let Some(len) = header_str(session.req_header(), "content-length")
-        .and_then(|v| v.trim().parse::<usize>().ok())
-    {
-        if len > cap {
-            return Ok(BodyRead::TooLarge);
-        }
+    let length = header_str(session.req_header(), "content-length")
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    if length.is_some_and(|len| len > cap) {
+        return Ok(BodyRead::TooLarge);
     }
     if header_str(session.req_header(), "expect")
         .is_some_and(|v| v.eq_ignore_ascii_case("100-continue"))
     {
         session.write_continue_response().await?;
     }
-    let mut body = Vec::new();
+    // sized once: a body arriving in several reads is not copied again as the buffer grows
+    let mut body = Vec::with_capacity(length.unwrap_or(0));
     while let Some(chunk) = session.read_request_body().await? {
         if body.len() + chunk.len() > cap {
             return Ok(BodyRead::TooLarge);
