@@ -290,6 +290,16 @@ mod tests {
     }
 
     #[test]
+    fn many_values_fall_back_to_the_automaton() {
+        // the packed searcher takes at most 64 values
+        let values: Vec<String> = (0..100).map(|i| format!("wert{i}@x.de")).collect();
+        let matcher = ValueMatcher::new(values.iter().map(String::as_str)).unwrap();
+        assert!(matches!(matcher, ValueMatcher::Automaton(_)));
+        let found: Vec<_> = matcher.find_iter("an wert7@x.de, wert77@x.de").collect();
+        assert_eq!(found, vec![(7, 3, 13), (77, 15, 26)]);
+    }
+
+    #[test]
     fn refuses_what_it_cannot_read() {
         for bad in ["", "[1]", "{\"a\":", "\"x\""] {
             assert!(anonymize_body(&Detector::new(), &OpenAi, "chat", bad.as_bytes()).is_err());
