@@ -170,7 +170,7 @@ pub fn escape_into(s: &str, out: &mut String) {
     out.push_str(&s[start..]);
 }
 
-/// The length of the leading run of `s` that a JSON string holds as is: no `"`, no `\\`, no
+/// The length of the leading run of `s` that a JSON string holds as is: no `"`, no `\`, no
 /// control character. Strings are mostly such runs, and prompts are long: eight bytes are
 /// tested at a time (bit tricks on a `u64`), which makes parsing and writing a 100 KB prompt
 /// several times faster than a byte-by-byte loop.
