@@ -15,6 +15,9 @@ pub fn build(app: Arc<App>) -> Result<Server, StartError> {
     let addr = config
         .listen_addr()
         .map_err(|e| StartError(e.to_string()))?;
+    // Before pingora starts anything: a bad route is a start-up error, not a panic.
+    let gateway =
+        Gateway::try_new(app.clone()).map_err(|e| StartError(format!("invalid proxy {e}")))?;
     let conf = ServerConf {
         threads: config.server.threads.max(1),
         grace_period_seconds: Some(config.server.grace_period_seconds),
@@ -24,11 +27,8 @@ pub fn build(app: Arc<App>) -> Result<Server, StartError> {
     };
     let mut server = Server::new_with_opt_and_conf(None, conf);
     server.bootstrap();
-    let mut service = pingora::proxy::http_proxy_service_with_name(
-        &server.configuration,
-        Gateway::new(app),
-        "tarnkappe",
-    );
+    let mut service =
+        pingora::proxy::http_proxy_service_with_name(&server.configuration, gateway, "tarnkappe");
     service.add_tcp(&addr.to_string());
     server.add_service(service);
     Ok(server)

@@ -121,6 +121,38 @@ fn a_100k_code_point_prompt_passes() {
     assert!(answer.contains(EMAIL) && answer.contains(IBAN) && !has_token(answer));
 }
 
+/// A body rewritten before the upstream request goes out with its new exact length; a large
+/// (deferred) one is rewritten after the header and goes out chunked.
+#[test]
+fn rewritten_bodies_are_framed_by_their_new_length_or_chunked() {
+    let up = FakeUpstream::start(chat_echo);
+    let server = start_with(&up);
+    let small = serde_json::to_vec(
+        &json!({"model": "m", "messages": [{"role": "user", "content": format!("Mail an {EMAIL}.")}]}),
+    )
+    .unwrap();
+    let (s, _) = post_raw(&server, "/v1/chat/completions", &small);
+    assert_eq!(s, 200);
+    let got = up.last();
+    assert!(!got.body_str().contains(EMAIL));
+    assert_eq!(
+        got.header("content-length"),
+        Some(got.body.len().to_string().as_str())
+    );
+    assert_eq!(got.header("transfer-encoding"), None);
+
+    let large = serde_json::to_vec(&json!({"model": "m", "messages": [{"role": "user",
+        "content": format!("{} Mail an {EMAIL}.", "Lorem ipsum dolor sit amet. ".repeat(3000))}]}))
+    .unwrap();
+    assert!(large.len() > 64 * 1024);
+    let (s, _) = post_raw(&server, "/v1/chat/completions", &large);
+    assert_eq!(s, 200);
+    let got = up.last();
+    assert!(!got.body_str().contains(EMAIL));
+    assert_eq!(got.header("content-length"), None);
+    assert_eq!(got.header("transfer-encoding"), Some("chunked"));
+}
+
 #[test]
 fn malformed_bodies_are_refused_in_the_provider_shape_and_not_forwarded() {
     let up = FakeUpstream::start(chat_echo);
@@ -474,4 +506,42 @@ fn unknown_paths_follow_the_route_policy() {
         "passthrough is an explicit opt-out"
     );
     assert!(strip_ansi(&server.log()).contains("passthrough"));
+}
+
+/// A route that cannot be served stops the start with one plain sentence and a non-zero exit,
+/// not a panic.
+#[test]
+fn invalid_routes_stop_the_start_with_a_message() {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tarnkappe"))
+        .arg("serve")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("TARNKAPPE_LISTEN", "127.0.0.1:0")
+        .env("TARNKAPPE_API_KEYS", "t:k")
+        .env("TARNKAPPE_OPENAI_UPSTREAM", "ftp://api.example")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn tarnkappe");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("tarnkappe kept running with an invalid route");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "error: invalid proxy route[1]: the upstream must start with http:// or https://"
+        ),
+        "{stderr}"
+    );
 }

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use aho_corasick::{packed, AhoCorasick, AhoCorasickKind, MatchKind};
 
 use super::format::{walk_request, TextKind, WireFormat};
 use super::json::{self, Node};
@@ -60,13 +60,8 @@ pub fn anonymize_body(
             count: 0,
         });
     }
-    // A handful of patterns per request: an NFA builds far faster than a DFA and searches
-    // fast enough for one pass over the body.
-    let matcher = AhoCorasick::builder()
-        .kind(Some(AhoCorasickKind::ContiguousNFA))
-        .match_kind(MatchKind::LeftmostLongest)
-        .build(values.iter().map(|(_, v)| v.as_str()))
-        .map_err(|_| Refusal("internal error while preparing the rewrite".into()))?;
+    let matcher = ValueMatcher::new(values.iter().map(|(_, v)| v.as_str()))
+        .ok_or_else(|| Refusal("internal error while preparing the rewrite".into()))?;
     let mut replace = Replacer {
         matcher: &matcher,
         values: &values,
@@ -115,22 +110,68 @@ impl TextVisitor for Collector<'_> {
     }
 }
 
+/// Finds every detected value in a text: leftmost first, the longest of those starting at the
+/// same place. Built once per request over that request's handful of values, so building
+/// must be cheap: the packed (SIMD) searcher builds in about a microsecond, a full
+/// Aho-Corasick automaton in over ten even for two values, which at 2 KB was a fifth of the
+/// whole rewrite. The automaton remains for what the packed searcher refuses (too many
+/// values, or a CPU without the vector instructions it needs).
+enum ValueMatcher {
+    Packed(packed::Searcher),
+    Automaton(AhoCorasick),
+}
+
+impl ValueMatcher {
+    fn new<'v>(values: impl Iterator<Item = &'v str> + Clone) -> Option<ValueMatcher> {
+        let packed = packed::Config::new()
+            .match_kind(packed::MatchKind::LeftmostLongest)
+            .builder()
+            .extend(values.clone())
+            .build();
+        if let Some(searcher) = packed {
+            return Some(ValueMatcher::Packed(searcher));
+        }
+        // An NFA builds far faster than a DFA and searches fast enough for one pass.
+        AhoCorasick::builder()
+            .kind(Some(AhoCorasickKind::ContiguousNFA))
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(values)
+            .ok()
+            .map(ValueMatcher::Automaton)
+    }
+
+    /// `(value index, start, end)` of every non-overlapping occurrence in `s`, in order.
+    fn find_iter<'a>(&'a self, s: &'a str) -> Box<dyn Iterator<Item = (usize, usize, usize)> + 'a> {
+        match self {
+            ValueMatcher::Packed(p) => Box::new(
+                p.find_iter(s)
+                    .map(|m| (m.pattern().as_usize(), m.start(), m.end())),
+            ),
+            ValueMatcher::Automaton(a) => Box::new(
+                a.find_iter(s)
+                    .map(|m| (m.pattern().as_usize(), m.start(), m.end())),
+            ),
+        }
+    }
+}
+
 struct Replacer<'a> {
-    matcher: &'a AhoCorasick,
+    matcher: &'a ValueMatcher,
     values: &'a [(EntityType, String)],
     table: &'a mut TokenTable,
     count: usize,
 }
 
 impl Replacer<'_> {
+    /// `s` with every value replaced by its token, or `None` when it holds none (most strings
+    /// of a request: nothing is allocated for them).
     fn replace(&mut self, s: &str, identifier: bool) -> Option<String> {
-        let mut out = String::with_capacity(s.len() + 16);
+        let mut out: Option<String> = None;
         let mut last = 0;
-        let mut any = false;
-        for m in self.matcher.find_iter(s) {
-            any = true;
-            out.push_str(&s[last..m.start()]);
-            let (t, v) = &self.values[m.pattern().as_usize()];
+        for (value, start, end) in self.matcher.find_iter(s) {
+            let out = out.get_or_insert_with(|| String::with_capacity(s.len() + 16));
+            out.push_str(&s[last..start]);
+            let (t, v) = &self.values[value];
             let token = self.table.token_for(*t, v);
             if identifier {
                 // `name` fields must match ^[a-zA-Z0-9_-]+$: the bare form, restored tolerantly.
@@ -139,11 +180,9 @@ impl Replacer<'_> {
                 out.push_str(token);
             }
             self.count += 1;
-            last = m.end();
+            last = end;
         }
-        if !any {
-            return None;
-        }
+        let mut out = out?;
         out.push_str(&s[last..]);
         Some(out)
     }
@@ -228,6 +267,36 @@ mod tests {
             "{ \"model\": \"m\", \"messages\": [ {\"role\":\"user\",\"content\":\"Hallo\"} ] }";
         let a = anonymize_body(&Detector::new(), &OpenAi, "chat", body.as_bytes()).unwrap();
         assert!(a.body.is_none() && a.count == 0);
+    }
+
+    #[test]
+    fn both_matchers_find_leftmost_longest() {
+        let values = ["Anna", "Anna Schmidt", "na S", "a@x.de"];
+        let text = "Anna Schmidt, Anna, a@x.de; Anna Schmid";
+        let packed = ValueMatcher::new(values.iter().copied()).unwrap();
+        assert!(
+            matches!(packed, ValueMatcher::Packed(_)),
+            "this CPU has SSSE3/AVX2"
+        );
+        let automaton = ValueMatcher::Automaton(
+            AhoCorasick::builder()
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(values)
+                .unwrap(),
+        );
+        let expected = vec![(1, 0, 12), (0, 14, 18), (3, 20, 26), (0, 28, 32)];
+        assert_eq!(packed.find_iter(text).collect::<Vec<_>>(), expected);
+        assert_eq!(automaton.find_iter(text).collect::<Vec<_>>(), expected);
+    }
+
+    #[test]
+    fn many_values_fall_back_to_the_automaton() {
+        // the packed searcher takes at most 64 values
+        let values: Vec<String> = (0..100).map(|i| format!("wert{i}@x.de")).collect();
+        let matcher = ValueMatcher::new(values.iter().map(String::as_str)).unwrap();
+        assert!(matches!(matcher, ValueMatcher::Automaton(_)));
+        let found: Vec<_> = matcher.find_iter("an wert7@x.de, wert77@x.de").collect();
+        assert_eq!(found, vec![(7, 3, 13), (77, 15, 26)]);
     }
 
     #[test]

@@ -42,11 +42,8 @@ pub struct Gateway {
 }
 
 impl Gateway {
-    /// Builds the gateway; panics only on a route table that validation should have refused.
-    pub fn new(app: Arc<App>) -> Gateway {
-        Gateway::try_new(app).unwrap_or_else(|e| panic!("invalid proxy routes: {e}"))
-    }
-
+    /// Builds the gateway. Fails (naming the route and the problem) on a route that cannot be
+    /// served: an upstream that is no http(s) origin, an unset `credential_env`.
     pub fn try_new(app: Arc<App>) -> Result<Gateway, String> {
         let routes = Routes::from_config(&app.config)?;
         routes.warm_up();
@@ -144,19 +141,18 @@ enum BodyRead {
 }
 
 async fn read_body(session: &mut Session, cap: usize) -> Result<BodyRead> {
-    if let Some(len) = header_str(session.req_header(), "content-length")
-        .and_then(|v| v.trim().parse::<usize>().ok())
-    {
-        if len > cap {
-            return Ok(BodyRead::TooLarge);
-        }
+    let length = header_str(session.req_header(), "content-length")
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    if length.is_some_and(|len| len > cap) {
+        return Ok(BodyRead::TooLarge);
     }
     if header_str(session.req_header(), "expect")
         .is_some_and(|v| v.eq_ignore_ascii_case("100-continue"))
     {
         session.write_continue_response().await?;
     }
-    let mut body = Vec::new();
+    // sized once: a body arriving in several reads is not copied again as the buffer grows
+    let mut body = Vec::with_capacity(length.unwrap_or(0));
     while let Some(chunk) = session.read_request_body().await? {
         if body.len() + chunk.len() > cap {
             return Ok(BodyRead::TooLarge);
@@ -164,6 +160,20 @@ async fn read_body(session: &mut Session, cap: usize) -> Result<BodyRead> {
         body.extend_from_slice(&chunk);
     }
     Ok(BodyRead::Ok(body))
+}
+
+/// Frames the body that replaces the client's. A body rewritten before the upstream request
+/// (`body`) has a known length: sent with `Content-Length`, it goes out in one write, where
+/// chunked framing costs a second write for the last chunk (and an upstream parses less). A
+/// deferred body is rewritten only after the header is sent, so it goes out chunked (pingora
+/// chooses chunked when neither header is present).
+fn frame_rewritten_body(req: &mut RequestHeader, body: Option<&Bytes>) -> Result<()> {
+    req.remove_header("content-length");
+    req.remove_header("transfer-encoding");
+    if let Some(body) = body {
+        req.insert_header("content-length", body.len().to_string())?;
+    }
+    Ok(())
 }
 
 impl Gateway {
@@ -389,8 +399,8 @@ impl ProxyHttp for Gateway {
         req.set_uri(uri);
         req.insert_header("host", route.upstream.authority.as_str())?;
         if ctx.body_consumed {
-            req.remove_header("content-length");
             req.remove_header("expect");
+            frame_rewritten_body(req, ctx.body.as_ref())?;
         }
         req.insert_header("accept-encoding", "identity")?;
         if route.require_key {

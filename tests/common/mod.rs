@@ -1,10 +1,15 @@
 //! Test harness shared by the integration tests: runs the real `tarnkappe` binary on a free
 //! loopback port and talks to it over real HTTP.
+//!
+//! The server binds port 0 itself and the harness reads the port it got from `/proc`: a port
+//! picked here and released before the server binds could be taken in between (by a fake
+//! upstream of a test running in parallel), and the test would then talk to that instead.
 
 #![allow(dead_code)]
 
+use std::collections::HashSet;
 use std::io::Read;
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -18,7 +23,7 @@ pub struct TestServer {
     _dir: tempfile::TempDir,
 }
 
-/// A loopback port that was free a moment ago.
+/// A loopback port that was free a moment ago (for addresses nothing should listen on).
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -27,7 +32,8 @@ pub fn free_port() -> u16 {
 }
 
 impl TestServer {
-    /// Starts the binary with the embedded defaults plus `env`; `TARNKAPPE_LISTEN` is chosen here.
+    /// Starts the binary with the embedded defaults plus `env`; it listens on a port of its own
+    /// choosing (`TARNKAPPE_LISTEN` port 0), found in `/proc` once it listens.
     pub fn start(env: &[(&str, &str)]) -> TestServer {
         TestServer::start_with_args(env, &[])
     }
@@ -37,8 +43,6 @@ impl TestServer {
         let dir = tempfile::tempdir().expect("temp dir");
         let log_path = dir.path().join("server.log");
         let log = std::fs::File::create(&log_path).expect("log file");
-        let port = free_port();
-        let addr: SocketAddr = format!("127.0.0.1:{port}").parse().expect("addr");
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_tarnkappe"));
         cmd.arg("serve").args(args);
         cmd.env_clear();
@@ -47,7 +51,7 @@ impl TestServer {
                 cmd.env(key, v);
             }
         }
-        cmd.env("TARNKAPPE_LISTEN", addr.to_string());
+        cmd.env("TARNKAPPE_LISTEN", "127.0.0.1:0");
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -58,7 +62,8 @@ impl TestServer {
             .spawn()
             .expect("spawn tarnkappe");
         let mut server = TestServer {
-            addr,
+            // replaced by the bound address in `wait_until_listening`
+            addr: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
             child,
             log_path,
             _dir: dir,
@@ -73,16 +78,15 @@ impl TestServer {
             if let Ok(Some(status)) = self.child.try_wait() {
                 panic!("tarnkappe exited early with {status}; log:\n{}", self.log());
             }
-            if TcpStream::connect_timeout(&self.addr, Duration::from_millis(100)).is_ok() {
-                return;
+            if let Some(addr) = listening_addr(self.child.id()) {
+                if TcpStream::connect_timeout(&addr, Duration::from_millis(100)).is_ok() {
+                    self.addr = addr;
+                    return;
+                }
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        panic!(
-            "tarnkappe did not listen on {} within 20 s; log:\n{}",
-            self.addr,
-            self.log()
-        );
+        panic!("tarnkappe did not listen within 20 s; log:\n{}", self.log());
     }
 
     /// `http://127.0.0.1:PORT` + `path`.
@@ -127,6 +131,46 @@ impl Drop for TestServer {
             let _ = self.child.wait();
         }
     }
+}
+
+/// The address of a TCP socket that process `pid` itself listens on (Linux `/proc`): its
+/// socket inodes, matched against the listening rows of the TCP tables. A wildcard address is
+/// reached over loopback.
+fn listening_addr(pid: u32) -> Option<SocketAddr> {
+    let inodes: HashSet<u64> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .ok()?
+        .flatten()
+        .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+        .filter_map(|target| {
+            let t = target.to_string_lossy().into_owned();
+            t.strip_prefix("socket:[")?.strip_suffix(']')?.parse().ok()
+        })
+        .collect();
+    for table in ["tcp", "tcp6"] {
+        let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/net/{table}")) else {
+            continue;
+        };
+        for row in text.lines().skip(1) {
+            // sl local_address rem_address st tx_queue:rx_queue tr:when retrnsmt uid timeout inode
+            let f: Vec<&str> = row.split_whitespace().collect();
+            let (Some(local), Some(&"0A"), Some(inode)) = (f.get(1), f.get(3), f.get(9)) else {
+                continue; // 0A: LISTEN
+            };
+            if !inode.parse().is_ok_and(|i: u64| inodes.contains(&i)) {
+                continue;
+            }
+            let (ip, port) = local.split_once(':')?;
+            let port = u16::from_str_radix(port, 16).ok()?;
+            let ip = match (table, u32::from_str_radix(ip, 16)) {
+                // IPv4 is printed as the host-order u32 of the network-order bytes
+                ("tcp", Ok(v)) if v != 0 => Ipv4Addr::from(v.to_le_bytes()).into(),
+                ("tcp", _) => Ipv4Addr::LOCALHOST.into(),
+                _ => Ipv6Addr::LOCALHOST.into(),
+            };
+            return Some(SocketAddr::new(ip, port));
+        }
+    }
+    None
 }
 
 /// A blocking HTTP client without proxies or connection reuse surprises.
