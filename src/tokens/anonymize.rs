@@ -152,31 +152,33 @@ pub fn finding_byte_ranges(text: &str, findings: &[Finding]) -> Vec<Option<(usiz
     let mut wanted: Vec<usize> = findings.iter().flat_map(|f| [f.start, f.end]).collect();
     wanted.sort_unstable();
     wanted.dedup();
-    let mut byte_of = std::collections::HashMap::with_capacity(wanted.len());
-    let mut want = wanted.iter().peekable();
-    for (ci, (bi, _)) in text
-        .char_indices()
-        .chain(std::iter::once((text.len(), ' ')))
-        .enumerate()
-    {
-        while let Some(&&w) = want.peek() {
-            if w > ci {
-                break;
-            }
-            if w == ci {
-                byte_of.insert(w, bi);
-            }
-            want.next();
-        }
-        if want.peek().is_none() {
-            break;
-        }
-    }
+    let bytes = char_to_byte_offsets(text, &wanted);
+    let byte_of = |c: usize| wanted.binary_search(&c).ok().and_then(|i| bytes[i]);
     findings
         .iter()
         .map(|f| {
-            let (start, end) = (*byte_of.get(&f.start)?, *byte_of.get(&f.end)?);
+            let (start, end) = (byte_of(f.start)?, byte_of(f.end)?);
             (start < end).then_some((start, end))
+        })
+        .collect()
+}
+
+/// The byte offset of each code-point offset of the sorted list `chars` (None past the end),
+/// counting the bytes that start a code point.
+fn char_to_byte_offsets(text: &str, chars: &[usize]) -> Vec<Option<usize>> {
+    let b = text.as_bytes();
+    let (mut at_char, mut at_byte) = (0usize, 0usize);
+    chars
+        .iter()
+        .map(|&want| {
+            while at_char < want && at_byte < b.len() {
+                at_byte += 1;
+                while b.get(at_byte).is_some_and(|&x| x & 0xC0 == 0x80) {
+                    at_byte += 1;
+                }
+                at_char += 1;
+            }
+            (at_char == want).then_some(at_byte)
         })
         .collect()
 }
@@ -234,6 +236,20 @@ mod tests {
         assert_eq!(
             lost_in_round_trip("[[NAME_1]] Jörg", "[[NAME_1]] [[NAME_1]]", &m),
             10
+        );
+    }
+
+    #[test]
+    fn code_points_become_byte_offsets() {
+        // `ä` and `€` take 2 and 3 bytes.
+        assert_eq!(
+            char_to_byte_offsets("aä€b", &[0, 1, 2, 3, 4, 5]),
+            vec![Some(0), Some(1), Some(3), Some(6), Some(7), None]
+        );
+        let f = |start, end| finding(EntityType::Person, start, end);
+        assert_eq!(
+            finding_byte_ranges("Grüße Jörg", &[f(6, 10), f(3, 3), f(8, 20)]),
+            vec![Some((8, 13)), None, None]
         );
     }
 
