@@ -27,11 +27,11 @@ fn main() {
         t.elapsed() / n,
         text.chars().count()
     );
-    // The shared preparation every recognizer below also pays for (view, words, digit windows).
+    // The shared preparation every recognizer below also pays for (view, words and their lexicon classes, digit runs).
     let t = Instant::now();
     for _ in 0..n {
         let tx = Text::new(&text);
-        std::hint::black_box(tx.words().len() + tx.digit_windows().len());
+        std::hint::black_box(tx.lexed().facts().len() + tx.digit_runs().len());
     }
     println!("{:>16}: {:?}/run", "Text (shared)", t.elapsed() / n);
     for r in recognizers::all() {
@@ -41,7 +41,7 @@ fn main() {
         for _ in 0..n {
             out.clear();
             let tx = Text::new(&text);
-            std::hint::black_box(tx.words().len() + tx.digit_windows().len());
+            std::hint::black_box(tx.lexed().facts().len() + tx.digit_runs().len());
             r.recognize(&tx, &mut out);
         }
         println!(

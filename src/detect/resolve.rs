@@ -31,17 +31,31 @@ pub fn resolve_overlaps(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
 
 /// URLs and e-mail addresses swallow every candidate that lies completely inside them.
 fn absorb_into_containers(candidates: &mut Vec<Candidate>) {
-    let containers: Vec<(usize, usize)> = candidates
+    let is_container =
+        |c: &Candidate| matches!(c.entity_type, EntityType::Url | EntityType::EmailAddress);
+    let mut containers: Vec<(usize, usize)> = candidates
         .iter()
-        .filter(|c| matches!(c.entity_type, EntityType::Url | EntityType::EmailAddress))
+        .filter(|c| is_container(c))
         .map(|c| (c.start, c.end))
         .collect();
     if containers.is_empty() {
         return;
     }
+    // Sorted by start, with the largest end so far: a candidate lies inside some container
+    // exactly when a container starting at or before it reaches at least its end.
+    containers.sort_unstable();
+    let mut reach = Vec::with_capacity(containers.len());
+    let mut max_end = 0;
+    for &(_, end) in &containers {
+        max_end = max_end.max(end);
+        reach.push(max_end);
+    }
     candidates.retain(|c| {
-        matches!(c.entity_type, EntityType::Url | EntityType::EmailAddress)
-            || !containers.iter().any(|&(s, e)| s <= c.start && c.end <= e)
+        if is_container(c) {
+            return true;
+        }
+        let before = containers.partition_point(|&(start, _)| start <= c.start);
+        before == 0 || reach[before - 1] < c.end
     });
 }
 
@@ -76,6 +90,21 @@ mod tests {
             cand(EntityType::Url, 0, 20, 0.6, false),
         ]);
         assert_eq!(out, vec![cand(EntityType::Url, 0, 20, 0.6, false)]);
+    }
+
+    #[test]
+    fn containment_is_checked_against_every_earlier_container() {
+        // The nearest container (10..12) does not hold 11..18, the wider one before it does.
+        let mut c = vec![
+            cand(EntityType::Url, 0, 20, 0.6, false),
+            cand(EntityType::EmailAddress, 10, 12, 0.9, false),
+            cand(EntityType::IpAddress, 11, 18, 0.95, false),
+            cand(EntityType::Date, 15, 25, 0.95, false),
+            cand(EntityType::Date, 30, 35, 0.95, false),
+        ];
+        absorb_into_containers(&mut c);
+        let kept: Vec<(usize, usize)> = c.iter().map(|c| (c.start, c.end)).collect();
+        assert_eq!(kept, vec![(0, 20), (10, 12), (15, 25), (30, 35)]);
     }
 
     #[test]

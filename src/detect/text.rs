@@ -17,8 +17,6 @@ pub struct Text<'a> {
     view: Cow<'a, str>,
     /// Words of the view, segmented on first use (shared by PERSON and LOCATION).
     words: OnceCell<Vec<Word>>,
-    /// Byte ranges of the view around digits (see [`Text::digit_windows`]).
-    digit_windows: OnceCell<Vec<(usize, usize)>>,
     /// Lowercase forms and lexicon classes of the words (see [`Text::lexed`]).
     lexed: OnceCell<Lexed>,
     /// Maximal runs of ASCII digits in the view.
@@ -33,7 +31,6 @@ impl<'a> Text<'a> {
             original,
             view: fold_view(original),
             words: OnceCell::new(),
-            digit_windows: OnceCell::new(),
             field_windows: OnceCell::new(),
             digit_runs: OnceCell::new(),
             lexed: OnceCell::new(),
@@ -52,15 +49,6 @@ impl<'a> Text<'a> {
     /// The words of the view (letters with inner hyphens/apostrophes), in order.
     pub fn words(&self) -> &[Word] {
         self.words.get_or_init(|| tokenize(&self.view))
-    }
-
-    /// Disjoint, sorted byte ranges of the view that cover every digit with `BACK` bytes of
-    /// left context and `AHEAD` bytes of right context (on char boundaries). Recognizers whose
-    /// matches must contain a digit only search inside these windows, so prose without digits
-    /// costs nothing and the cost grows with the number of digits, not with the text.
-    pub fn digit_windows(&self) -> &[(usize, usize)] {
-        self.digit_windows
-            .get_or_init(|| windows_around(&self.view, |b| b.is_ascii_digit(), 72, 40))
     }
 
     /// The words' lowercase forms and lexicon classes, one lookup per word, shared by every
@@ -230,32 +218,6 @@ pub fn byte_to_char_offsets(s: &str, byte_offsets: &[usize]) -> Vec<usize> {
             at_char
         })
         .collect()
-}
-
-/// Merged windows `[i - back, i + ahead)` around every byte for which `hit` is true.
-pub fn windows_around(
-    s: &str,
-    hit: impl Fn(u8) -> bool,
-    back: usize,
-    ahead: usize,
-) -> Vec<(usize, usize)> {
-    let b = s.as_bytes();
-    let mut out: Vec<(usize, usize)> = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if !hit(b[i]) {
-            i += 1;
-            continue;
-        }
-        let start = floor_boundary(s, i.saturating_sub(back));
-        let end = ceil_boundary(s, i + 1 + ahead);
-        match out.last_mut() {
-            Some(last) if start <= last.1 => last.1 = last.1.max(end),
-            _ => out.push((start, end)),
-        }
-        i += 1;
-    }
-    out
 }
 
 /// `original` with every code point passed through [`fold`]; borrowed when nothing folds.
