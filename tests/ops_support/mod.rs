@@ -271,7 +271,21 @@ pub struct PrivateCluster {
 }
 
 impl PrivateCluster {
+    /// Three cluster nodes on free ports. Ports are picked, released and then bound by the
+    /// nodes (and port + 10000 by their cluster bus), so a parallel test may take one in
+    /// between: a failed start is retried on new ports.
     pub fn start() -> PrivateCluster {
+        let mut last_error = String::new();
+        for _ in 0..3 {
+            match PrivateCluster::try_start() {
+                Ok(cluster) => return cluster,
+                Err(e) => last_error = e,
+            }
+        }
+        panic!("redis cluster did not start: {last_error}");
+    }
+
+    fn try_start() -> Result<PrivateCluster, String> {
         let dir = tempfile::tempdir().expect("temp dir");
         let mut ports = Vec::new();
         let mut children = Vec::new();
@@ -316,7 +330,9 @@ impl PrivateCluster {
         for &p in &cluster.ports {
             let deadline = Instant::now() + Duration::from_secs(10);
             while TcpStream::connect(("127.0.0.1", p)).is_err() {
-                assert!(Instant::now() < deadline, "cluster node did not start");
+                if Instant::now() > deadline {
+                    return Err(format!("cluster node on port {p} did not start"));
+                }
                 std::thread::sleep(Duration::from_millis(25));
             }
         }
@@ -325,15 +341,19 @@ impl PrivateCluster {
             .iter()
             .map(|p| format!("127.0.0.1:{p}"))
             .collect();
-        let status = Command::new("redis-cli")
+        let created = Command::new("redis-cli")
             .args(["--cluster", "create"])
             .args(&nodes)
             .args(["--cluster-replicas", "0", "--cluster-yes"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
+            .output()
             .expect("redis-cli");
-        assert!(status.success(), "redis-cli --cluster create failed");
+        if !created.status.success() {
+            return Err(format!(
+                "redis-cli --cluster create failed: {}{}",
+                String::from_utf8_lossy(&created.stdout),
+                String::from_utf8_lossy(&created.stderr)
+            ));
+        }
         let deadline = Instant::now() + Duration::from_secs(15);
         loop {
             let ok = cluster.ports.iter().all(|p| {
@@ -345,10 +365,12 @@ impl PrivateCluster {
             if ok {
                 break;
             }
-            assert!(Instant::now() < deadline, "the cluster did not become ok");
+            if Instant::now() > deadline {
+                return Err("the cluster did not become ok".to_owned());
+            }
             std::thread::sleep(Duration::from_millis(100));
         }
-        cluster
+        Ok(cluster)
     }
 
     /// Seed nodes, comma-separated, as `[redis] url` takes them with `cluster = true`.
