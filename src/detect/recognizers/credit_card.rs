@@ -3,7 +3,7 @@
 
 use regex::Regex;
 
-use super::{cand, numeric_standalone, Context};
+use super::{cand, numeric_standalone, Context, ContextIndex};
 use crate::detect::{validate, Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
@@ -51,13 +51,17 @@ const CONTEXT: Context = Context {
 };
 
 pub struct CreditCardRecognizer {
+    context: ContextIndex,
     pattern: Regex,
 }
 
 impl CreditCardRecognizer {
     pub fn new() -> Self {
         let pattern = Regex::new(r"[0-9]{4}(?:[ -]?[0-9]{2,6}){1,4}").expect("static card pattern");
-        CreditCardRecognizer { pattern }
+        CreditCardRecognizer {
+            pattern,
+            context: ContextIndex::new(&CONTEXT),
+        }
     }
 }
 
@@ -118,7 +122,7 @@ impl Recognizer for CreditCardRecognizer {
             {
                 continue;
             }
-            let ev = CONTEXT.evidence(s, m.start(), m.end());
+            let ev = self.context.evidence(s, m.start(), m.end());
             let base = if !brand_ok(&digits) {
                 0.4
             } else if digits.len() == 13 && digits[0] == b'4' {

@@ -3,7 +3,7 @@
 
 use regex::Regex;
 
-use super::{cand, Context};
+use super::{cand, Context, ContextIndex};
 use crate::detect::{validate, Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
@@ -132,6 +132,7 @@ impl Kind {
 }
 
 pub struct DateRecognizer {
+    context: ContextIndex,
     pattern: Regex,
 }
 
@@ -149,6 +150,7 @@ impl DateRecognizer {
             m = MONTH_RE
         );
         DateRecognizer {
+            context: ContextIndex::new(&CONTEXT),
             pattern: Regex::new(&src).expect("static date pattern"),
         }
     }
@@ -237,7 +239,7 @@ impl Recognizer for DateRecognizer {
                 continue;
             }
             let n = nums(v);
-            let ev = CONTEXT.evidence(s, start, end);
+            let ev = self.context.evidence(s, start, end);
             let valid = if c.name("dmy").is_some() || c.name("slash").is_some() {
                 let parts: Vec<&str> = v
                     .split(['.', '/'])

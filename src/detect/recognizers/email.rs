@@ -2,7 +2,7 @@
 
 use regex::{Regex, RegexBuilder};
 
-use super::{cand, Context};
+use super::{cand, Context, ContextIndex};
 use crate::detect::{Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
@@ -93,6 +93,7 @@ fn at_runs(s: &str) -> Vec<(usize, usize)> {
 }
 
 pub struct EmailRecognizer {
+    context: ContextIndex,
     pattern: Regex,
 }
 
@@ -107,7 +108,10 @@ impl EmailRecognizer {
         .dfa_size_limit(8 << 20)
         .build()
         .expect("static e-mail pattern");
-        EmailRecognizer { pattern }
+        EmailRecognizer {
+            pattern,
+            context: ContextIndex::new(&CONTEXT),
+        }
     }
 }
 
@@ -142,7 +146,7 @@ impl Recognizer for EmailRecognizer {
             } else {
                 0.9
             };
-            let ev = CONTEXT.evidence(s, start, m.end());
+            let ev = self.context.evidence(s, start, m.end());
             let score = ev.score(base, 0.1, 0.1, 0.0);
             out.push(cand(EntityType::EmailAddress, start, m.end(), score, false));
         }

@@ -3,7 +3,7 @@
 
 use regex::Regex;
 
-use super::{cand, Context};
+use super::{cand, Context, ContextIndex};
 use crate::detect::{Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
@@ -92,6 +92,7 @@ const CONTEXT: Context = Context {
 };
 
 pub struct PhoneRecognizer {
+    context: ContextIndex,
     pattern: Regex,
 }
 
@@ -106,7 +107,10 @@ impl PhoneRecognizer {
             ",
         )
         .expect("static phone pattern");
-        PhoneRecognizer { pattern }
+        PhoneRecognizer {
+            pattern,
+            context: ContextIndex::new(&CONTEXT),
+        }
     }
 }
 
@@ -222,7 +226,7 @@ impl Recognizer for PhoneRecognizer {
                 // US style (555) 123-4567
                 0.6
             };
-            let ev = CONTEXT.evidence(s, start, end);
+            let ev = self.context.evidence(s, start, end);
             let score = ev.score(base, 0.2, 0.1, 0.3);
             out.push(cand(EntityType::PhoneNumber, start, end, score, false));
         }

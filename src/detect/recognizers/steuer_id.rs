@@ -2,7 +2,7 @@
 
 use regex::Regex;
 
-use super::{cand, numeric_standalone, Context};
+use super::{cand, numeric_standalone, Context, ContextIndex};
 use crate::detect::{validate, Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
@@ -51,13 +51,17 @@ const CONTEXT: Context = Context {
 };
 
 pub struct SteuerIdRecognizer {
+    context: ContextIndex,
     pattern: Regex,
 }
 
 impl SteuerIdRecognizer {
     pub fn new() -> Self {
         let pattern = Regex::new(r"[1-9][0-9]{1,10}(?: [0-9]{2,4}){0,4}").expect("static pattern");
-        SteuerIdRecognizer { pattern }
+        SteuerIdRecognizer {
+            pattern,
+            context: ContextIndex::new(&CONTEXT),
+        }
     }
 }
 
@@ -101,7 +105,7 @@ impl Recognizer for SteuerIdRecognizer {
             if !numeric_standalone(s, start, end) || !validate::steuer_id(&compact) {
                 continue;
             }
-            let ev = CONTEXT.evidence(s, start, end);
+            let ev = self.context.evidence(s, start, end);
             let score = if ev.negative && !ev.strong {
                 0.3
             } else if ev.strong {

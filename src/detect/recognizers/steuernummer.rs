@@ -2,7 +2,7 @@
 
 use regex::Regex;
 
-use super::{cand, numeric_standalone, Context};
+use super::{cand, numeric_standalone, Context, ContextIndex};
 use crate::detect::{Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
@@ -51,6 +51,7 @@ const CONTEXT: Context = Context {
 };
 
 pub struct SteuernummerRecognizer {
+    context: ContextIndex,
     pattern: Regex,
 }
 
@@ -58,7 +59,10 @@ impl SteuernummerRecognizer {
     pub fn new() -> Self {
         let pattern = Regex::new(r"[0-9]{2,5}(?:[/ ][0-9]{1,5}){1,3}|[0-9]{10,13}")
             .expect("static Steuernummer pattern");
-        SteuernummerRecognizer { pattern }
+        SteuernummerRecognizer {
+            pattern,
+            context: ContextIndex::new(&CONTEXT),
+        }
     }
 }
 
@@ -112,7 +116,7 @@ impl Recognizer for SteuernummerRecognizer {
             if grouping.is_none() && !plain_digits {
                 continue;
             }
-            let ev = CONTEXT.evidence_within(s, m.start(), m.end(), 120);
+            let ev = self.context.evidence_within(s, m.start(), m.end(), 120);
             let score = match grouping {
                 Some(true) if v.contains('/') => ev.score(0.5, 0.45, 0.2, 0.3),
                 Some(true) => ev.score(0.45, 0.45, 0.2, 0.3),

@@ -3,7 +3,7 @@
 
 use regex::Regex;
 
-use super::{cand, numeric_standalone, Context};
+use super::{cand, numeric_standalone, Context, ContextIndex};
 use crate::detect::{validate, Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
@@ -43,6 +43,7 @@ const CONTEXT: Context = Context {
 };
 
 pub struct SvNummerRecognizer {
+    context: ContextIndex,
     pattern: Regex,
 }
 
@@ -52,7 +53,10 @@ impl SvNummerRecognizer {
             r"[0-9]{2}[ -]?[0-9]{2} ?[0-9]{2} ?[0-9]{2}[ -]?[A-Za-z][ -]?[0-9]{2} ?[0-9]",
         )
         .expect("static SV pattern");
-        SvNummerRecognizer { pattern }
+        SvNummerRecognizer {
+            pattern,
+            context: ContextIndex::new(&CONTEXT),
+        }
     }
 }
 
@@ -90,7 +94,7 @@ impl Recognizer for SvNummerRecognizer {
             let Some(strict) = validate::sv_nummer(&compact) else {
                 continue;
             };
-            let ev = CONTEXT.evidence(s, m.start(), m.end());
+            let ev = self.context.evidence(s, m.start(), m.end());
             let base = if strict { 0.85 } else { 0.6 };
             let score = ev.score(base, 0.15, 0.1, 0.15);
             out.push(cand(EntityType::SvNummer, m.start(), m.end(), score, true));
