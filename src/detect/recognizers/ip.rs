@@ -124,10 +124,14 @@ impl Recognizer for IpRecognizer {
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
         // A dotted quad is four digit runs joined by single dots: one such cluster.
-        let quads: Vec<(usize, usize)> = super::clusters(s, text.digit_runs(), |gap| gap == b".")
-            .filter(|c| c.runs >= 4)
-            .map(|c| (c.start, c.end))
-            .collect();
+        let quads = super::widen(
+            s,
+            super::clusters(s, text.digit_runs(), |gap| gap == b".")
+                .filter(|c| c.runs >= 4)
+                .map(|c| (c.start, c.end)),
+            0,
+            0,
+        );
         for m in super::find_in(&self.v4, s, &quads) {
             let (start, end) = (m.start(), m.end());
             let Ok(ip) = m.as_str().parse::<Ipv4Addr>() else {

@@ -81,6 +81,8 @@ pub(crate) fn number_continues_right(s: &str, end: usize, seps: &[char]) -> bool
 /// Consecutive digit runs that one pattern may span: a number with its inner separators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Cluster {
+    /// Index of its first run in the list it was grouped from.
+    pub first_run: usize,
     /// Byte offset of the first digit.
     pub start: usize,
     /// Byte offset after the last digit.
@@ -89,6 +91,14 @@ pub(crate) struct Cluster {
     pub runs: usize,
     /// Number of digits.
     pub digits: usize,
+}
+
+impl Cluster {
+    /// Its runs, from the list it was grouped from.
+    pub fn runs<'r>(&self, all: &'r [(usize, usize)]) -> &'r [(usize, usize)] {
+        all.get(self.first_run..self.first_run + self.runs)
+            .unwrap_or(&[])
+    }
 }
 
 /// Groups the sorted digit `runs` of `s` (see [`Text::digit_runs`](crate::detect::Text::digit_runs))
@@ -105,6 +115,7 @@ pub(crate) fn clusters<'r>(
     let mut i = 0;
     std::iter::from_fn(move || {
         let &(start, mut end) = runs.get(i)?;
+        let first_run = i;
         let (mut count, mut digits) = (1, end - start);
         i += 1;
         while let Some(&(a, e)) = runs.get(i) {
@@ -115,6 +126,7 @@ pub(crate) fn clusters<'r>(
             i += 1;
         }
         Some(Cluster {
+            first_run,
             start,
             end,
             runs: count,
@@ -123,8 +135,13 @@ pub(crate) fn clusters<'r>(
     })
 }
 
+/// Windows closer than this merge: one search over the bytes between two windows costs less
+/// than starting another. (The bytes between are real text, so a merged window is searched
+/// exactly like the whole text would be.)
+const MERGE_GAP: usize = 32;
+
 /// Merged windows `[start - back, end + ahead)` around sorted `spans`, widened to char
-/// boundaries. Touching windows merge too, so a match never straddles two of them.
+/// boundaries. Touching and close windows merge, so a match never straddles two of them.
 pub(crate) fn widen(
     s: &str,
     spans: impl IntoIterator<Item = (usize, usize)>,
@@ -136,7 +153,7 @@ pub(crate) fn widen(
         let start = floor_boundary(s, a.saturating_sub(back));
         let end = ceil_boundary(s, e.saturating_add(ahead));
         match out.last_mut() {
-            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            Some(last) if start <= last.1 + MERGE_GAP => last.1 = last.1.max(end),
             _ => out.push((start, end)),
         }
     }

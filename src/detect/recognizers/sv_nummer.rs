@@ -61,16 +61,22 @@ impl SvNummerRecognizer {
 }
 
 /// Where the pattern can match: its eight leading digits (single spaces or hyphens between
-/// them) end a cluster that a letter follows, optionally after one separator; the window runs
+/// them) end a cluster that a letter and two digits follow, each optionally after one
+/// separator; the window runs
 /// from the cluster to the end of the longest tail (`[ -]?X[ -]?12 3`).
 fn windows(s: &str, runs: &[(usize, usize)]) -> Vec<(usize, usize)> {
     let b = s.as_bytes();
-    let letter_after = |end: usize| {
-        let skip = usize::from(matches!(b.get(end), Some(b' ' | b'-')));
-        b.get(end + skip).is_some_and(u8::is_ascii_alphabetic)
+    let sep = |i: usize| usize::from(matches!(b.get(i), Some(b' ' | b'-')));
+    // `[ -]?[A-Za-z][ -]?[0-9]{2}` follows the eight digits.
+    let tail_after = |end: usize| {
+        let letter = end + sep(end);
+        let digits = letter + 1 + sep(letter + 1);
+        b.get(letter).is_some_and(u8::is_ascii_alphabetic)
+            && b.get(digits..digits + 2)
+                .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
     };
     let spans = super::clusters(s, runs, |gap| matches!(gap, b" " | b"-"))
-        .filter(|c| c.digits >= 8 && letter_after(c.end))
+        .filter(|c| c.digits >= 8 && tail_after(c.end))
         .map(|c| (c.start, c.end));
     super::widen(s, spans, 0, 7)
 }
