@@ -3,7 +3,7 @@
 
 use regex::Regex;
 
-use super::{cand, numeric_standalone, Context};
+use super::{cand, numeric_standalone, Context, ContextIndex};
 use crate::detect::{validate, Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
@@ -51,13 +51,17 @@ const CONTEXT: Context = Context {
 };
 
 pub struct CreditCardRecognizer {
+    context: ContextIndex,
     pattern: Regex,
 }
 
 impl CreditCardRecognizer {
     pub fn new() -> Self {
         let pattern = Regex::new(r"[0-9]{4}(?:[ -]?[0-9]{2,6}){1,4}").expect("static card pattern");
-        CreditCardRecognizer { pattern }
+        CreditCardRecognizer {
+            pattern,
+            context: ContextIndex::new(&CONTEXT),
+        }
     }
 }
 
@@ -99,27 +103,40 @@ impl Recognizer for CreditCardRecognizer {
         let s = text.view();
         // A match is digits with single spaces or hyphens between them, so it lies inside one
         // such cluster; clusters with fewer than 13 digits hold no valid card.
-        let windows: Vec<(usize, usize)> =
+        let windows = super::widen(
+            s,
             super::clusters(s, text.digit_runs(), |gap| matches!(gap, b" " | b"-"))
                 .filter(|c| c.digits >= 13)
-                .map(|c| (c.start, c.end))
-                .collect();
+                .map(|c| (c.start, c.end)),
+            0,
+            0,
+        );
         for m in super::find_in(&self.pattern, s, &windows) {
             let v = m.as_str();
-            let seps: Vec<u8> = v.bytes().filter(|b| !b.is_ascii_digit()).collect();
-            if seps.windows(2).any(|w| w[0] != w[1]) {
+            let mut seps = v.bytes().filter(|b| !b.is_ascii_digit());
+            let first_sep = seps.next();
+            if seps.any(|b| Some(b) != first_sep) {
                 continue;
             }
-            let digits: Vec<u8> = v.bytes().filter(u8::is_ascii_digit).collect();
-            if !(13..=19).contains(&digits.len())
-                || !numeric_standalone(s, m.start(), m.end())
+            if !(13..=19).contains(&v.bytes().filter(u8::is_ascii_digit).count()) {
+                continue;
+            }
+            // 13–19 digits, kept on the stack.
+            let mut buf = [0u8; 19];
+            let mut len = 0;
+            for (slot, d) in buf.iter_mut().zip(v.bytes().filter(u8::is_ascii_digit)) {
+                *slot = d;
+                len += 1;
+            }
+            let digits = &buf[..len];
+            if !numeric_standalone(s, m.start(), m.end())
                 || !validate::luhn(v)
                 || digits.iter().all(|&d| d == digits[0])
             {
                 continue;
             }
-            let ev = CONTEXT.evidence(s, m.start(), m.end());
-            let base = if !brand_ok(&digits) {
+            let ev = self.context.evidence(s, m.start(), m.end());
+            let base = if !brand_ok(digits) {
                 0.4
             } else if digits.len() == 13 && digits[0] == b'4' {
                 0.35

@@ -3,7 +3,7 @@
 
 use regex::Regex;
 
-use super::{cand, Context};
+use super::{cand, Context, ContextIndex};
 use crate::detect::{validate, Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
@@ -132,7 +132,10 @@ impl Kind {
 }
 
 pub struct DateRecognizer {
+    context: ContextIndex,
     pattern: Regex,
+    /// [`tail_key`]s of the month names of the pattern.
+    month_tails: Vec<u32>,
 }
 
 impl DateRecognizer {
@@ -149,16 +152,46 @@ impl DateRecognizer {
             m = MONTH_RE
         );
         DateRecognizer {
+            context: ContextIndex::new(&CONTEXT),
             pattern: Regex::new(&src).expect("static date pattern"),
+            month_tails: MONTH_RE
+                .split('|')
+                .filter_map(|m| tail_key(m.chars().rev()))
+                .collect(),
         }
     }
 }
 
-fn nums(v: &str) -> Vec<u32> {
-    v.split(|c: char| !c.is_ascii_digit())
-        .filter(|p| !p.is_empty() && p.len() <= 4)
-        .filter_map(|p| p.parse().ok())
-        .collect()
+/// The numbers of a matched date, in order (groups of at most four digits; a match has at
+/// most three). Kept on the stack: this runs for every candidate.
+struct Nums {
+    vals: [u32; 4],
+    len: usize,
+}
+
+impl Nums {
+    fn of(v: &str) -> Nums {
+        let mut n = Nums {
+            vals: [0; 4],
+            len: 0,
+        };
+        let groups = v
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|p| !p.is_empty() && p.len() <= 4)
+            .filter_map(|p| p.parse().ok());
+        for x in groups {
+            if let Some(slot) = n.vals.get_mut(n.len) {
+                *slot = x;
+            }
+            n.len += 1;
+        }
+        n
+    }
+
+    /// The numbers, or `None` when there are more than fit (never for a date match).
+    fn get(&self) -> Option<&[u32]> {
+        self.vals.get(..self.len)
+    }
 }
 
 fn year4(y: u32, len: usize) -> Option<u32> {
@@ -170,33 +203,64 @@ fn year4(y: u32, len: usize) -> Option<u32> {
 }
 
 fn month_of(v: &str) -> Option<u32> {
-    let lower = v.to_lowercase();
-    let word: String = lower
-        .chars()
-        .skip_while(|c| !c.is_alphabetic())
-        .take_while(|c| c.is_alphabetic())
-        .collect();
-    let word = word
-        .trim_start_matches("st")
-        .trim_start_matches("nd")
-        .trim_start_matches("rd")
-        .trim_start_matches("th");
-    MONTHS.iter().find(|(n, _)| *n == word).map(|&(_, m)| m)
+    super::with_lower(v, |lower| {
+        let from = lower.find(char::is_alphabetic)?;
+        let rest = &lower[from..];
+        let word = &rest[..rest
+            .find(|c: char| !c.is_alphabetic())
+            .unwrap_or(rest.len())];
+        let word = word
+            .trim_start_matches("st")
+            .trim_start_matches("nd")
+            .trim_start_matches("rd")
+            .trim_start_matches("th");
+        MONTHS.iter().find(|(n, _)| *n == word).map(|&(_, m)| m)
+    })
+}
+
+/// Key of the last three chars of a month name: each lowercase char as its Latin-1 byte.
+/// `ſ` (long s) counts as `s`, as case-insensitive matching folds it so.
+fn tail_key(chars_rev: impl Iterator<Item = char>) -> Option<u32> {
+    let mut key = 0u32;
+    let mut n = 0;
+    for c in chars_rev.take(3) {
+        let l = if c.is_ascii() {
+            c.to_ascii_lowercase()
+        } else if c == '\u{17f}' {
+            's'
+        } else {
+            c.to_lowercase().next().unwrap_or(c)
+        };
+        key |= u32::from(u8::try_from(u32::from(l)).ok()?) << (8 * n);
+        n += 1;
+    }
+    (n == 3).then_some(key)
 }
 
 /// Where the pattern can match. Numeric forms are three digit groups joined by `.`, `. `, `-`
 /// or `/`: one such cluster with at least three runs. Written forms end with a space and a
-/// four-digit year, and their first byte (day or month name) is at most 20 bytes before the
-/// year (`12th September, 2024`, `September. 12th, 2024`); such a window never starts inside
-/// a digit run, so a scan never begins in the middle of a number.
-fn windows(s: &str, runs: &[(usize, usize)]) -> Vec<(usize, usize)> {
+/// four-digit year, with the month name ending 2–9 bytes before the year (`März 2024`,
+/// `September. 12th, 2024`) and their first byte at most 20 bytes before it; they are searched
+/// only where a letter run ends there in the last three letters of a month name (`tails`,
+/// from [`tail_key`]). Such a window never starts inside a digit run.
+fn windows(s: &str, runs: &[(usize, usize)], tails: &[u32]) -> Vec<(usize, usize)> {
     let b = s.as_bytes();
     let numeric = super::clusters(s, runs, |gap| matches!(gap, b"." | b". " | b"-" | b"/"))
         .filter(|c| c.runs >= 3)
         .map(|c| (c.start, c.end));
-    let mut spans: Vec<(usize, usize)> = numeric.collect();
+    let numeric: Vec<(usize, usize)> = numeric.collect();
+    let mut written: Vec<(usize, usize)> = Vec::new();
+    let month_ends_at = |end: usize| {
+        b.get(end - 1).is_some_and(u8::is_ascii_alphabetic)
+            && !b.get(end).is_some_and(u8::is_ascii_alphabetic)
+            && tail_key(s.get(..end).unwrap_or("").chars().rev())
+                .is_some_and(|k| tails.contains(&k))
+    };
     for (k, &(a, e)) in runs.iter().enumerate() {
-        if e - a < 4 || a == 0 || b.get(a - 1) != Some(&b' ') {
+        if e - a < 4 || a < 3 || b.get(a - 1) != Some(&b' ') {
+            continue;
+        }
+        if !(a.saturating_sub(9).max(1)..a).any(month_ends_at) {
             continue;
         }
         let mut from = super::floor_boundary(s, a.saturating_sub(20));
@@ -207,10 +271,31 @@ fn windows(s: &str, runs: &[(usize, usize)]) -> Vec<(usize, usize)> {
             }
             from = from.min(pa);
         }
-        spans.push((from, a + 4));
+        written.push((from, a + 4));
     }
-    spans.sort_unstable();
-    super::widen(s, spans, 0, 0)
+    super::widen(s, merge_sorted(&numeric, &written), 0, 0)
+}
+
+/// The spans of two lists sorted by start, in one sorted sequence.
+fn merge_sorted<'a>(
+    a: &'a [(usize, usize)],
+    b: &'a [(usize, usize)],
+) -> impl Iterator<Item = (usize, usize)> + 'a {
+    let (mut i, mut j) = (0, 0);
+    std::iter::from_fn(move || {
+        let next = match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) if x <= y => x,
+            (Some(_), Some(y)) | (None, Some(y)) => y,
+            (Some(x), None) => x,
+            (None, None) => return None,
+        };
+        if a.get(i) == Some(next) {
+            i += 1;
+        } else {
+            j += 1;
+        }
+        Some(*next)
+    })
 }
 
 impl Recognizer for DateRecognizer {
@@ -220,7 +305,11 @@ impl Recognizer for DateRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for m in super::find_in(&self.pattern, s, &windows(s, text.digit_runs())) {
+        for m in super::find_in(
+            &self.pattern,
+            s,
+            &windows(s, text.digit_runs(), &self.month_tails),
+        ) {
             let v = m.as_str();
             let (start, end) = (m.start(), m.end());
             let c = Kind::of(v);
@@ -236,21 +325,27 @@ impl Recognizer for DateRecognizer {
             if !left_ok || !(right_ok || iso_time) {
                 continue;
             }
-            let n = nums(v);
-            let ev = CONTEXT.evidence(s, start, end);
+            let nums = Nums::of(v);
+            let Some(n) = nums.get() else {
+                continue;
+            };
+            // Context is looked up once, and only for candidates that need it.
+            let mut ev = None;
+            let mut evidence = || *ev.get_or_insert_with(|| self.context.evidence(s, start, end));
             let valid = if c.name("dmy").is_some() || c.name("slash").is_some() {
-                let parts: Vec<&str> = v
-                    .split(['.', '/'])
-                    .map(str::trim)
-                    .filter(|p| !p.is_empty())
-                    .collect();
-                if n.len() != 3 || parts.len() != 3 {
+                let mut parts = v.split(['.', '/']).map(str::trim).filter(|p| !p.is_empty());
+                let (Some(p0), Some(_), Some(p2), None) =
+                    (parts.next(), parts.next(), parts.next(), parts.next())
+                else {
+                    continue;
+                };
+                if n.len() != 3 {
                     continue;
                 }
-                if parts[0].len() == 4 {
+                if p0.len() == 4 {
                     validate::date(n[0], n[1], n[2])
                 } else {
-                    let y = year4(n[2], parts[2].len());
+                    let y = year4(n[2], p2.len());
                     y.is_some_and(|y| {
                         validate::date(y, n[1], n[0])
                             || (c.name("slash").is_some() && validate::date(y, n[0], n[1]))
@@ -260,7 +355,7 @@ impl Recognizer for DateRecognizer {
                 n.len() == 3 && validate::date(n[0], n[1], n[2])
             } else if c.name("dml").is_some() || c.name("mdy").is_some() {
                 let month = month_of(v);
-                match (month, n.as_slice()) {
+                match (month, n) {
                     (Some(mo), [a, b]) => {
                         if c.name("dml").is_some() {
                             validate::date(*b, mo, *a)
@@ -273,7 +368,7 @@ impl Recognizer for DateRecognizer {
             } else {
                 // month + year: only with birth context
                 month_of(v).is_some()
-                    && ev.strong
+                    && evidence().strong
                     && n.first().is_some_and(|y| (1900..=2100).contains(y))
             };
             if !valid {
@@ -281,7 +376,7 @@ impl Recognizer for DateRecognizer {
             }
             // `12.03.2024 14:30 Uhr` is still a date; `12.30 Uhr` never reaches here.
             let base = if c.name("my").is_some() { 0.35 } else { 0.6 };
-            let score = ev.score(base, 0.35, 0.1, 0.3);
+            let score = evidence().score(base, 0.35, 0.1, 0.3);
             out.push(cand(EntityType::Date, start, end, score, false));
         }
     }

@@ -1,7 +1,7 @@
 //! IBAN (entities.md §5): two letters + two digits anchor, then alphanumerics with single
 //! space/hyphen separators until the registry length is reached; mod 97 decides.
 
-use super::{cand, numeric_standalone, Context};
+use super::{cand, numeric_standalone, Context, ContextIndex};
 use crate::detect::{validate, Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
@@ -33,11 +33,15 @@ const CONTEXT: Context = Context {
     ],
 };
 
-pub struct IbanRecognizer;
+pub struct IbanRecognizer {
+    context: ContextIndex,
+}
 
 impl IbanRecognizer {
     pub fn new() -> Self {
-        IbanRecognizer
+        IbanRecognizer {
+            context: ContextIndex::new(&CONTEXT),
+        }
     }
 }
 
@@ -100,7 +104,7 @@ impl Recognizer for IbanRecognizer {
             }
             let lower_cc = s.as_bytes()[start].is_ascii_lowercase();
             let base = if lower_cc { 0.9 } else { 0.95 };
-            let ev = CONTEXT.evidence(s, start, end);
+            let ev = self.context.evidence(s, start, end);
             out.push(cand(
                 EntityType::Iban,
                 start,

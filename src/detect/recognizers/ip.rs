@@ -5,7 +5,7 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 
 use regex::Regex;
 
-use super::{cand, Context};
+use super::{cand, Context, ContextIndex};
 use crate::detect::{Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
@@ -52,6 +52,7 @@ const CONTEXT: Context = Context {
 };
 
 pub struct IpRecognizer {
+    context: ContextIndex,
     v4: Regex,
     v6: Regex,
 }
@@ -59,6 +60,7 @@ pub struct IpRecognizer {
 impl IpRecognizer {
     pub fn new() -> Self {
         IpRecognizer {
+            context: ContextIndex::new(&CONTEXT),
             v4: Regex::new(r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}").expect("static v4"),
             v6: Regex::new(
                 r"[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,7}(?:\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3})?(?:%[0-9A-Za-z]+)?",
@@ -122,10 +124,14 @@ impl Recognizer for IpRecognizer {
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
         // A dotted quad is four digit runs joined by single dots: one such cluster.
-        let quads: Vec<(usize, usize)> = super::clusters(s, text.digit_runs(), |gap| gap == b".")
-            .filter(|c| c.runs >= 4)
-            .map(|c| (c.start, c.end))
-            .collect();
+        let quads = super::widen(
+            s,
+            super::clusters(s, text.digit_runs(), |gap| gap == b".")
+                .filter(|c| c.runs >= 4)
+                .map(|c| (c.start, c.end)),
+            0,
+            0,
+        );
         for m in super::find_in(&self.v4, s, &quads) {
             let (start, end) = (m.start(), m.end());
             let Ok(ip) = m.as_str().parse::<Ipv4Addr>() else {
@@ -139,18 +145,18 @@ impl Recognizer for IpRecognizer {
             {
                 continue;
             }
-            let ev = CONTEXT.evidence(s, start, end);
+            let ev = self.context.evidence(s, start, end);
             let mut base = v4_base(ip);
             // Version-like quads (`2.4.1.0`) without IP context are versions.
             if ip.octets()[0] < 10 && !ev.strong {
                 base -= 0.3;
             }
-            let window = super::lower(super::before(s, start, 40));
-            if ["version", "firmware", "build", "release", "patch", "update"]
-                .iter()
-                .any(|k| window.contains(k))
-                || s[..start].ends_with(['v', 'V'])
-            {
+            let versionish = super::with_lower(super::before(s, start, 40), |window| {
+                ["version", "firmware", "build", "release", "patch", "update"]
+                    .iter()
+                    .any(|k| window.contains(k))
+            });
+            if versionish || s[..start].ends_with(['v', 'V']) {
                 base = if ev.strong { 0.55 } else { 0.0 };
             }
             let score = ev.score(base, 0.2, 0.1, 0.35);
@@ -190,7 +196,7 @@ impl Recognizer for IpRecognizer {
             } else {
                 0.85
             };
-            let ev = CONTEXT.evidence(s, start, end);
+            let ev = self.context.evidence(s, start, end);
             let score = ev.score(base, 0.2, 0.1, 0.3);
             out.push(cand(EntityType::IpAddress, start, end, score, false));
         }

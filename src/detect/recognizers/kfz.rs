@@ -3,7 +3,7 @@
 
 use regex::Regex;
 
-use super::{cand, Context};
+use super::{cand, Context, ContextIndex};
 use crate::detect::lexicon::Lexicon;
 use crate::detect::{Candidate, EntityType, Recognizer, Text};
 
@@ -48,6 +48,7 @@ const WORDLIKE: &[&str] = &[
 ];
 
 pub struct KfzRecognizer {
+    context: ContextIndex,
     pattern: Regex,
     lexicon: &'static Lexicon,
 }
@@ -57,6 +58,7 @@ impl KfzRecognizer {
         let pattern = Regex::new(r"([A-ZÄÖÜ]{1,3})[- ]([A-Z]{1,2})[ -]?([1-9][0-9]{0,3})( ?[EH])?")
             .expect("static KFZ pattern");
         KfzRecognizer {
+            context: ContextIndex::new(&CONTEXT),
             pattern,
             lexicon: Lexicon::get(),
         }
@@ -128,7 +130,7 @@ impl Recognizer for KfzRecognizer {
             {
                 continue;
             }
-            let ev = CONTEXT.evidence(s, mstart, end);
+            let ev = self.context.evidence(s, mstart, end);
             let base = if WORDLIKE.contains(&code.as_str()) {
                 0.45
             } else {

@@ -81,6 +81,8 @@ pub(crate) fn number_continues_right(s: &str, end: usize, seps: &[char]) -> bool
 /// Consecutive digit runs that one pattern may span: a number with its inner separators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Cluster {
+    /// Index of its first run in the list it was grouped from.
+    pub first_run: usize,
     /// Byte offset of the first digit.
     pub start: usize,
     /// Byte offset after the last digit.
@@ -89,6 +91,14 @@ pub(crate) struct Cluster {
     pub runs: usize,
     /// Number of digits.
     pub digits: usize,
+}
+
+impl Cluster {
+    /// Its runs, from the list it was grouped from.
+    pub fn runs<'r>(&self, all: &'r [(usize, usize)]) -> &'r [(usize, usize)] {
+        all.get(self.first_run..self.first_run + self.runs)
+            .unwrap_or(&[])
+    }
 }
 
 /// Groups the sorted digit `runs` of `s` (see [`Text::digit_runs`](crate::detect::Text::digit_runs))
@@ -105,6 +115,7 @@ pub(crate) fn clusters<'r>(
     let mut i = 0;
     std::iter::from_fn(move || {
         let &(start, mut end) = runs.get(i)?;
+        let first_run = i;
         let (mut count, mut digits) = (1, end - start);
         i += 1;
         while let Some(&(a, e)) = runs.get(i) {
@@ -115,6 +126,7 @@ pub(crate) fn clusters<'r>(
             i += 1;
         }
         Some(Cluster {
+            first_run,
             start,
             end,
             runs: count,
@@ -123,8 +135,13 @@ pub(crate) fn clusters<'r>(
     })
 }
 
+/// Windows closer than this merge: one search over the bytes between two windows costs less
+/// than starting another. (The bytes between are real text, so a merged window is searched
+/// exactly like the whole text would be.)
+const MERGE_GAP: usize = 32;
+
 /// Merged windows `[start - back, end + ahead)` around sorted `spans`, widened to char
-/// boundaries. Touching windows merge too, so a match never straddles two of them.
+/// boundaries. Touching and close windows merge, so a match never straddles two of them.
 pub(crate) fn widen(
     s: &str,
     spans: impl IntoIterator<Item = (usize, usize)>,
@@ -136,7 +153,7 @@ pub(crate) fn widen(
         let start = floor_boundary(s, a.saturating_sub(back));
         let end = ceil_boundary(s, e.saturating_add(ahead));
         match out.last_mut() {
-            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            Some(last) if start <= last.1 + MERGE_GAP => last.1 = last.1.max(end),
             _ => out.push((start, end)),
         }
     }
@@ -197,40 +214,104 @@ pub(crate) fn lower(s: &str) -> String {
     s.to_lowercase()
 }
 
+/// Calls `f` with the lowercase of a short window without allocating: char by char into a
+/// stack buffer (the same as [`lower`] except for the final-sigma rule, which no context word
+/// involves), falling back to [`lower`] for windows that do not fit.
+pub(crate) fn with_lower<R>(s: &str, f: impl FnOnce(&str) -> R) -> R {
+    let mut buf = [0u8; 512];
+    let mut len = 0;
+    let mut rest = s;
+    loop {
+        // ASCII stretches are copied and lowercased as slices; other chars go through Unicode.
+        let ascii = rest
+            .bytes()
+            .position(|b| !b.is_ascii())
+            .unwrap_or(rest.len());
+        let Some(slot) = buf.get_mut(len..len + ascii) else {
+            return f(&lower(s));
+        };
+        slot.copy_from_slice(&rest.as_bytes()[..ascii]);
+        slot.make_ascii_lowercase();
+        len += ascii;
+        rest = &rest[ascii..];
+        let Some(c) = rest.chars().next() else {
+            break;
+        };
+        rest = &rest[c.len_utf8()..];
+        for l in c.to_lowercase() {
+            let Some(slot) = buf.get_mut(len..len + l.len_utf8()) else {
+                return f(&lower(s));
+            };
+            l.encode_utf8(slot);
+            len += l.len_utf8();
+        }
+    }
+    match std::str::from_utf8(&buf[..len]) {
+        Ok(t) => f(t),
+        Err(_) => f(&lower(s)),
+    }
+}
+
+/// True when `w` (lowercase) occurs in `hay` at byte `i` and ends a token there: when `w` ends
+/// in a letter or digit, no letter or digit follows it.
+fn word_at(hay: &str, i: usize, w: &str) -> bool {
+    let end = i + w.len();
+    // Words are short: a byte loop beats a call to memcmp.
+    let same = hay
+        .as_bytes()
+        .get(i..end)
+        .is_some_and(|r| r.iter().zip(w.as_bytes()).all(|(a, b)| a == b));
+    if w.is_empty() || !same || !hay.is_char_boundary(end) {
+        return false;
+    }
+    let open_end = !w.ends_with(|c: char| c.is_alphanumeric());
+    open_end
+        || !hay
+            .get(end..)
+            .and_then(|r| r.chars().next())
+            .is_some_and(char::is_alphanumeric)
+}
+
+/// Calls `f` with the byte offset of every position of `hay` where a token may begin: not
+/// after a letter/digit or hyphen (`IdNr` must not fire inside `USt-IdNr`). `f` returns false
+/// to stop.
+fn token_starts(hay: &str, mut f: impl FnMut(usize) -> bool) {
+    let b = hay.as_bytes();
+    let mut may_start = true;
+    let mut i = 0;
+    while let Some(&x) = b.get(i) {
+        if may_start && !f(i) {
+            return;
+        }
+        if x.is_ascii() {
+            may_start = !(x.is_ascii_alphanumeric() || x == b'-');
+            i += 1;
+        } else {
+            let c = hay.get(i..).and_then(|r| r.chars().next()).unwrap_or(' ');
+            may_start = !c.is_alphanumeric();
+            i += c.len_utf8();
+        }
+    }
+}
+
 /// True when one of `words` (lowercase) occurs in `hay` (lowercase) as a whole token: not
 /// preceded by a letter/digit or hyphen (`IdNr` must not fire inside `USt-IdNr`), and, when the word ends in a letter, not followed by one.
 pub(crate) fn has_word(hay: &str, words: &[&str]) -> bool {
-    // Windows are short (≤ ~100 bytes): one pass over the token starts of `hay`, trying every
-    // word only where a token may begin (not after a letter/digit or hyphen).
-    let h = hay.as_bytes();
-    let mut may_start = true;
-    for (i, c) in hay.char_indices() {
-        if may_start {
-            let rest = h.get(i..).unwrap_or(&[]);
-            let first = rest.first().copied();
-            for w in words {
-                let wb = w.as_bytes();
-                if wb.first().copied() != first || !rest.starts_with(wb) {
-                    continue;
-                }
-                let end = i + wb.len();
-                if !hay.is_char_boundary(end) {
-                    continue;
-                }
-                let open_end = !w.ends_with(|c: char| c.is_alphanumeric());
-                if open_end
-                    || !hay
-                        .get(end..)
-                        .and_then(|r| r.chars().next())
-                        .is_some_and(char::is_alphanumeric)
-                {
-                    return true;
-                }
-            }
+    // Windows are short (≤ ~100 bytes): one pass over the token starts of `hay`, trying the
+    // words only where a token begins with the first byte of one of them.
+    let mut firsts = [false; 256];
+    for w in words {
+        if let Some(&b) = w.as_bytes().first() {
+            firsts[usize::from(b)] = true;
         }
-        may_start = !(c.is_alphanumeric() || c == '-');
     }
-    false
+    let h = hay.as_bytes();
+    let mut found = false;
+    token_starts(hay, |i| {
+        found = firsts[usize::from(h[i])] && words.iter().any(|w| word_at(hay, i, w));
+        !found
+    });
+    found
 }
 
 /// Context words of one type (lowercase).
@@ -271,13 +352,106 @@ impl Context {
 
     /// [`Context::evidence`] with a custom look-back (bytes).
     pub fn evidence_within(&self, s: &str, start: usize, end: usize, back: usize) -> Evidence {
-        let b = lower(before(s, start, back));
-        let a = lower(after(s, end, 25));
-        Evidence {
-            strong: has_word(&b, self.strong) || (a.contains('(') && has_word(&a, self.strong)),
-            weak: has_word(&b, self.weak),
-            negative: has_word(&b, self.negative),
+        let a = after(s, end, 25);
+        with_lower(before(s, start, back), |b| Evidence {
+            strong: has_word(b, self.strong)
+                || (a.contains('(') && with_lower(a, |a| has_word(a, self.strong))),
+            weak: has_word(b, self.weak),
+            negative: has_word(b, self.negative),
+        })
+    }
+}
+
+/// Which list of a [`Context`] a word comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cue {
+    Strong,
+    Weak,
+    Negative,
+}
+
+/// A [`Context`] compiled once per recognizer: [`ContextIndex::evidence`] gives the same
+/// answer as [`Context::evidence`], but finds the words of all three lists in one automaton
+/// pass over the lowercased window (no allocation), checking token boundaries only where a
+/// word occurs.
+pub(crate) struct ContextIndex {
+    words: aho_corasick::AhoCorasick,
+    /// Per pattern id: its list, and whether it ends in a letter or digit (then no letter or
+    /// digit may follow).
+    cues: Vec<(Cue, bool)>,
+}
+
+impl ContextIndex {
+    pub fn new(context: &Context) -> ContextIndex {
+        let mut patterns: Vec<&'static str> = Vec::new();
+        let mut cues = Vec::new();
+        for (words, cue) in [
+            (context.strong, Cue::Strong),
+            (context.weak, Cue::Weak),
+            (context.negative, Cue::Negative),
+        ] {
+            for &w in words.iter().filter(|w| !w.is_empty()) {
+                patterns.push(w);
+                cues.push((cue, w.ends_with(|c: char| c.is_alphanumeric())));
+            }
         }
+        let words = aho_corasick::AhoCorasick::builder()
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .build(&patterns)
+            .expect("static context words");
+        ContextIndex { words, cues }
+    }
+
+    /// Looks 50 bytes back (same line, or a preceding `label:` line) and 25 bytes ahead.
+    pub fn evidence(&self, s: &str, start: usize, end: usize) -> Evidence {
+        self.evidence_within(s, start, end, 50)
+    }
+
+    /// [`ContextIndex::evidence`] with a custom look-back (bytes).
+    pub fn evidence_within(&self, s: &str, start: usize, end: usize, back: usize) -> Evidence {
+        let mut ev = with_lower(before(s, start, back), |b| self.scan(b, false));
+        let a = after(s, end, 25);
+        if !ev.strong && a.contains('(') {
+            ev.strong = with_lower(a, |a| self.scan(a, true).strong);
+        }
+        ev
+    }
+
+    /// The cues whose words occur as whole tokens in `hay` (lowercase), as [`has_word`] decides:
+    /// not after a letter, digit or hyphen, and not followed by a letter or digit when the word
+    /// ends in one. Only strong ones when `strong_only`.
+    fn scan(&self, hay: &str, strong_only: bool) -> Evidence {
+        let mut ev = Evidence::default();
+        for m in self.words.find_overlapping_iter(hay) {
+            let Some(&(cue, closed_end)) = self.cues.get(m.pattern().as_usize()) else {
+                continue;
+            };
+            let seen = match cue {
+                Cue::Strong => ev.strong,
+                Cue::Weak => ev.weak || strong_only,
+                Cue::Negative => ev.negative || strong_only,
+            };
+            // Words and window are UTF-8, so a match starts and ends on char boundaries.
+            let (before, after) = (&hay[..m.start()], &hay[m.end()..]);
+            if seen
+                || before
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_alphanumeric() || c == '-')
+                || closed_end && after.chars().next().is_some_and(char::is_alphanumeric)
+            {
+                continue;
+            }
+            match cue {
+                Cue::Strong => ev.strong = true,
+                Cue::Weak => ev.weak = true,
+                Cue::Negative => ev.negative = true,
+            }
+            if ev.strong && (strong_only || ev.weak && ev.negative) {
+                break;
+            }
+        }
+        ev
     }
 }
 

@@ -3,7 +3,7 @@
 
 use regex::Regex;
 
-use super::{cand, Context};
+use super::{cand, Context, ContextIndex};
 use crate::detect::{Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
@@ -92,6 +92,7 @@ const CONTEXT: Context = Context {
 };
 
 pub struct PhoneRecognizer {
+    context: ContextIndex,
     pattern: Regex,
 }
 
@@ -106,7 +107,10 @@ impl PhoneRecognizer {
             ",
         )
         .expect("static phone pattern");
-        PhoneRecognizer { pattern }
+        PhoneRecognizer {
+            pattern,
+            context: ContextIndex::new(&CONTEXT),
+        }
     }
 }
 
@@ -132,7 +136,8 @@ fn looks_like_date_or_amount(v: &str) -> bool {
 /// Where the pattern can match. Between two digits of a number it allows at most a few
 /// separators (`-`, `/`, `.`, spaces, the brackets of `(0)` and `(0 30)`, at most 8 bytes for
 /// `(0      ) 1`), and before the first digit only `+` or `(`; so a match lies in one cluster
-/// of such gaps plus one byte to its left. Fewer than 6 digits are never a phone number.
+/// of such gaps plus one byte to its left. Only clusters that can hold an accepted number are
+/// searched: at least 6 digits, and a digit run that may start one (see [`may_start`]).
 fn windows(s: &str, runs: &[(usize, usize)]) -> Vec<(usize, usize)> {
     let joins = |gap: &[u8]| {
         gap.len() <= 8
@@ -140,10 +145,30 @@ fn windows(s: &str, runs: &[(usize, usize)]) -> Vec<(usize, usize)> {
                 .iter()
                 .all(|b| matches!(b, b' ' | b'-' | b'.' | b'/' | b'(' | b')'))
     };
+    let b = s.as_bytes();
     let spans = super::clusters(s, runs, joins)
-        .filter(|c| c.digits >= 6)
+        .filter(|c| {
+            c.digits >= 6
+                && (c.start..c.end).any(|i| {
+                    let run_start = b[i].is_ascii_digit()
+                        && !i.checked_sub(1).is_some_and(|p| b[p].is_ascii_digit());
+                    run_start && may_start(s, i)
+                })
+        })
         .map(|c| (c.start, c.end));
     super::widen(s, spans, 1, 0)
+}
+
+/// True when an accepted number may begin at the digit run starting at `i`: after `+` or
+/// `(`, or with a `0` that does not continue a number on its left. Every other match starts
+/// inside a run, after a digit, and is rejected; so a cluster without such a run holds no
+/// phone number.
+fn may_start(s: &str, i: usize) -> bool {
+    let b = s.as_bytes();
+    let after_lead = i
+        .checked_sub(1)
+        .is_some_and(|p| matches!(b[p], b'+' | b'('));
+    after_lead || b.get(i) == Some(&b'0') && !super::number_continues_left(s, i)
 }
 
 impl Recognizer for PhoneRecognizer {
@@ -222,7 +247,7 @@ impl Recognizer for PhoneRecognizer {
                 // US style (555) 123-4567
                 0.6
             };
-            let ev = CONTEXT.evidence(s, start, end);
+            let ev = self.context.evidence(s, start, end);
             let score = ev.score(base, 0.2, 0.1, 0.3);
             out.push(cand(EntityType::PhoneNumber, start, end, score, false));
         }

@@ -2,7 +2,7 @@
 
 use regex::Regex;
 
-use super::{cand, numeric_standalone, Context};
+use super::{cand, numeric_standalone, Context, ContextIndex};
 use crate::detect::{validate, Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
@@ -51,14 +51,40 @@ const CONTEXT: Context = Context {
 };
 
 pub struct SteuerIdRecognizer {
+    context: ContextIndex,
     pattern: Regex,
 }
 
 impl SteuerIdRecognizer {
     pub fn new() -> Self {
         let pattern = Regex::new(r"[1-9][0-9]{1,10}(?: [0-9]{2,4}){0,4}").expect("static pattern");
-        SteuerIdRecognizer { pattern }
+        SteuerIdRecognizer {
+            pattern,
+            context: ContextIndex::new(&CONTEXT),
+        }
     }
+}
+
+/// True when one of the digit `runs` (single spaces between them) can open an accepted
+/// Steuer-ID. An accepted match is standalone, so it starts at a run with a non-zero first
+/// digit; the pattern takes that run whole (2–11 digits) and then groups of 2–4 digits, and
+/// the 11th digit must end a run. Clusters without such runs hold only rejected matches.
+fn may_hold_id(s: &str, runs: &[(usize, usize)]) -> bool {
+    let b = s.as_bytes();
+    (0..runs.len()).any(|k| {
+        let (a, e) = runs[k];
+        if b[a] == b'0' || !(2..=11).contains(&(e - a)) {
+            return false;
+        }
+        let mut total = e - a;
+        for &(ga, ge) in runs[k + 1..].iter().take(4) {
+            if total >= 11 || !(2..=4).contains(&(ge - ga)) {
+                break;
+            }
+            total += ge - ga;
+        }
+        total == 11
+    })
 }
 
 impl Recognizer for SteuerIdRecognizer {
@@ -69,11 +95,16 @@ impl Recognizer for SteuerIdRecognizer {
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
         // A match is digits with single spaces between them, so it lies inside one such
-        // cluster; only clusters with at least 11 digits can hold a Steuer-ID.
-        let windows: Vec<(usize, usize)> = super::clusters(s, text.digit_runs(), |gap| gap == b" ")
-            .filter(|c| c.digits >= 11)
-            .map(|c| (c.start, c.end))
-            .collect();
+        // cluster; only clusters with a run that can open a Steuer-ID are searched.
+        let runs = text.digit_runs();
+        let windows = super::widen(
+            s,
+            super::clusters(s, runs, |gap| gap == b" ")
+                .filter(|c| c.digits >= 11 && may_hold_id(s, c.runs(runs)))
+                .map(|c| (c.start, c.end)),
+            0,
+            0,
+        );
         for m in super::find_in(&self.pattern, s, &windows) {
             // Try the longest prefix of whole groups that has exactly 11 digits.
             let v = m.as_str();
@@ -101,7 +132,7 @@ impl Recognizer for SteuerIdRecognizer {
             if !numeric_standalone(s, start, end) || !validate::steuer_id(&compact) {
                 continue;
             }
-            let ev = CONTEXT.evidence(s, start, end);
+            let ev = self.context.evidence(s, start, end);
             let score = if ev.negative && !ev.strong {
                 0.3
             } else if ev.strong {

@@ -2,7 +2,7 @@
 
 use regex::Regex;
 
-use super::{cand, numeric_standalone, Context};
+use super::{cand, numeric_standalone, Context, ContextIndex};
 use crate::detect::{Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
@@ -51,6 +51,7 @@ const CONTEXT: Context = Context {
 };
 
 pub struct SteuernummerRecognizer {
+    context: ContextIndex,
     pattern: Regex,
 }
 
@@ -58,7 +59,10 @@ impl SteuernummerRecognizer {
     pub fn new() -> Self {
         let pattern = Regex::new(r"[0-9]{2,5}(?:[/ ][0-9]{1,5}){1,3}|[0-9]{10,13}")
             .expect("static Steuernummer pattern");
-        SteuernummerRecognizer { pattern }
+        SteuernummerRecognizer {
+            pattern,
+            context: ContextIndex::new(&CONTEXT),
+        }
     }
 }
 
@@ -87,6 +91,33 @@ fn grouping_ok(v: &str) -> Option<bool> {
     }
 }
 
+/// Digit group lengths of the accepted forms: [`grouping_ok`] and 10–11 plain digits.
+const SHAPES: &[&[usize]] = &[
+    &[2, 3, 5],
+    &[3, 3, 5],
+    &[3, 4, 4],
+    &[5, 5],
+    &[2, 3, 4, 1],
+    &[13],
+    &[10],
+    &[11],
+];
+
+/// True when consecutive digit `runs` have the group lengths of an accepted form. An accepted
+/// match is standalone, so it starts and ends on run boundaries and its groups are whole runs;
+/// clusters without such runs hold only rejected matches.
+fn may_hold(runs: &[(usize, usize)]) -> bool {
+    (0..runs.len()).any(|k| {
+        SHAPES.iter().any(|shape| {
+            runs.get(k..k + shape.len()).is_some_and(|r| {
+                r.iter()
+                    .zip(shape.iter())
+                    .all(|(&(a, e), &len)| e - a == len)
+            })
+        })
+    })
+}
+
 impl Recognizer for SteuernummerRecognizer {
     fn entity_type(&self) -> EntityType {
         EntityType::Steuernummer
@@ -95,12 +126,16 @@ impl Recognizer for SteuernummerRecognizer {
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
         // A match is digits with single slashes or spaces between them, so it lies inside one
-        // such cluster; every accepted form has at least 10 digits.
-        let windows: Vec<(usize, usize)> =
-            super::clusters(s, text.digit_runs(), |gap| matches!(gap, b"/" | b" "))
-                .filter(|c| c.digits >= 10)
-                .map(|c| (c.start, c.end))
-                .collect();
+        // such cluster; only clusters with runs of an accepted shape are searched.
+        let runs = text.digit_runs();
+        let windows = super::widen(
+            s,
+            super::clusters(s, runs, |gap| matches!(gap, b"/" | b" "))
+                .filter(|c| c.digits >= 10 && may_hold(c.runs(runs)))
+                .map(|c| (c.start, c.end)),
+            0,
+            0,
+        );
         for m in super::find_in(&self.pattern, s, &windows) {
             let v = m.as_str();
             if !numeric_standalone(s, m.start(), m.end()) {
@@ -112,7 +147,7 @@ impl Recognizer for SteuernummerRecognizer {
             if grouping.is_none() && !plain_digits {
                 continue;
             }
-            let ev = CONTEXT.evidence_within(s, m.start(), m.end(), 120);
+            let ev = self.context.evidence_within(s, m.start(), m.end(), 120);
             let score = match grouping {
                 Some(true) if v.contains('/') => ev.score(0.5, 0.45, 0.2, 0.3),
                 Some(true) => ev.score(0.45, 0.45, 0.2, 0.3),

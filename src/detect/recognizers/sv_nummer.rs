@@ -3,7 +3,7 @@
 
 use regex::Regex;
 
-use super::{cand, numeric_standalone, Context};
+use super::{cand, numeric_standalone, Context, ContextIndex};
 use crate::detect::{validate, Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
@@ -43,6 +43,7 @@ const CONTEXT: Context = Context {
 };
 
 pub struct SvNummerRecognizer {
+    context: ContextIndex,
     pattern: Regex,
 }
 
@@ -52,21 +53,30 @@ impl SvNummerRecognizer {
             r"[0-9]{2}[ -]?[0-9]{2} ?[0-9]{2} ?[0-9]{2}[ -]?[A-Za-z][ -]?[0-9]{2} ?[0-9]",
         )
         .expect("static SV pattern");
-        SvNummerRecognizer { pattern }
+        SvNummerRecognizer {
+            pattern,
+            context: ContextIndex::new(&CONTEXT),
+        }
     }
 }
 
 /// Where the pattern can match: its eight leading digits (single spaces or hyphens between
-/// them) end a cluster that a letter follows, optionally after one separator; the window runs
+/// them) end a cluster that a letter and two digits follow, each optionally after one
+/// separator; the window runs
 /// from the cluster to the end of the longest tail (`[ -]?X[ -]?12 3`).
 fn windows(s: &str, runs: &[(usize, usize)]) -> Vec<(usize, usize)> {
     let b = s.as_bytes();
-    let letter_after = |end: usize| {
-        let skip = usize::from(matches!(b.get(end), Some(b' ' | b'-')));
-        b.get(end + skip).is_some_and(u8::is_ascii_alphabetic)
+    let sep = |i: usize| usize::from(matches!(b.get(i), Some(b' ' | b'-')));
+    // `[ -]?[A-Za-z][ -]?[0-9]{2}` follows the eight digits.
+    let tail_after = |end: usize| {
+        let letter = end + sep(end);
+        let digits = letter + 1 + sep(letter + 1);
+        b.get(letter).is_some_and(u8::is_ascii_alphabetic)
+            && b.get(digits..digits + 2)
+                .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
     };
     let spans = super::clusters(s, runs, |gap| matches!(gap, b" " | b"-"))
-        .filter(|c| c.digits >= 8 && letter_after(c.end))
+        .filter(|c| c.digits >= 8 && tail_after(c.end))
         .map(|c| (c.start, c.end));
     super::widen(s, spans, 0, 7)
 }
@@ -90,7 +100,7 @@ impl Recognizer for SvNummerRecognizer {
             let Some(strict) = validate::sv_nummer(&compact) else {
                 continue;
             };
-            let ev = CONTEXT.evidence(s, m.start(), m.end());
+            let ev = self.context.evidence(s, m.start(), m.end());
             let base = if strict { 0.85 } else { 0.6 };
             let score = ev.score(base, 0.15, 0.1, 0.15);
             out.push(cand(EntityType::SvNummer, m.start(), m.end(), score, true));
