@@ -1,4 +1,4 @@
-use std::collections::{HashMap, HashSet};
+use ahash::{AHashMap as HashMap, AHashSet as HashSet};
 
 use serde::Serialize;
 
@@ -17,7 +17,8 @@ pub struct MappingEntry {
 /// exchange (proxy), so numbering is consistent across all text fields of one request.
 #[derive(Debug, Default, Clone)]
 pub struct TokenTable {
-    index: HashMap<(EntityType, String), usize>,
+    /// Per type: value → row of `entries` (per type, so that a lookup needs no owned key).
+    index: HashMap<EntityType, HashMap<String, usize>>,
     entries: Vec<MappingEntry>,
     next_number: HashMap<EntityType, u64>,
     /// Literal tokens present in the input; their numbers are never issued again.
@@ -38,18 +39,26 @@ impl TokenTable {
 
     /// The token for `value` of type `entity_type`, issuing a new one on first sight.
     pub fn token_for(&mut self, entity_type: EntityType, value: &str) -> &str {
-        let key = (entity_type, value.to_owned());
-        let idx = match self.index.get(&key) {
-            Some(&idx) => idx,
+        let known = self
+            .index
+            .get(&entity_type)
+            .and_then(|values| values.get(value))
+            .copied();
+        let idx = match known {
+            Some(idx) => idx,
             None => {
                 let token = self.next_token(entity_type);
                 self.entries.push(MappingEntry {
                     token,
                     entity_type,
-                    value: key.1.clone(),
+                    value: value.to_owned(),
                 });
-                self.index.insert(key, self.entries.len() - 1);
-                self.entries.len() - 1
+                let idx = self.entries.len() - 1;
+                self.index
+                    .entry(entity_type)
+                    .or_default()
+                    .insert(value.to_owned(), idx);
+                idx
             }
         };
         &self.entries[idx].token
@@ -57,9 +66,8 @@ impl TokenTable {
 
     /// The token already issued for this value, if any.
     pub fn lookup(&self, entity_type: EntityType, value: &str) -> Option<&str> {
-        self.index
-            .get(&(entity_type, value.to_owned()))
-            .map(|&i| self.entries[i].token.as_str())
+        let idx = *self.index.get(&entity_type)?.get(value)?;
+        Some(self.entries[idx].token.as_str())
     }
 
     /// Rows in order of issue.
