@@ -381,3 +381,28 @@ impl Recognizer for DateRecognizer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn written_dates_open_windows_only_near_a_month() {
+        let r = DateRecognizer::new();
+        // Far apart, so that no two windows merge.
+        let gap = " und dann noch ein wenig Text dazwischen, ";
+        let s = &format!(
+            "am 5. MÄRZ 2023{gap}Kundennummer 4471{gap}Sept. 3rd, 2024{gap}\u{17f}ep 1999"
+        );
+        let runs = crate::detect::Text::new(s).digit_runs().to_vec();
+        let w = windows(s, &runs, &r.month_tails);
+        let covers = |needle: &str| {
+            let at = s.find(needle).unwrap_or(0);
+            w.iter().any(|&(a, e)| a <= at && at + needle.len() <= e)
+        };
+        assert!(covers("5. MÄRZ 2023"));
+        assert!(covers("Sept. 3rd, 2024"));
+        assert!(covers("\u{17f}ep 1999"));
+        assert!(!covers("4471"));
+    }
+}

@@ -66,24 +66,43 @@ impl KfzRecognizer {
 }
 
 /// Where the pattern can match: its number opens a digit run (a letter or one separator is
-/// before it, never a digit) with a non-zero digit right after an uppercase letter or after
-/// `[ -]` and one. The plate starts at most 10 bytes earlier (`ÄÖÜ-AB ` with two-byte umlauts)
-/// and ends at most 2 bytes after the number's fourth digit (` E`).
+/// before it, never a digit) with a non-zero digit, and [`plate_before`] holds there. The plate
+/// starts at most 10 bytes earlier (`ÄÖÜ-AB ` with two-byte umlauts) and ends at most 2 bytes
+/// after the number's fourth digit (` E`).
 fn windows(s: &str, runs: &[(usize, usize)]) -> Vec<(usize, usize)> {
     let b = s.as_bytes();
-    let upper = |i: Option<usize>| i.and_then(|i| b.get(i)).is_some_and(u8::is_ascii_uppercase);
     let spans = runs
         .iter()
-        .filter(|&&(a, _)| {
-            matches!(b.get(a), Some(b'1'..=b'9'))
-                && (upper(a.checked_sub(1))
-                    || a.checked_sub(1)
-                        .and_then(|i| b.get(i))
-                        .is_some_and(|&c| c == b' ' || c == b'-')
-                        && upper(a.checked_sub(2)))
-        })
+        .filter(|&&(a, _)| matches!(b.get(a), Some(b'1'..=b'9')) && plate_before(b, a))
         .map(|&(a, e)| (a, e.min(a + 4)));
     super::widen(s, spans, 10, 2)
+}
+
+/// True when the bytes before a number at `a` can be the rest of a plate: an optional `[ -]`,
+/// one or two ASCII capitals, `[- ]`, and a code that ends in a capital (`Ä`, `Ö`, `Ü` end in
+/// their second byte 0x84, 0x96, 0x9C after 0xC3).
+fn plate_before(b: &[u8], a: usize) -> bool {
+    let at = |i: Option<usize>| i.and_then(|i| b.get(i).copied());
+    let code_ends_at = |i: Option<usize>| match at(i) {
+        Some(c) if c.is_ascii_uppercase() => true,
+        Some(0x84 | 0x96 | 0x9C) => at(i.and_then(|i| i.checked_sub(1))) == Some(0xC3),
+        _ => false,
+    };
+    let with_sep = matches!(at(a.checked_sub(1)), Some(b' ' | b'-'));
+    [false, true]
+        .into_iter()
+        .filter(|&sep| !sep || with_sep)
+        .any(|sep| {
+            let letters_end = a - usize::from(sep);
+            (1..=2).any(|n| {
+                let Some(letters) = letters_end.checked_sub(n) else {
+                    return false;
+                };
+                b[letters..letters_end].iter().all(u8::is_ascii_uppercase)
+                    && matches!(at(letters.checked_sub(1)), Some(b' ' | b'-'))
+                    && code_ends_at(letters.checked_sub(2))
+            })
+        })
 }
 
 impl Recognizer for KfzRecognizer {
@@ -147,6 +166,27 @@ impl Recognizer for KfzRecognizer {
                 score -= 0.3;
             }
             out.push(cand(EntityType::KfzKennzeichen, mstart, end, score, false));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plates_need_letters_and_a_code_before_the_number() {
+        for (s, ok) in [
+            ("B-AB 123", true),
+            ("M X1", true),
+            ("ÖHR-Q 7", true),
+            ("auf DE89", false),
+            ("RE-2024", false),
+            ("AB12", false),
+            ("12", false),
+        ] {
+            let a = s.find(|c: char| c.is_ascii_digit()).unwrap_or(0);
+            assert_eq!(plate_before(s.as_bytes(), a), ok, "{s}");
         }
     }
 }

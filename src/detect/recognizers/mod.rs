@@ -489,6 +489,74 @@ mod tests {
     }
 
     #[test]
+    fn clusters_follow_the_joiners() {
+        let s = "Tel 0171 1234567, IBAN DE89 3704-0044 x 12";
+        let runs = crate::detect::Text::new(s).digit_runs().to_vec();
+        let spaced: Vec<(usize, usize, usize)> = clusters(s, &runs, |g| g == b" ")
+            .map(|c| (c.start, c.end, c.digits))
+            .collect();
+        assert_eq!(spaced[0], (4, 16, 11));
+        let c = clusters(s, &runs, |g| matches!(g, b" " | b"-"))
+            .nth(1)
+            .expect("IBAN cluster");
+        assert_eq!(&s[c.start..c.end], "89 3704-0044");
+        assert_eq!(c.runs(&runs).len(), 3);
+        // Close windows merge, far ones do not; ends are widened to char boundaries.
+        assert_eq!(widen("ää1", [(4, 5)], 1, 0), vec![(2, 5)]);
+        let far = format!("1{}2", " ".repeat(40));
+        assert_eq!(widen(&far, [(0, 1), (41, 42)], 0, 0).len(), 2);
+        assert_eq!(widen(&far, [(0, 1), (20, 21)], 0, 0), vec![(0, 21)]);
+    }
+
+    #[test]
+    fn lowercase_on_the_stack_matches_lower() {
+        for s in [
+            "",
+            "Steuer-ID:",
+            "ÜBERWEISUNG an Müller",
+            "İstanbul ΣΑΣ ẞ",
+            &"ab".repeat(400),
+        ] {
+            assert_eq!(
+                with_lower(s, str::to_owned).replace('ς', "σ"),
+                lower(s).replace('ς', "σ")
+            );
+        }
+    }
+
+    #[test]
+    fn context_index_agrees_with_context() {
+        const C: Context = Context {
+            strong: &["steuer-id", "tel.", "tel", "☎"],
+            weak: &["überweisung", "fa"],
+            negative: &["ust-idnr", "v"],
+        };
+        let index = ContextIndex::new(&C);
+        for s in [
+            "Meine Steuer-ID: 123",
+            "USt-IdNr 123",
+            "Tel.: 123",
+            "Telefon 123",
+            "per Überweisung, FA Köln 123",
+            "Fahrzeug v 123",
+            "☎ 123",
+            "Kunde\nSteuer-ID:\n123",
+            "123 (Tel)",
+        ] {
+            let start = s.find("123").unwrap_or(0);
+            let (a, b) = (
+                C.evidence(s, start, start + 3),
+                index.evidence(s, start, start + 3),
+            );
+            assert_eq!(
+                (a.strong, a.weak, a.negative),
+                (b.strong, b.weak, b.negative),
+                "{s}"
+            );
+        }
+    }
+
+    #[test]
     fn numeric_boundaries() {
         let s = "1.2.3.4.5";
         assert!(!numeric_standalone(s, 0, 7));

@@ -1,6 +1,7 @@
 //! URLs (entities.md §14): with scheme or `www.`, and bare domains with a path or an
 //! allow-listed TLD. Trailing punctuation and unbalanced closing brackets stay outside.
 
+use aho_corasick::AhoCorasick;
 use regex::Regex;
 
 use super::cand;
@@ -8,7 +9,27 @@ use crate::detect::{Candidate, EntityType, Recognizer, Text};
 
 pub struct UrlRecognizer {
     pattern: Regex,
+    /// Path and query parts that point at a person ([`PERSONAL`]), case-insensitive.
+    personal: AhoCorasick,
 }
+
+/// URL parts that make a URL point at a person: a profile or an identity in the query.
+const PERSONAL: &[&str] = &[
+    "/in/",
+    "/profile",
+    "facebook.com/",
+    "instagram.com/",
+    "x.com/",
+    "twitter.com/",
+    "github.com/",
+    "tiktok.com/@",
+    "name=",
+    "email=",
+    "user=",
+    "userid=",
+    "token=",
+    "session=",
+];
 
 /// Top-level domains that make a bare `name.tld` a URL.
 const BARE_TLDS: &[&str] = &[
@@ -23,7 +44,11 @@ impl UrlRecognizer {
             r#"(?i)(?:(?:https?|ftps?|sftp|wss?)://|www\.)[^\s<>"'`«»“”„]+|(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+(?:{tlds})(?:/[^\s<>"'`«»“”„]*)?"#
         );
         let pattern = Regex::new(&src).expect("static URL pattern");
-        UrlRecognizer { pattern }
+        let personal = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(PERSONAL)
+            .expect("static URL parts");
+        UrlRecognizer { pattern, personal }
     }
 }
 
@@ -111,8 +136,8 @@ impl Recognizer for UrlRecognizer {
             let start = m.start();
             let prev = s[..start].chars().next_back();
             let v = trim_url(m.as_str());
-            let lower = v.to_ascii_lowercase();
-            let explicit = lower.contains("://") || lower.starts_with("www.");
+            let explicit =
+                v.contains("://") || v.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("www."));
             if !explicit {
                 // Bare domain: not glued to a word, an address or a path.
                 if prev.is_some_and(|c| {
@@ -130,24 +155,7 @@ impl Recognizer for UrlRecognizer {
             if v.len() < 4 {
                 continue;
             }
-            let personal = [
-                "/in/",
-                "/profile",
-                "facebook.com/",
-                "instagram.com/",
-                "x.com/",
-                "twitter.com/",
-                "github.com/",
-                "tiktok.com/@",
-                "name=",
-                "email=",
-                "user=",
-                "userid=",
-                "token=",
-                "session=",
-            ]
-            .iter()
-            .any(|p| lower.contains(p));
+            let personal = self.personal.is_match(v);
             let base = if explicit {
                 0.75
             } else if v.contains('/') {
