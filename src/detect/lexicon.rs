@@ -907,6 +907,8 @@ pub mod class {
     pub const COMMON: u32 = 1 << 4;
     pub const AMBIGUOUS_TOWN: u32 = 1 << 5;
     pub const PARTICLE: u32 = 1 << 6;
+    /// Words after which a name may follow (`ist`, `heiße`, `laut`, …; PERSON's anchors).
+    pub const NAME_LEAD: u32 = 1 << 7;
     /// Keyword classes registered by recognizers ([`super::KEYWORD_CLASSES`]).
     pub const SALUTATION: u32 = 1 << 8;
     pub const TITLE: u32 = 1 << 9;
@@ -929,6 +931,7 @@ const KEYWORD_CLASSES: &[(&[&str], u32)] = &[
     (super::recognizers::person::PETS, class::PET),
     (super::recognizers::person::ORG_BEFORE, class::ORG_BEFORE),
     (PARTICLES, class::PARTICLE),
+    (super::recognizers::person::NAME_LEADS, class::NAME_LEAD),
     (STOP_WORDS, class::STOP),
     (COMMON_WORDS, class::COMMON),
     (AMBIGUOUS_TOWNS, class::AMBIGUOUS_TOWN),

@@ -14,19 +14,23 @@ pub fn resolve_overlaps(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
             .then(b.entity_type.priority().cmp(&a.entity_type.priority()))
             .then(a.start.cmp(&b.start))
     });
-    // Accepted spans are disjoint, so a map keyed by start answers "does c overlap any?" by
-    // looking at the nearest accepted span on each side: O(n log n) overall.
-    let mut taken: std::collections::BTreeMap<usize, Candidate> = std::collections::BTreeMap::new();
+    // One flag per byte of the text that an accepted span covers: a candidate is accepted when
+    // none of its bytes is taken yet. Linear in the total length of the candidates.
+    let len = candidates.iter().map(|c| c.end).max().unwrap_or(0);
+    let mut taken = vec![false; len];
+    let mut accepted = Vec::with_capacity(candidates.len());
     for c in candidates {
-        let left_ok = taken
-            .range(..c.end)
-            .next_back()
-            .is_none_or(|(_, a)| a.end <= c.start);
-        if left_ok {
-            taken.insert(c.start, c);
+        let Some(span) = taken.get_mut(c.start..c.end) else {
+            continue;
+        };
+        if span.iter().any(|&t| t) {
+            continue;
         }
+        span.fill(true);
+        accepted.push(c);
     }
-    taken.into_values().collect()
+    accepted.sort_unstable_by_key(|c| c.start);
+    accepted
 }
 
 /// URLs and e-mail addresses swallow every candidate that lies completely inside them.

@@ -229,7 +229,7 @@ fn fold_view(original: &str) -> Cow<'_, str> {
     let (mut copied, mut i) = (0usize, 0usize);
     while let Some(p) = b
         .get(i..)
-        .and_then(|r| r.iter().position(|&x| matches!(x, 0xC2 | 0xE2 | 0xEF)))
+        .and_then(|r| memchr::memchr3(0xC2, 0xE2, 0xEF, r))
     {
         let at = i + p;
         let Some(c) = original.get(at..).and_then(|r| r.chars().next()) else {

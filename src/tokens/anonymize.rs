@@ -171,6 +171,14 @@ fn char_to_byte_offsets(text: &str, chars: &[usize]) -> Vec<Option<usize>> {
     chars
         .iter()
         .map(|&want| {
+            // Eight ASCII bytes are eight code points: skip them in one step.
+            while at_char + 8 <= want
+                && b.get(at_byte..at_byte + 8)
+                    .is_some_and(|w| w.iter().all(u8::is_ascii))
+            {
+                at_byte += 8;
+                at_char += 8;
+            }
             while at_char < want && at_byte < b.len() {
                 at_byte += 1;
                 while b.get(at_byte).is_some_and(|&x| x & 0xC0 == 0x80) {

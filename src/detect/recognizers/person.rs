@@ -524,6 +524,13 @@ const F_ROLE: u32 = class::ROLE;
 const F_PET: u32 = class::PET;
 const F_ORG: u32 = class::ORG_BEFORE;
 const F_PARTICLE: u32 = class::PARTICLE;
+const F_LEAD: u32 = class::NAME_LEAD;
+
+/// Words a self-introduction or a source runs through before a name (`ich bin`, `mein Name
+/// ist`, `laut`, `so`), lowercase: the intro and source anchors below match on these.
+pub(crate) const NAME_LEADS: &[&str] = &[
+    "ist", "is", "its", "it's", "heiße", "heisse", "heißt", "bin", "am", "i'm", "im", "laut", "so",
+];
 
 /// (given name, surname) for a hyphenated word that is not itself in the gazetteers:
 /// `Hans-Peter` when every part is a given name, `Schulze-Wiegand` when every part is a name.
@@ -870,7 +877,10 @@ impl Recognizer for PersonRecognizer {
 
         // 1. Anchored names.
         for i in 0..n {
-            let _f = &cx.info[i];
+            // Every anchor below is one of these classes: most words skip the whole chain.
+            if !cx.has(i, F_SALUT | F_GREET | F_LABEL | F_SPEECH | F_ROLE | F_LEAD) {
+                continue;
+            }
             let l = cx.low(i);
             // Salutation / title: `Frau Dr. Becker`, `Herrn Koch`, `Mr. Smith`.
             if cx.has(i, F_SALUT)
