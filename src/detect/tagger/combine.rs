@@ -4,22 +4,34 @@
 //!
 //! - its person mentions become PERSON candidates ([`TAGGER_SCORE`]); particles between two of
 //!   them join them (`Ursula von der Leyen`);
-//! - a PERSON candidate the rules only guessed (score below [`WEAK_BELOW`]: a lone given name or
-//!   surname without an anchor, see `recognizers/person.rs` phase 3) is dropped when it covers a
-//!   word the tagger judged and none of its words is in a tagger mention.
+//! - a PERSON candidate the rules only guessed is dropped when none of its words is in a tagger
+//!   mention and either it is a lone surname guess (below [`WEAK_BELOW`], `recognizers/person.rs`
+//!   phase 3) on a word the tagger judged, or (below [`NOUN_VETO_BELOW`]) its capitalised words
+//!   are all common nouns (`im Juni 1941`, `Sprecher`).
 //!
 //! Overlaps between the tagger's and the rules' candidates are left to the usual resolution
 //! (score, then length), so an anchored rule span (0.75 and up) always wins.
 
+use super::tables::Tables;
 use super::{Kind, Tagger};
 use crate::detect::lexicon::class;
+use crate::detect::words::Shape;
 use crate::detect::{Candidate, EntityType, Text};
 
 /// Score of a tagger mention: above the rules' unanchored guesses (0.4–0.6), below anchors.
 pub const TAGGER_SCORE: f32 = 0.7;
 
-/// Rule PERSON candidates scored below this are unanchored guesses the tagger may veto.
-pub const WEAK_BELOW: f32 = 0.7;
+/// Rule PERSON candidates scored below this (a lone surname guess) are dropped when the tagger
+/// judged a word of theirs and found no name. Lone given names (0.55–0.6) stay unless they are
+/// common nouns: a chat message names people by given name alone.
+pub const WEAK_BELOW: f32 = 0.55;
+
+/// Rule PERSON candidates scored below this (unanchored or weakly anchored) are dropped when
+/// every capitalised word in them is a common noun that no gazetteer lists as a name.
+pub const NOUN_VETO_BELOW: f32 = 0.8;
+
+/// Gazetteer classes that make a noun a possible name (`Koch`, `Wolf`).
+const NAMEISH: u32 = class::FIRST_NAME | class::LAST_NAME | class::TOWN;
 
 /// Adds the tagger's person mentions to `candidates` and vetoes weak rule guesses it rejects.
 pub fn apply(tagger: &Tagger, text: &Text<'_>, candidates: &mut Vec<Candidate>) {
@@ -55,18 +67,30 @@ pub fn apply(tagger: &Tagger, text: &Text<'_>, candidates: &mut Vec<Candidate>) 
         last_word = m.last_word;
     }
     let in_mention = |a: usize, b: usize| spans.iter().any(|&(x, y)| x < b && a < y);
-    let judged = |a: usize, b: usize| {
+    let tables = Tables::get();
+    // Word indices of a candidate's byte range.
+    let range = |a: usize, b: usize| {
         let i = words.partition_point(|w| w.end <= a);
-        (i..words.len())
-            .take_while(|&k| words[k].start < b)
-            .any(|k| tagging.open[k])
+        i..words[i..].partition_point(|w| w.start < b) + i
+    };
+    let judged = |a: usize, b: usize| range(a, b).any(|k| tagging.open[k]);
+    // Every capitalised word a common noun no gazetteer lists as a name (`Juni`, `Sprecher`).
+    let nouns_only = |a: usize, b: usize| {
+        let mut cased = range(a, b)
+            .filter(|&k| matches!(words[k].shape, Shape::Capitalised | Shape::Other))
+            .peekable();
+        cased.peek().is_some()
+            && cased.all(|k| {
+                facts[k].cased & NAMEISH == 0 && tables.is_noun(&s[words[k].start..words[k].end])
+            })
     };
     candidates.retain(|c| {
-        c.entity_type != EntityType::Person
-            || c.score >= WEAK_BELOW
-            || c.validated
-            || in_mention(c.start, c.end)
-            || !judged(c.start, c.end)
+        if c.entity_type != EntityType::Person || c.validated || in_mention(c.start, c.end) {
+            return true;
+        }
+        let noun_veto = c.score < NOUN_VETO_BELOW && nouns_only(c.start, c.end);
+        let weak_veto = c.score < WEAK_BELOW && judged(c.start, c.end);
+        !(noun_veto || weak_veto)
     });
     for (a, b) in spans {
         candidates.push(Candidate {
