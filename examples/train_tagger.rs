@@ -335,6 +335,17 @@ fn main() -> Res<()> {
             let folds = args.next().map(|f| f.parse()).transpose()?.unwrap_or(5);
             cv(&dir, folds)?;
         }
+        Some("probe") => {
+            let tagger = Arc::new(Tagger::new(train(&material(&dir)?, config()?)));
+            let d = Detector::new().with_tagger(Some(tagger));
+            for s in args {
+                let got: Vec<String> = persons(&d, &s)
+                    .iter()
+                    .map(|&(a, b)| s.chars().skip(a).take(b - a).collect())
+                    .collect();
+                println!("{s} -> {got:?}");
+            }
+        }
         Some("diag") => {
             use tarnkappe::detect::tagger::features::{extract, Features};
             let ge = germeval(&dir)?;

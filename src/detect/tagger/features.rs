@@ -33,6 +33,10 @@ impl Features {
 /// Gazetteer classes that make a stop word or noun worth a look (`Will`, `Koch`, `Essen`).
 const NAMEISH: u32 = class::FIRST_NAME | class::LAST_NAME | class::TOWN;
 
+/// Gazetteer classes that keep a common noun open: surnames and towns (`Koch`, `Essen`). A noun
+/// that is only also a given name (`Juni`, `Tage`, `Rose`) is text unless it opens a sentence.
+pub(crate) const NOUN_NAMEISH: u32 = class::LAST_NAME | class::TOWN;
+
 /// Hasher of one feature: a template id plus bytes.
 fn fh(tpl: u8, bytes: &[u8]) -> u64 {
     use std::hash::{BuildHasher, Hasher};
@@ -165,7 +169,11 @@ fn openness(
         return (false, false, start);
     }
     let noun = tables.is_noun(w.text(s));
-    (!(noun && !nameish && !start), noun, start)
+    (
+        !(noun && facts.cased & NOUN_NAMEISH == 0 && !start),
+        noun,
+        start,
+    )
 }
 
 fn view<'a>(
@@ -367,6 +375,7 @@ mod tests {
         assert_eq!(open_words("Kosten sind gestiegen."), vec!["Kosten"]);
         // A noun that the gazetteers also list as a surname stays open.
         assert!(open_words("Heute hat Koch angerufen.").contains(&"Koch".to_owned()));
+        // `Juni` is also a given name, but only surnames and towns keep a noun open.
         assert!(open_words("bis zum Verbot im Juni 1941").is_empty());
     }
 

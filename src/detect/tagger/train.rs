@@ -174,7 +174,7 @@ impl Default for Config {
             epochs: 10,
             seed: 0x7a61_726e,
             dropout: 500,
-            person_bias: 30.0,
+            person_bias: 100.0,
         }
     }
 }
