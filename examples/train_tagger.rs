@@ -16,6 +16,9 @@ use tarnkappe::detect::tagger::train::{parse_columns, train, Columns, Config, Do
 use tarnkappe::detect::tagger::Tagger;
 use tarnkappe::detect::{Detector, EntityType, Text};
 
+#[path = "../benches/support/prose.rs"]
+mod prose;
+
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
 fn read(path: &str) -> Res<String> {
@@ -345,6 +348,26 @@ fn main() -> Res<()> {
                     .collect();
                 println!("{s} -> {got:?}");
             }
+        }
+        Some("cost") => {
+            // Interleaved medians, rules alone vs rules + tagger, on the bench's prose.
+            let text = prose::prose(100_000);
+            let (rules, both) = (Detector::new().with_tagger(None), Detector::new());
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for _ in 0..60 {
+                let t = std::time::Instant::now();
+                std::hint::black_box(rules.detect(&text));
+                a.push(t.elapsed().as_secs_f64() * 1e3);
+                let t = std::time::Instant::now();
+                std::hint::black_box(both.detect(&text));
+                b.push(t.elapsed().as_secs_f64() * 1e3);
+            }
+            a.sort_by(f64::total_cmp);
+            b.sort_by(f64::total_cmp);
+            println!(
+                "detect 100k: rules {:.2} ms, rules + tagger {:.2} ms",
+                a[30], b[30]
+            );
         }
         Some("diag") => {
             use tarnkappe::detect::tagger::features::{extract, Features};
