@@ -4,7 +4,7 @@
 //! start, the punctuation around it) and its neighbours (±2 words).
 //!
 //! Only *open* words are tagged: capitalised or mixed-case words that are not stop words and, away
-//! from a sentence start, not common nouns the gazetteers do not also list as names. Every other
+//! from a sentence start, not common nouns (unless a gazetteer lists them as surname or town). Every other
 //! word is `O` by construction, in training as in use; that keeps the tagger off most of the text
 //! (German capitalises every noun) and keeps `Juni`, `Kosten` or `Präsident` out of names.
 
