@@ -315,12 +315,10 @@ fn relative(source: &str) -> Result<String, ImageError> {
     for c in Path::new(source).components() {
         match c {
             Component::Normal(p) => parts.push(p.to_string_lossy().into_owned()),
-            Component::ParentDir => {
-                if parts.pop().is_none() {
-                    return Err(ImageError::Unsupported(format!(
-                        "COPY source {source:?} leaves the build context"
-                    )));
-                }
+            Component::ParentDir if parts.pop().is_none() => {
+                return Err(ImageError::Unsupported(format!(
+                    "COPY source {source:?} leaves the build context"
+                )));
             }
             _ => {}
         }
@@ -334,10 +332,8 @@ pub fn in_root(root: &Path, path: &Path) -> PathBuf {
     for c in path.components() {
         match c {
             Component::Normal(p) => out.push(p),
-            Component::ParentDir => {
-                if out != root {
-                    out.pop();
-                }
+            Component::ParentDir if out != root => {
+                out.pop();
             }
             _ => {}
         }
