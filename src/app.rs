@@ -69,7 +69,7 @@ impl App {
             config.api.rate_limit_per_minute,
         )
         .map_err(|e| StartError(e.to_string()))?;
-        announce_web(&web, listen);
+        announce_web(&web, config.web.enabled, listen);
         let (api_keys, generated) = KeyRing::from_config(&config)?;
         if let Some(key) = generated {
             // Printed once, here, and never logged.
@@ -100,8 +100,8 @@ impl App {
 }
 
 /// One start-up line when the page's state is not the obvious one: served on a listener that
-/// faces a network, or left off because of one.
-fn announce_web(web: &Web, listen: std::net::SocketAddr) {
+/// faces a network, or left off by default because of one (`configured`: `[web] enabled`).
+fn announce_web(web: &Web, configured: Option<bool>, listen: std::net::SocketAddr) {
     if listen.ip().is_loopback() {
         return;
     }
@@ -111,7 +111,7 @@ fn announce_web(web: &Web, listen: std::net::SocketAddr) {
             per_address_limit = web.rate_limit(),
             "the web page at / is open to the network of this listener: anyone who can reach it gets a tenant cookie that calls the API without a key (limited per client address)"
         );
-    } else {
+    } else if configured.is_none() {
         tracing::info!(
             listen = %listen,
             "the web page at / is off because the listener is not on a loopback address ([web] enabled = true or TARNKAPPE_WEB_ENABLED=true serves it)"
