@@ -146,15 +146,37 @@ pub struct RedisConfig {
     pub ca_file: Option<String>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WebConfig {
-    /// Serve the page at `/` and accept its cookie on the API.
-    #[serde(default = "yes")]
-    pub enabled: bool,
+    /// Serve the page at `/` and accept its cookie on the API. Unset: only when `server.listen`
+    /// is a loopback address (`crate::web::resolve_enabled`).
+    #[serde(default)]
+    pub enabled: Option<bool>,
     /// base64 of at least 32 bytes to sign the tenant cookie; random per process when absent.
     #[serde(default)]
     pub cookie_secret: Option<String>,
+    /// Fresh cookies, and cookie-authenticated calls, per minute per client address (two
+    /// windows); default `api.rate_limit_per_minute`.
+    #[serde(default)]
+    pub rate_limit_per_minute: Option<u32>,
+    /// Addresses or CIDRs of reverse proxies whose forwarding header names the client.
+    #[serde(default)]
+    pub trusted_proxies: Vec<String>,
+    /// Which header a trusted proxy sets: the other one is ignored (a client could send it).
+    #[serde(default)]
+    pub forwarded_header: ForwardedHeader,
+}
+
+/// The header from which a trusted proxy's client address (and scheme) is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ForwardedHeader {
+    /// `X-Forwarded-For` (and `X-Forwarded-Proto`), as set by nginx, HAProxy, Envoy, Traefik.
+    #[default]
+    XForwardedFor,
+    /// RFC 7239 `Forwarded` (`for=` and `proto=`).
+    Forwarded,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -260,9 +282,6 @@ fn default_redis_command_ms() -> u64 {
 fn default_redis_prefix() -> String {
     "tarnkappe:".to_owned()
 }
-fn yes() -> bool {
-    true
-}
 fn default_log_format() -> LogFormat {
     LogFormat::Text
 }
@@ -305,14 +324,6 @@ impl Default for RedisConfig {
             command_timeout_ms: default_redis_command_ms(),
             key_prefix: default_redis_prefix(),
             ca_file: None,
-        }
-    }
-}
-impl Default for WebConfig {
-    fn default() -> Self {
-        WebConfig {
-            enabled: true,
-            cookie_secret: None,
         }
     }
 }
@@ -416,6 +427,21 @@ impl Config {
         if let Some(v) = env.get("TARNKAPPE_REDIS_KEY_PREFIX") {
             self.redis.key_prefix = v.clone();
         }
+        if let Some(v) = env.get("TARNKAPPE_WEB_ENABLED") {
+            self.web.enabled = Some(match v.trim() {
+                "true" | "1" => true,
+                "false" | "0" => false,
+                _ => return Err(invalid("TARNKAPPE_WEB_ENABLED", "expected true or false")),
+            });
+        }
+        if let Some(v) = env.get("TARNKAPPE_TRUSTED_PROXIES") {
+            self.web.trusted_proxies = v
+                .split(',')
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(str::to_owned)
+                .collect();
+        }
         for route in &mut self.routes {
             if let Some(v) = route.upstream_env.as_ref().and_then(|name| env.get(name)) {
                 route.upstream = v.clone();
@@ -431,6 +457,9 @@ impl Config {
         }
         if self.api.rate_limit_per_minute == 0 {
             return Err(invalid("api.rate_limit_per_minute", "must be at least 1"));
+        }
+        if self.web.rate_limit_per_minute == Some(0) {
+            return Err(invalid("web.rate_limit_per_minute", "must be at least 1"));
         }
         for (i, k) in self.api.keys.iter().enumerate() {
             let ok = k.sha256.len() == 64 && k.sha256.bytes().all(|b| b.is_ascii_hexdigit());
@@ -598,6 +627,34 @@ mod tests {
         assert_eq!(c.session.sealing_key_id, Some(1));
         let err = Config::from_toml_and_env(&with(2), &env(&[])).unwrap_err();
         assert!(err.to_string().contains("sealing_key_id"));
+    }
+
+    #[test]
+    fn web_switch_and_trusted_proxies_come_from_the_environment() {
+        let c = Config::from_toml_and_env(DEFAULT_TOML, &env(&[])).unwrap();
+        assert_eq!(c.web.enabled, None, "unset: decided by the listener");
+        assert!(c.web.trusted_proxies.is_empty());
+        assert_eq!(c.web.forwarded_header, ForwardedHeader::XForwardedFor);
+        let c = Config::from_toml_and_env(
+            DEFAULT_TOML,
+            &env(&[
+                ("TARNKAPPE_WEB_ENABLED", "true"),
+                ("TARNKAPPE_TRUSTED_PROXIES", " 10.0.0.0/8, ,192.0.2.7 "),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(c.web.enabled, Some(true));
+        assert_eq!(c.web.trusted_proxies, ["10.0.0.0/8", "192.0.2.7"]);
+        let c = Config::from_toml_and_env(DEFAULT_TOML, &env(&[("TARNKAPPE_WEB_ENABLED", "0")]))
+            .unwrap();
+        assert_eq!(c.web.enabled, Some(false));
+        let err =
+            Config::from_toml_and_env(DEFAULT_TOML, &env(&[("TARNKAPPE_WEB_ENABLED", "yes")]))
+                .unwrap_err();
+        assert!(err.to_string().contains("TARNKAPPE_WEB_ENABLED"));
+        let text = DEFAULT_TOML.replace("[web]", "[web]\nforwarded_header = \"forwarded\"");
+        let c = Config::from_toml_and_env(&text, &env(&[])).unwrap();
+        assert_eq!(c.web.forwarded_header, ForwardedHeader::Forwarded);
     }
 
     #[test]

@@ -16,10 +16,21 @@ use crate::web::CookieAuth;
 /// The authenticated caller of one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Caller {
-    /// Tenant id: sessions are bound to it, rate limits are counted per tenant.
+    /// Tenant id: sessions are bound to it, rate limits of keys are counted per tenant.
     pub tenant: String,
     /// Requests per minute.
     pub rate_limit: u32,
+    /// What authenticated it; a cookie caller is limited per client address, not per tenant.
+    pub credential: Credential,
+}
+
+/// How a caller authenticated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Credential {
+    /// `X-API-Key`.
+    Key,
+    /// The web page's tenant cookie.
+    Cookie,
 }
 
 struct KeyEntry {
@@ -100,7 +111,8 @@ pub fn authenticate(req: &RequestHeader, app: &App) -> Result<Caller, ApiError> 
         if let CookieAuth::Tenant(tenant) = app.web.authenticate(req) {
             return Ok(Caller {
                 tenant,
-                rate_limit: app.config.api.rate_limit_per_minute.max(1),
+                rate_limit: app.web.rate_limit(),
+                credential: Credential::Cookie,
             });
         }
     }
@@ -114,6 +126,7 @@ pub fn authenticate(req: &RequestHeader, app: &App) -> Result<Caller, ApiError> 
     Ok(Caller {
         tenant: entry.tenant.clone(),
         rate_limit: entry.rate_limit,
+        credential: Credential::Key,
     })
 }
 

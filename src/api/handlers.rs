@@ -336,6 +336,7 @@ mod tests {
         Caller {
             tenant: tenant.into(),
             rate_limit: 120,
+            credential: crate::api::auth::Credential::Key,
         }
     }
 

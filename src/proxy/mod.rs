@@ -188,7 +188,8 @@ impl Gateway {
         let req = session.req_header();
         if route.require_key {
             // The REST API's gate: same keys, same per-tenant rate limit (401, then 429).
-            if let Err(e) = crate::api::limit::admit(req, &self.app).await {
+            let peer = crate::web::client::Peer::of(session);
+            if let Err(e) = crate::api::limit::admit(req, peer, &self.app).await {
                 let retry_after = match &e {
                     crate::api::ApiError::RateLimited(d) => Some(d.retry_after.as_secs().max(1)),
                     _ => None,

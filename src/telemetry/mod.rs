@@ -13,7 +13,10 @@ use std::time::{Duration, Instant};
 use pingora::http::{RequestHeader, ResponseHeader};
 
 pub use logging::{init_logging, LogInitError};
-pub use metrics::{metrics, Metrics, SessionEvent, UpstreamErrorKind, METRICS_CONTENT_TYPE};
+pub use metrics::{
+    metrics, AuthLabel, CookieOutcome, Metrics, SessionEvent, UpstreamErrorKind,
+    METRICS_CONTENT_TYPE,
+};
 
 /// The response header (and, towards upstreams, request header) that carries the request id.
 pub const REQUEST_ID_HEADER: &str = "x-request-id";

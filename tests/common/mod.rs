@@ -206,3 +206,15 @@ pub fn client() -> reqwest::blocking::Client {
         .build()
         .expect("http client")
 }
+
+/// Like [`client`], with the client socket bound to `local` (e.g. `127.0.0.2`): the server sees
+/// that address as the peer.
+pub fn client_from(local: &str) -> reqwest::blocking::Client {
+    let local: std::net::IpAddr = local.parse().expect("local address");
+    reqwest::blocking::Client::builder()
+        .no_proxy()
+        .local_address(local)
+        .timeout(Duration::from_secs(30))
+        .build()
+        .expect("http client")
+}
