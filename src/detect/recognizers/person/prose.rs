@@ -79,8 +79,20 @@ pub(super) fn find(cx: &Ctx<'_>, found: &mut Found) {
                     }
                     // Family name first, given names after: `Nguyen Van Minh`.
                     if let Some(j) = cx.extend(i, Mode::Prose, 4) {
-                        let named = (i + 1..=j).any(|x| cx.info[x].first || cx.info[x].last);
-                        if j > i && named && !cx.followed_by_org(j) && !cx.preceded_by_org(i) {
+                        // Given names after it, no particle, no surname-only or common word
+                        // (`Jones House`, `Pont del Diable` are places).
+                        let given = (i + 1..=j).any(|x| cx.info[x].first);
+                        let plain = (i + 1..=j).all(|x| {
+                            let g = &cx.info[x];
+                            cx.w[x].shape == Shape::Capitalised
+                                && (g.first || !(g.last || g.common || g.stop))
+                        });
+                        if j > i
+                            && given
+                            && plain
+                            && !cx.followed_by_org(j)
+                            && !cx.preceded_by_org(i)
+                        {
                             push(found, i, j, UNANCHORED_PAIR);
                             i = j + 1;
                             continue;

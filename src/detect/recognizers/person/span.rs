@@ -33,7 +33,11 @@ impl Ctx<'_> {
     /// True when word `i` directly follows an article or determiner (`die Kosten`, `im`):
     /// a lone capitalised word there is a noun, not a name.
     pub(super) fn after_determiner(&self, i: usize) -> bool {
-        i > 0 && self.info[i].joined && self.has(i - 1, class::DETERMINER)
+        // After a comma `der`/`die`/`den` open a relative clause: `, den Blair erreichen will`.
+        i > 0
+            && self.info[i].joined
+            && self.has(i - 1, class::DETERMINER)
+            && !self.s[..self.w[i - 1].start].trim_end().ends_with(',')
     }
 
     pub(super) fn noun_like(&self, i: usize) -> bool {
