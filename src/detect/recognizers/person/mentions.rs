@@ -36,8 +36,8 @@ pub(super) fn find(cx: &Ctx<'_>, found: &mut Found, out: &mut Vec<Candidate>) {
         for &(a, b, _) in found.iter().filter(|(a, b, _)| b > a) {
             in_name[a..=b].fill(true);
         }
-        for i in 0..n {
-            if in_name[i] {
+        for (i, &inside) in in_name.iter().enumerate() {
+            if inside {
                 continue;
             }
             let t = cx.w[i].text(s);
