@@ -164,7 +164,17 @@ pub(super) fn find(cx: &Ctx<'_>, found: &mut Found) {
             let k = i + 1;
             if let Some(j) = cx.extend(k, Mode::Prose, 4) {
                 let gaz = (k..=j).any(|x| cx.info[x].first || cx.info[x].last);
-                if gaz && !cx.info[k].stop && !cx.followed_by_org(j) {
+                // Two or more plain capitalised words in the shape of a name need no gazetteer:
+                // `Kollegin Małgorzata Kowalska`.
+                let shaped = j > k
+                    && (k..=j).all(|x| {
+                        let f = &cx.info[x];
+                        cx.w[x].shape == Shape::Capitalised
+                            && !f.stop
+                            && !f.common
+                            && !cx.noun_like(x)
+                    });
+                if (gaz || shaped) && !cx.info[k].stop && !cx.followed_by_org(j) {
                     push(found, k, j, ANCHORED_ROLE);
                 }
             }
@@ -205,5 +215,14 @@ mod tests {
         assert_eq!(names("Hallo Tobias, wie geht es?"), vec!["Tobias"]);
         assert_eq!(names("Name: Schmidt, Anna"), vec!["Schmidt, Anna"]);
         assert_eq!(names("Mein Name ist Jonas Weber."), vec!["Jonas Weber"]);
+        assert_eq!(
+            names("Meine Kollegin Małgorzata Kowalska wohnt dort."),
+            vec!["Małgorzata Kowalska"]
+        );
+        // A role before a plain noun phrase names nobody.
+        assert_eq!(
+            names("Der Kanzler Besuch Termin war kurz."),
+            Vec::<String>::new()
+        );
     }
 }
