@@ -79,7 +79,8 @@ impl Detector {
             recognizer.recognize(&text, &mut candidates);
         }
         candidates.retain(|c| c.score >= self.threshold && c.start < c.end);
-        let accepted = resolve::resolve_overlaps(candidates);
+        let mut accepted = resolve::resolve_overlaps(candidates);
+        resolve::one_type_per_value(text.view(), &mut accepted);
         text.to_findings(accepted)
     }
 }

@@ -1,6 +1,8 @@
 //! Overlap resolution (entities.md §1.7): containers first, then a greedy pass in order of
 //! validated → score → length → type priority → start.
 
+use ahash::AHashMap;
+
 use super::{Candidate, EntityType};
 
 /// Returns non-overlapping candidates sorted by `start`.
@@ -31,6 +33,34 @@ pub fn resolve_overlaps(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
     }
     accepted.sort_unstable_by_key(|c| c.start);
     accepted
+}
+
+/// One value, one type: when the same word value was accepted as PERSON in one place and as
+/// LOCATION in another (`Turan`), every occurrence takes the type of its best-scored finding
+/// (validated first, then score, then the type priority of §1.7, LOCATION before PERSON), so
+/// that the value gets one token. `view` is the text the candidates' offsets point into.
+pub fn one_type_per_value(view: &str, accepted: &mut [Candidate]) {
+    let has = |t: EntityType| accepted.iter().any(|c| c.entity_type == t);
+    if !has(EntityType::Person) || !has(EntityType::Location) {
+        return;
+    }
+    let words = |c: &Candidate| matches!(c.entity_type, EntityType::Person | EntityType::Location);
+    let rank = |c: &Candidate| (c.validated, c.score, c.entity_type.priority());
+    let mut best: AHashMap<&str, Candidate> = AHashMap::new();
+    for c in accepted.iter().filter(|c| words(c)) {
+        let Some(value) = view.get(c.start..c.end) else {
+            continue;
+        };
+        let b = best.entry(value).or_insert(*c);
+        if rank(c) > rank(b) {
+            *b = *c;
+        }
+    }
+    for c in accepted.iter_mut().filter(|c| words(c)) {
+        if let Some(b) = view.get(c.start..c.end).and_then(|v| best.get(v)) {
+            c.entity_type = b.entity_type;
+        }
+    }
 }
 
 /// URLs and e-mail addresses swallow every candidate that lies completely inside them.
@@ -109,6 +139,29 @@ mod tests {
         absorb_into_containers(&mut c);
         let kept: Vec<(usize, usize)> = c.iter().map(|c| (c.start, c.end)).collect();
         assert_eq!(kept, vec![(0, 20), (10, 12), (15, 25), (30, 35)]);
+    }
+
+    #[test]
+    fn one_value_takes_one_type() {
+        let view = "Turan aus Turan, Anna";
+        let mut c = vec![
+            cand(EntityType::Person, 0, 5, 0.9, false),
+            cand(EntityType::Location, 10, 15, 0.7, false),
+            cand(EntityType::Person, 17, 21, 0.6, false),
+        ];
+        one_type_per_value(view, &mut c);
+        let types: Vec<EntityType> = c.iter().map(|c| c.entity_type).collect();
+        assert_eq!(
+            types,
+            vec![EntityType::Person, EntityType::Person, EntityType::Person]
+        );
+        // A tie goes to LOCATION, whatever the order.
+        let mut c = vec![
+            cand(EntityType::Person, 0, 5, 0.7, false),
+            cand(EntityType::Location, 10, 15, 0.7, false),
+        ];
+        one_type_per_value(view, &mut c);
+        assert!(c.iter().all(|c| c.entity_type == EntityType::Location));
     }
 
     #[test]
