@@ -1,11 +1,30 @@
 //! Overlap resolution (entities.md §1.7): containers first, then a greedy pass in order of
 //! validated → score → length → type priority → start.
+//!
+//! Decision for SECRET (issue 12): a URL or e-mail address that holds a SECRET candidate
+//! (`https://user:pw@host/`, `…?token=…`) is masked whole as one SECRET, not as a URL with a
+//! secret cut out of it or split around it: the value never leaves in part, the reply gets one
+//! token, and a policy that blocks SECRET sees it. Where no container surrounds it (a
+//! `postgres://user:pw@host` connection string is not a web URL) the SECRET stays as found.
 
 use super::{Candidate, EntityType};
 
 /// Returns non-overlapping candidates sorted by `start`.
 pub fn resolve_overlaps(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
+    let carriers = secret_carriers(&candidates);
     absorb_into_containers(&mut candidates);
+    for c in &mut candidates {
+        if !is_container(c) {
+            continue;
+        }
+        if let Some(&(_, _, score)) = carriers
+            .iter()
+            .find(|&&(a, e, _)| (a, e) == (c.start, c.end))
+        {
+            c.entity_type = EntityType::Secret;
+            c.score = c.score.max(score);
+        }
+    }
     candidates.sort_by(|a, b| {
         b.validated
             .cmp(&a.validated)
@@ -33,10 +52,36 @@ pub fn resolve_overlaps(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
     accepted
 }
 
+fn is_container(c: &Candidate) -> bool {
+    matches!(c.entity_type, EntityType::Url | EntityType::EmailAddress)
+}
+
+/// Spans of the containers that hold a SECRET candidate completely, with the best score of
+/// the secrets inside (few: secrets are rare).
+fn secret_carriers(candidates: &[Candidate]) -> Vec<(usize, usize, f32)> {
+    let secrets: Vec<&Candidate> = candidates
+        .iter()
+        .filter(|c| c.entity_type == EntityType::Secret)
+        .collect();
+    if secrets.is_empty() {
+        return Vec::new();
+    }
+    candidates
+        .iter()
+        .filter(|c| is_container(c))
+        .filter_map(|c| {
+            secrets
+                .iter()
+                .filter(|x| c.start <= x.start && x.end <= c.end)
+                .map(|x| x.score)
+                .reduce(f32::max)
+                .map(|score| (c.start, c.end, score))
+        })
+        .collect()
+}
+
 /// URLs and e-mail addresses swallow every candidate that lies completely inside them.
 fn absorb_into_containers(candidates: &mut Vec<Candidate>) {
-    let is_container =
-        |c: &Candidate| matches!(c.entity_type, EntityType::Url | EntityType::EmailAddress);
     let mut containers: Vec<(usize, usize)> = candidates
         .iter()
         .filter(|c| is_container(c))
@@ -109,6 +154,26 @@ mod tests {
         absorb_into_containers(&mut c);
         let kept: Vec<(usize, usize)> = c.iter().map(|c| (c.start, c.end)).collect();
         assert_eq!(kept, vec![(0, 20), (10, 12), (15, 25), (30, 35)]);
+    }
+
+    #[test]
+    fn a_url_holding_a_secret_becomes_one_secret() {
+        let out = resolve_overlaps(vec![
+            cand(EntityType::Url, 0, 40, 0.75, false),
+            cand(EntityType::Secret, 12, 20, 0.9, false),
+            cand(EntityType::IpAddress, 21, 30, 0.95, false),
+            cand(EntityType::Secret, 50, 60, 0.85, false),
+        ]);
+        assert_eq!(
+            out,
+            vec![
+                cand(EntityType::Secret, 0, 40, 0.9, false),
+                cand(EntityType::Secret, 50, 60, 0.85, false),
+            ]
+        );
+        // Without a secret inside, the URL stays a URL.
+        let plain = resolve_overlaps(vec![cand(EntityType::Url, 0, 40, 0.75, false)]);
+        assert_eq!(plain[0].entity_type, EntityType::Url);
     }
 
     #[test]

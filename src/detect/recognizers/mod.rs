@@ -1,19 +1,24 @@
 //! The registry: one recognizer per entity type. A new type is one new file plus a line in
 //! [`all`]. Shared helpers for boundaries (entities.md §1.3) and context words (§1.5) live here.
 
+mod ausweis;
 mod credit_card;
 mod date;
 mod email;
 mod iban;
 mod ip;
 mod kfz;
+mod kvnr;
 mod location;
 pub(crate) mod person;
 mod phone;
+mod secret;
 mod steuer_id;
 mod steuernummer;
 mod sv_nummer;
 mod url;
+mod us_ssn;
+mod ust_id;
 
 use super::Recognizer;
 
@@ -33,6 +38,12 @@ pub fn all() -> Vec<Box<dyn Recognizer>> {
         Box::new(date::DateRecognizer::new()),
         Box::new(location::LocationRecognizer::new()),
         Box::new(person::PersonRecognizer::new()),
+        // Added types (issue 12).
+        Box::new(secret::SecretRecognizer::new()),
+        Box::new(kvnr::KvnrRecognizer::new()),
+        Box::new(ausweis::AusweisRecognizer::new()),
+        Box::new(ust_id::UstIdRecognizer::new()),
+        Box::new(us_ssn::UsSsnRecognizer::new()),
     ]
 }
 
