@@ -1,20 +1,28 @@
 //! Overlap resolution (entities.md §1.7): containers first, then a greedy pass in order of
 //! validated → score → length → type priority → start.
 //!
-//! Decision for SECRET (issue 12): a URL or e-mail address that holds a SECRET candidate
-//! (`https://user:pw@host/`, `…?token=…`) is masked whole as one SECRET, not as a URL with a
-//! secret cut out of it or split around it: the value never leaves in part, the reply gets one
-//! token, and a policy that blocks SECRET sees it. Where no container surrounds it (a
-//! `postgres://user:pw@host` connection string is not a web URL) the SECRET stays as found.
+//! Decision for SECRET (issue 12): a URL that holds a SECRET candidate (`https://user:pw@host/`,
+//! `…?token=…`) is masked whole as one SECRET, not as a URL with a secret cut out of it or
+//! split around it: the value never leaves in part, the reply gets one token, and a policy that
+//! blocks SECRET sees it. An "e-mail address" holding a SECRET is the `password@host` of a
+//! connection string and is dropped. Where no URL surrounds it (a `postgres://user:pw@host`
+//! connection string is not a web URL) the SECRET stays as found: the password only.
 
 use super::{Candidate, EntityType};
 
 /// Returns non-overlapping candidates sorted by `start`.
 pub fn resolve_overlaps(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
     let carriers = secret_carriers(&candidates);
+    if !carriers.is_empty() {
+        // The `@` of `user:password@host` is no e-mail address.
+        candidates.retain(|c| {
+            c.entity_type != EntityType::EmailAddress
+                || !carriers.iter().any(|&(a, e, _)| (a, e) == (c.start, c.end))
+        });
+    }
     absorb_into_containers(&mut candidates);
     for c in &mut candidates {
-        if !is_container(c) {
+        if c.entity_type != EntityType::Url {
             continue;
         }
         if let Some(&(_, _, score)) = carriers
@@ -171,6 +179,12 @@ mod tests {
                 cand(EntityType::Secret, 50, 60, 0.85, false),
             ]
         );
+        // An e-mail candidate around a secret is the `password@host` of a connection string.
+        let dsn = resolve_overlaps(vec![
+            cand(EntityType::EmailAddress, 10, 30, 0.95, false),
+            cand(EntityType::Secret, 10, 18, 0.9, false),
+        ]);
+        assert_eq!(dsn, vec![cand(EntityType::Secret, 10, 18, 0.9, false)]);
         // Without a secret inside, the URL stays a URL.
         let plain = resolve_overlaps(vec![cand(EntityType::Url, 0, 40, 0.75, false)]);
         assert_eq!(plain[0].entity_type, EntityType::Url);

@@ -383,7 +383,7 @@ fn url_password(s: &str, sep: usize) -> Option<(usize, usize)> {
     }
     let auth_start = sep + 3;
     let auth_end = run(b, auth_start, |c| {
-        !(c.is_ascii_whitespace() || matches!(c, b'/' | b'?' | b'#' | b'"' | b'\'' | b'<' | b'>'))
+        !(c.is_ascii_whitespace() || matches!(c, b'/' | b'?' | b'"' | b'\'' | b'<' | b'>'))
     });
     let auth = &b[auth_start..auth_end];
     let at = auth.iter().rposition(|&c| c == b'@')?;

@@ -11,7 +11,7 @@
 //! | check digit fails, strong label (typo rule) | 0.6, not validated |
 //! | valid but negative context (`Bestellnummer` …) | 0.45 |
 
-use super::{cand, numeric_standalone, standalone, Context, ContextIndex};
+use super::{cand, number_continues_right, standalone, Context, ContextIndex};
 use crate::detect::{validate, Candidate, EntityType, Recognizer, Text};
 
 const CONTEXT: Context = Context {
@@ -107,7 +107,7 @@ impl Recognizer for UstIdRecognizer {
             let Some((end, digits)) = nine_digits(s, runs, k) else {
                 continue;
             };
-            if !numeric_standalone(s, a, end) || !standalone(s, start, end) {
+            if !standalone(s, start, end) || number_continues_right(s, end, &['.', ',', '-', '/']) {
                 continue;
             }
             let ev = self.context.evidence(s, start, end);
