@@ -659,6 +659,9 @@ fn ausweis_vectors() {
     valid(Ausweis, "T220001293", "T220001293");
     valid(Ausweis, "Ausweisnummer T22000129", "T22000129");
     valid(Ausweis, "passport number C01X00T47", "C01X00T47");
+    // `Pass` is the passport here, not a password field.
+    valid(Ausweis, "Pass: C01X00T47", "C01X00T47");
+    invalid(EntityType::Secret, "Pass: C01X00T47");
     for v in [
         "T22000129",
         "T220001294",

@@ -452,6 +452,10 @@ fn classify(name: &[u8]) -> Option<FieldKind> {
             return Some(FieldKind::Token);
         }
     }
+    // `Pass` alone is the German passport (`Pass: C01X00T47`); `db_pass`, `smtp.pass` are not.
+    if last == "pass" && parts.len() < 2 {
+        return None;
+    }
     PASSWORD_WORDS
         .contains(&last.as_str())
         .then_some(FieldKind::Password)
@@ -463,7 +467,15 @@ fn classify(name: &[u8]) -> Option<FieldKind> {
 /// must hold a digit or symbol) and a short label phrase before `:` (`Passwort für das WLAN:`).
 fn field_value(s: &str, name_start: usize, name_end: usize) -> Option<(usize, usize)> {
     let b = s.as_bytes();
-    let kind = classify(&b[name_start..name_end])?;
+    let name = &b[name_start..name_end];
+    // Cheap filter before the split: most stems sit inside ordinary words (`passen`, `monkey`).
+    let ends_in = |w: &str| {
+        name.len() >= w.len() && name[name.len() - w.len()..].eq_ignore_ascii_case(w.as_bytes())
+    };
+    if !PASSWORD_WORDS.iter().any(|w| ends_in(w)) && !ends_in("token") && !ends_in("key") {
+        return None;
+    }
+    let kind = classify(name)?;
     // The name itself must not be glued to other text (`compass` inside `compassword`).
     if name_start > 0 && (b[name_start - 1] >= 0x80 || b[name_start - 1].is_ascii_alphanumeric()) {
         return None;
@@ -598,6 +610,8 @@ mod tests {
             ("password_hash", None),
             ("keyboard", None),
             ("compass", None),
+            ("Pass", None),
+            ("DB_PASS", Some(FieldKind::Password)),
         ] {
             assert_eq!(classify(name.as_bytes()), kind, "{name}");
         }
