@@ -357,7 +357,7 @@ fn pem_block(s: &str, start: usize) -> Option<usize> {
         let len = tail.find('\n').unwrap_or(tail.len());
         let line = tail[..len].trim_end_matches('\r');
         let material = !line.is_empty()
-            && (line.bytes().all(|c| base64_byte(c))
+            && (line.bytes().all(base64_byte)
                 || line.starts_with("Proc-Type:")
                 || line.starts_with("DEK-Info:"));
         if !material {
