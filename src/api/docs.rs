@@ -85,6 +85,17 @@ mod tests {
             .filter_map(|v| v.as_str())
             .collect();
         assert_eq!(listed, names);
+        let prefixes: Vec<&str> = rows
+            .iter()
+            .filter_map(|r| r["token_prefix"].as_str())
+            .collect();
+        let listed: Vec<&str> = schema["EntityInfo"]["properties"]["token_prefix"]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|v| v.as_str())
+            .collect();
+        assert_eq!(listed, prefixes);
         let pattern = schema["Token"]["pattern"].as_str().unwrap();
         for r in rows {
             let prefix = r["token_prefix"].as_str().unwrap();
