@@ -2,7 +2,7 @@
 //!
 //! One process, two doors, one core:
 //!
-//! - [`detect`] — the detection engine, a pure library: 13 German-first entity types, one
+//! - [`detect`] — the detection engine, a pure library: 13 German-first entity types of the contract plus 5 added ones (secrets, KVNR, ID documents, VAT ID, US SSN), one
 //!   recognizer each, validators as pure functions, overlap resolution.
 //! - [`tokens`] — reversible replacement: `[[PREFIX_n]]` tokens, the anonymize result with its
 //!   stats, and the restorer.

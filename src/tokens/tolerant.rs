@@ -36,7 +36,7 @@ pub struct Exchange {
     longest_prefix: usize,
     /// First bytes of issued prefixes (upper case), for the bare form.
     first_letters: [bool; 26],
-    /// All 13 known prefixes, to count unrestored foreign tokens.
+    /// All known prefixes (every type of `GET /entities`), to count unrestored foreign tokens.
     known_prefixes: HashSet<&'static str>,
     pub counts: RestoreCounts,
 }

@@ -2,6 +2,7 @@
 //! [`all`]. Shared helpers: span and window helpers in [`window`], context scoring in
 //! [`context`].
 
+mod ausweis;
 mod context;
 mod credit_card;
 mod date;
@@ -9,13 +10,17 @@ mod email;
 mod iban;
 mod ip;
 mod kfz;
+mod kvnr;
 mod location;
 pub(crate) mod person;
 mod phone;
+mod secret;
 mod steuer_id;
 mod steuernummer;
 mod sv_nummer;
 mod url;
+mod us_ssn;
+mod ust_id;
 mod window;
 
 use super::Recognizer;
@@ -23,7 +28,7 @@ use super::Recognizer;
 pub(crate) use context::{with_lower, Context, ContextIndex};
 pub(crate) use window::{
     before, captures_in, ceil_boundary, clusters, find_in, floor_boundary, number_continues_left,
-    number_continues_right, numeric_standalone, widen, M,
+    number_continues_right, numeric_standalone, standalone, widen, M,
 };
 
 /// Every recognizer the engine runs, built once (patterns compiled here).
@@ -42,6 +47,12 @@ pub fn all() -> Vec<Box<dyn Recognizer>> {
         Box::new(date::DateRecognizer::new()),
         Box::new(location::LocationRecognizer::new()),
         Box::new(person::PersonRecognizer::new()),
+        // Added types (issue 12).
+        Box::new(secret::SecretRecognizer::new()),
+        Box::new(kvnr::KvnrRecognizer::new()),
+        Box::new(ausweis::AusweisRecognizer::new()),
+        Box::new(ust_id::UstIdRecognizer::new()),
+        Box::new(us_ssn::UsSsnRecognizer::new()),
     ]
 }
 
