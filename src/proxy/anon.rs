@@ -289,22 +289,32 @@ impl Replacer<'_> {
     /// value's bare token as a whole (`NAME_1`): still `[A-Za-z0-9_-]`, with no surname left
     /// beside it. Replies restore `NAME_1` to the name as detected.
     fn replace_identifier(&mut self, s: &str) -> Option<String> {
-        let hit = match self.matcher.find_iter(s).next() {
-            Some((value, _, _)) => value,
-            None => {
-                let parts: Vec<String> = identifier_words(s)
+        let parts: Vec<String> = identifier_words(s)
+            .iter()
+            .map(|w| w.to_lowercase())
+            .collect();
+        // The value that accounts for most of the field: `Max Mustermann` rather than `Max`
+        // for `Max_Mustermann`.
+        let mut best: Option<(usize, usize)> = None;
+        let occurring: Vec<usize> = self.matcher.find_iter(s).map(|(v, _, _)| v).collect();
+        for (i, (t, v)) in self.values.iter().enumerate() {
+            let words = identifier_words(v);
+            let mut score = if occurring.contains(&i) {
+                words.len().max(1)
+            } else {
+                0
+            };
+            if *t == EntityType::Person {
+                score += words
                     .iter()
-                    .map(|w| w.to_lowercase())
-                    .collect();
-                self.values.iter().position(|(t, v)| {
-                    *t == EntityType::Person
-                        && identifier_words(v)
-                            .iter()
-                            .filter(|w| w.chars().count() >= 2)
-                            .any(|w| parts.contains(&w.to_lowercase()))
-                })?
+                    .filter(|w| w.chars().count() >= 2 && parts.contains(&w.to_lowercase()))
+                    .count();
             }
-        };
+            if score > 0 && best.is_none_or(|(_, b)| score > b) {
+                best = Some((i, score));
+            }
+        }
+        let (hit, _) = best?;
         let (t, v) = &self.values[hit];
         let token = self.table.token_for(*t, v);
         self.count += 1;

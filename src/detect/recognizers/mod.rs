@@ -182,7 +182,32 @@ pub(crate) fn ceil_boundary(s: &str, mut i: usize) -> usize {
 /// points for German), on the same line, or also the previous line when it ends with `:`.
 pub(crate) fn before(s: &str, start: usize, max: usize) -> &str {
     let from = floor_boundary(s, start.saturating_sub(max));
-    let w = s.get(from..start).unwrap_or("");
+    own_member(line_window(s.get(from..start).unwrap_or("")))
+}
+
+/// In JSON-like text a value's label is its own member name: the cues of earlier members
+/// (`"telefon": "[[TEL_1]]", "steuer_id": "…"`) are no evidence for it. The window starts after
+/// the last comma that is followed by a quoted name and a colon.
+fn own_member(w: &str) -> &str {
+    let b = w.as_bytes();
+    let mut end = b.len();
+    while let Some(comma) = memchr::memrchr(b',', &b[..end]) {
+        let rest = &w[comma + 1..];
+        let name = rest.trim_start();
+        if let Some(inner) = name.strip_prefix('"') {
+            if let Some(close) = inner.find('"') {
+                if inner[close + 1..].trim_start().starts_with(':') {
+                    return rest;
+                }
+            }
+        }
+        end = comma;
+    }
+    w
+}
+
+/// The look-back window cut to the same line, or to a preceding `label:` line.
+fn line_window(w: &str) -> &str {
     match w.rfind('\n') {
         Some(nl) => {
             let prev = w[..nl].trim_end();
@@ -261,7 +286,7 @@ fn word_at(hay: &str, i: usize, w: &str) -> bool {
         .as_bytes()
         .get(i..end)
         .is_some_and(|r| r.iter().zip(w.as_bytes()).all(|(a, b)| a == b));
-    if w.is_empty() || !same || !hay.is_char_boundary(end) {
+    if w.is_empty() || !same || !hay.is_char_boundary(end) || in_token(hay, i) {
         return false;
     }
     let open_end = !w.ends_with(|c: char| c.is_alphanumeric());
@@ -270,6 +295,12 @@ fn word_at(hay: &str, i: usize, w: &str) -> bool {
             .get(end..)
             .and_then(|r| r.chars().next())
             .is_some_and(char::is_alphanumeric)
+}
+
+/// True when a word at byte `i` of `hay` is the prefix of a replacement token (`[[tel_1]]`):
+/// a token is a placeholder for a value, never a context word.
+fn in_token(hay: &str, i: usize) -> bool {
+    hay.as_bytes()[..i].ends_with(b"[[")
 }
 
 /// Calls `f` with the byte offset of every position of `hay` where a token may begin: not
@@ -434,6 +465,7 @@ impl ContextIndex {
             // Words and window are UTF-8, so a match starts and ends on char boundaries.
             let (before, after) = (&hay[..m.start()], &hay[m.end()..]);
             if seen
+                || in_token(hay, m.start())
                 || before
                     .chars()
                     .next_back()
@@ -486,6 +518,28 @@ mod tests {
         assert!(has_word("die steuer-id: ", &["steuer-id"]));
         assert!(!has_word("ust-idnr 123", &["idnr"]));
         assert!(has_word("tel. 030", &["tel."]));
+    }
+
+    #[test]
+    fn json_members_and_tokens_are_no_context_of_other_values() {
+        let s = r#"{"name": "[[NAME_1]]", "telefon": "[[TEL_1]]", "steuer_id": "86095742719"}"#;
+        let start = s.find('8').unwrap_or(0);
+        assert_eq!(before(s, start, 50), r#" "steuer_id": ""#);
+        // a comma inside prose or a CSV row is no member boundary
+        let prose = "Telefon, Steuer-ID 86095742719";
+        assert_eq!(before(prose, prose.len() - 11, 50), "Telefon, Steuer-ID ");
+        let csv = r#""Telefon","Steuer-ID",86095742719"#;
+        assert_eq!(before(csv, csv.len() - 11, 50), r#""Telefon","Steuer-ID","#);
+        // a replacement token holds no cue, the word itself still is one
+        assert!(!has_word("an [[tel_1]] schicken", &["tel"]));
+        assert!(has_word("tel [[name_1]]", &["tel"]));
+        let index = ContextIndex::new(&Context {
+            strong: &[],
+            weak: &[],
+            negative: &["tel"],
+        });
+        assert!(!index.evidence("[[TEL_1]] 86095742719", 10, 21).negative);
+        assert!(index.evidence("Tel 86095742719", 4, 15).negative);
     }
 
     #[test]
