@@ -419,6 +419,43 @@ mod tests {
     }
 
     #[test]
+    fn identifiers_split_into_their_words() {
+        assert_eq!(identifier_words("Max_Mustermann"), ["Max", "Mustermann"]);
+        assert_eq!(identifier_words("MaxMustermann"), ["Max", "Mustermann"]);
+        assert_eq!(identifier_words("max-mustermann2"), ["max", "mustermann"]);
+        assert_eq!(identifier_words("JÖRG_Ölmann"), ["JÖRG", "Ölmann"]);
+        assert!(identifier_words("_-42").is_empty());
+        assert_eq!(capitalised("mAX"), "Max");
+    }
+
+    #[test]
+    fn only_provider_identifiers_are_structure() {
+        let body = r#"{"model":"a@x.de","user_id":"a@x.de","accountId":"a@x.de","tool_call_id":"a@x.de","response_format":{"type":"json_schema","json_schema":{"schema":{"type":"object","x-hint":"a@x.de","$comment":"a@x.de","properties":{"m":{"type":"string","pattern":"a@x.de"}}}}}}"#;
+        let (out, _) = run(&OpenAi, body);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["model"], "a@x.de");
+        assert_eq!(v["tool_call_id"], "a@x.de");
+        assert_eq!(v["user_id"], "[[EMAIL_1]]");
+        assert_eq!(v["accountId"], "[[EMAIL_1]]");
+        let schema = &v["response_format"]["json_schema"]["schema"];
+        assert_eq!(schema["x-hint"], "[[EMAIL_1]]");
+        assert_eq!(schema["$comment"], "[[EMAIL_1]]");
+        assert_eq!(schema["properties"]["m"]["pattern"], "a@x.de");
+    }
+
+    #[test]
+    fn a_name_field_becomes_the_token_of_the_name_it_holds_most_of() {
+        let body = r#"{"messages":[{"role":"user","name":"max_mustermann_2","content":"Max sagt: ich bin Max Mustermann."}]}"#;
+        let (out, _) = run(&OpenAi, body);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let content = v["messages"][0]["content"].as_str().unwrap();
+        let name = v["messages"][0]["name"].as_str().unwrap();
+        assert!(!content.contains("Mustermann"), "{content}");
+        let full = content.rsplit("bin ").next().unwrap().trim_end_matches('.');
+        assert_eq!(format!("[[{name}]]"), full, "{out}");
+    }
+
+    #[test]
     fn unchanged_bodies_are_not_reserialized() {
         let body =
             "{ \"model\": \"m\", \"messages\": [ {\"role\":\"user\",\"content\":\"Hallo\"} ] }";
