@@ -441,6 +441,15 @@ mod tests {
         assert_eq!(schema["x-hint"], "[[EMAIL_1]]");
         assert_eq!(schema["$comment"], "[[EMAIL_1]]");
         assert_eq!(schema["properties"]["m"]["pattern"], "a@x.de");
+        let tools = r#"{"tools":[{"type":"mcp","server_url":"https://a@x.de/","server_label":"a@x.de","owner":"a@x.de","function":{"name":"a@x.de","x_note":"a@x.de"}}]}"#;
+        let (out, _) = run(&OpenAi, tools);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let tool = &v["tools"][0];
+        assert_eq!(tool["server_url"], "https://a@x.de/");
+        assert_eq!(tool["server_label"], "a@x.de");
+        assert_eq!(tool["function"]["name"], "a@x.de");
+        assert_eq!(tool["owner"], "[[EMAIL_1]]");
+        assert_eq!(tool["function"]["x_note"], "[[EMAIL_1]]");
     }
 
     #[test]

@@ -334,15 +334,28 @@ fn is_text_media(media: &str) -> bool {
 }
 
 /// Tool and function definitions, response formats: descriptions are text, names and schema
-/// structure are not. Hosted tools' settings (domains, server addresses, store ids) are
-/// configuration and stay, except a `user_location`, which describes a person.
+/// structure are not. Hosted tools' addresses, credentials and the names and ids the provider
+/// resolves (server URL and label, domains, headers, vector store ids, allowed tools) are
+/// configuration and stay; any other member is text, like everywhere else.
 fn tools_rule(key: &str) -> Mode {
     match key {
         "description" | "title" => Mode::Free,
         "parameters" | "input_schema" | "schema" | "json_schema" | "format" => Mode::Schema,
         "input_examples" | "examples" | "metadata" | "user_location" => Mode::Free,
         "function" | "custom" => Mode::Tools,
-        _ => Mode::Skip,
+        "server_url"
+        | "server_label"
+        | "connector_id"
+        | "allowed_domains"
+        | "blocked_domains"
+        | "headers"
+        | "authorization"
+        | "authorization_token"
+        | "vector_store_ids"
+        | "allowed_tools"
+        | "strict" => Mode::Skip,
+        k if is_structural_key(k) => Mode::Skip,
+        _ => Mode::Structural,
     }
 }
 
