@@ -146,9 +146,10 @@ const STRUCTURAL_KEYS: &[&str] = &[
     "response_id",
     "conversation",
     "container",
-    // opaque provider payloads that must come back byte for byte
+    // opaque provider payloads that must come back byte for byte, credentials for MCP servers
     "signature",
     "encrypted_content",
+    "authorization_token",
     // media and addresses the provider fetches (README: images and audio are not inspected)
     "image_url",
     "input_audio",
