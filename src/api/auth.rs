@@ -92,6 +92,11 @@ impl KeyRing {
         found
     }
 
+    /// Whether `presented` is one of Tarnkappe's own keys (so it must never leave the process).
+    pub fn holds(&self, presented: &[u8]) -> bool {
+        self.find(presented).is_some()
+    }
+
     pub fn len(&self) -> usize {
         self.entries.len()
     }
@@ -102,8 +107,12 @@ impl KeyRing {
 }
 
 /// Resolves the request to its caller, or 401 `unauthorized` (header missing, empty, not
-/// visible ASCII, or unknown).
+/// visible ASCII, unknown, or sent more than once: with two keys it is ambiguous which one
+/// speaks, and components that read the first or the last would disagree).
 pub fn authenticate(req: &RequestHeader, app: &App) -> Result<Caller, ApiError> {
+    if req.headers.get_all("x-api-key").iter().nth(1).is_some() {
+        return Err(ApiError::Unauthorized);
+    }
     // The web page sends no key: its signed cookie, from its own origin, names the tenant — on
     // /api/v1 only, never on proxy routes. A cookie from another origin, a forged one, one on
     // another path, or any while the page is off falls through to the 401 below.

@@ -9,6 +9,7 @@
 //! event by event.
 
 pub mod anon;
+pub mod embedded;
 pub mod format;
 pub mod json;
 pub mod ndjson;
@@ -172,6 +173,60 @@ fn frame_rewritten_body(req: &mut RequestHeader, body: Option<&Bytes>) -> Result
     req.remove_header("transfer-encoding");
     if let Some(body) = body {
         req.insert_header("content-length", body.len().to_string())?;
+    }
+    Ok(())
+}
+
+/// Removes Tarnkappe's own credentials from a request bound upstream: the web page's tenant
+/// cookie (other cookies stay), and `X-API-Key` when it is ours — always on a route that
+/// requires a key (there the header is the proxy key by definition), elsewhere when its value is
+/// one of the configured keys. Any other `X-API-Key` is the provider's credential (Anthropic)
+/// and passes unchanged.
+fn strip_own_credentials(
+    req: &mut RequestHeader,
+    keyed_route: bool,
+    keys: &crate::api::auth::KeyRing,
+) -> Result<()> {
+    let presented: Vec<http::HeaderValue> =
+        req.headers.get_all("x-api-key").iter().cloned().collect();
+    let kept: Vec<http::HeaderValue> = presented
+        .iter()
+        .filter(|v| !keyed_route && !keys.holds(v.as_bytes()))
+        .cloned()
+        .collect();
+    if kept.len() != presented.len() {
+        req.remove_header("x-api-key");
+        for v in kept {
+            req.append_header("x-api-key", v)?;
+        }
+    }
+    let cookies: Vec<http::HeaderValue> = req
+        .headers
+        .get_all(http::header::COOKIE)
+        .iter()
+        .cloned()
+        .collect();
+    let ours = |pair: &str| {
+        pair.split_once('=')
+            .is_some_and(|(name, _)| name.trim() == crate::web::COOKIE_NAME)
+    };
+    let holds_ours = cookies
+        .iter()
+        .any(|h| h.to_str().map_or(true, |h| h.split(';').any(ours)));
+    if holds_ours {
+        req.remove_header(http::header::COOKIE.as_str());
+        for h in &cookies {
+            // A header that is not visible ASCII cannot be split safely: it is dropped whole.
+            let Ok(h) = h.to_str() else { continue };
+            let rest: Vec<&str> = h
+                .split(';')
+                .map(str::trim)
+                .filter(|p| !p.is_empty() && !ours(p))
+                .collect();
+            if !rest.is_empty() {
+                req.append_header(http::header::COOKIE.as_str(), rest.join("; "))?;
+            }
+        }
     }
     Ok(())
 }
@@ -404,9 +459,7 @@ impl ProxyHttp for Gateway {
             frame_rewritten_body(req, ctx.body.as_ref())?;
         }
         req.insert_header("accept-encoding", "identity")?;
-        if route.require_key {
-            req.remove_header("x-api-key");
-        }
+        strip_own_credentials(req, route.require_key, &self.app.keys)?;
         if let Some((name, value)) = &route.credential {
             req.insert_header(name.clone(), value.as_str())?;
         }

@@ -156,6 +156,7 @@ impl ContextIndex {
             // Words and window are UTF-8, so a match starts and ends on char boundaries.
             let (before, after) = (&hay[..m.start()], &hay[m.end()..]);
             if seen
+                || in_token(hay, m.start())
                 || before
                     .chars()
                     .next_back()
@@ -177,6 +178,12 @@ impl ContextIndex {
     }
 }
 
+/// True when a word at byte `i` of `hay` is the prefix of a replacement token (`[[tel_1]]`):
+/// a token is a placeholder for a value, never a context word.
+fn in_token(hay: &str, i: usize) -> bool {
+    hay.as_bytes()[..i].ends_with(b"[[")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,7 +198,7 @@ mod tests {
             .as_bytes()
             .get(i..end)
             .is_some_and(|r| r.iter().zip(w.as_bytes()).all(|(a, b)| a == b));
-        if w.is_empty() || !same || !hay.is_char_boundary(end) {
+        if w.is_empty() || !same || !hay.is_char_boundary(end) || in_token(hay, i) {
             return false;
         }
         let open_end = !w.ends_with(|c: char| c.is_alphanumeric());
@@ -260,6 +267,20 @@ mod tests {
         assert!(has_word("die steuer-id: ", &["steuer-id"]));
         assert!(!has_word("ust-idnr 123", &["idnr"]));
         assert!(has_word("tel. 030", &["tel."]));
+    }
+
+    #[test]
+    fn a_token_holds_no_context_word() {
+        // a replacement token holds no cue, the word itself still is one
+        assert!(!has_word("an [[tel_1]] schicken", &["tel"]));
+        assert!(has_word("tel [[name_1]]", &["tel"]));
+        let index = ContextIndex::new(&Context {
+            strong: &[],
+            weak: &[],
+            negative: &["tel"],
+        });
+        assert!(!index.evidence("[[TEL_1]] 86095742719", 10, 21).negative);
+        assert!(index.evidence("Tel 86095742719", 4, 15).negative);
     }
 
     #[test]

@@ -148,7 +148,32 @@ pub(crate) fn ceil_boundary(s: &str, mut i: usize) -> usize {
 /// points for German), on the same line, or also the previous line when it ends with `:`.
 pub(crate) fn before(s: &str, start: usize, max: usize) -> &str {
     let from = floor_boundary(s, start.saturating_sub(max));
-    let w = s.get(from..start).unwrap_or("");
+    own_member(line_window(s.get(from..start).unwrap_or("")))
+}
+
+/// In JSON-like text a value's label is its own member name: the cues of earlier members
+/// (`"telefon": "[[TEL_1]]", "steuer_id": "…"`) are no evidence for it. The window starts after
+/// the last comma that is followed by a quoted name and a colon.
+fn own_member(w: &str) -> &str {
+    let b = w.as_bytes();
+    let mut end = b.len();
+    while let Some(comma) = memchr::memrchr(b',', &b[..end]) {
+        let rest = &w[comma + 1..];
+        let name = rest.trim_start();
+        if let Some(inner) = name.strip_prefix('"') {
+            if let Some(close) = inner.find('"') {
+                if inner[close + 1..].trim_start().starts_with(':') {
+                    return rest;
+                }
+            }
+        }
+        end = comma;
+    }
+    w
+}
+
+/// The look-back window cut to the same line, or to a preceding `label:` line.
+fn line_window(w: &str) -> &str {
     match w.rfind('\n') {
         Some(nl) => {
             let prev = w[..nl].trim_end();
@@ -233,6 +258,18 @@ pub(crate) fn captures_in<'t>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_json_value_is_labelled_by_its_own_member_only() {
+        let s = r#"{"name": "[[NAME_1]]", "telefon": "[[TEL_1]]", "steuer_id": "86095742719"}"#;
+        let start = s.find('8').unwrap_or(0);
+        assert_eq!(before(s, start, 50), r#" "steuer_id": ""#);
+        // a comma inside prose or a CSV row is no member boundary
+        let prose = "Telefon, Steuer-ID 86095742719";
+        assert_eq!(before(prose, prose.len() - 11, 50), "Telefon, Steuer-ID ");
+        let csv = r#""Telefon","Steuer-ID",86095742719"#;
+        assert_eq!(before(csv, csv.len() - 11, 50), r#""Telefon","Steuer-ID","#);
+    }
 
     #[test]
     fn context_windows() {
