@@ -292,7 +292,7 @@ impl Gateway {
                 ctx.entities = a.count;
                 crate::telemetry::record_entities(a.table.entries().iter().map(|m| m.entity_type));
                 if !a.table.is_empty() {
-                    ctx.exchange = Some(Arc::new(Exchange::new(a.table.entries())));
+                    ctx.exchange = Some(Arc::new(reply::exchange_for(a.table.entries(), &body)));
                 }
                 ctx.body = Some(match a.body {
                     Some(b) => Bytes::from(b),
@@ -448,7 +448,8 @@ impl ProxyHttp for Gateway {
                         a.table.entries().iter().map(|m| m.entity_type),
                     );
                     if !a.table.is_empty() {
-                        ctx.exchange = Some(Arc::new(Exchange::new(a.table.entries())));
+                        ctx.exchange =
+                            Some(Arc::new(reply::exchange_for(a.table.entries(), &acc)));
                     }
                     *body = Some(match a.body {
                         Some(b) => Bytes::from(b),
@@ -643,6 +644,13 @@ impl ProxyHttp for Gateway {
                 ex.counts.restored.load(Ordering::Relaxed),
             )
         });
+        let restore_limited = ctx
+            .exchange
+            .as_ref()
+            .is_some_and(|ex| ex.budget_exhausted());
+        if restore_limited {
+            crate::telemetry::metrics().restore_limited();
+        }
         tracing::info!(
             route = %route.prefix,
             format = route.format.name(),
@@ -652,6 +660,7 @@ impl ProxyHttp for Gateway {
             restored,
             tolerant_restores = tolerant,
             unrestored_tokens = unrestored,
+            restore_limited,
             "proxied exchange"
         );
     }

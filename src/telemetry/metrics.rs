@@ -103,6 +103,7 @@ pub struct Metrics {
     rate_limited: Counter,
     upstream_errors: Family<UpstreamLabels, Counter>,
     store_errors: Counter,
+    restore_limited: Counter,
 }
 
 impl Default for Metrics {
@@ -157,6 +158,12 @@ impl Metrics {
             "Session-store operations that failed (store unreachable or erroring)",
             store_errors.clone(),
         );
+        let restore_limited = Counter::default();
+        registry.register(
+            "restore_limited",
+            "Proxied replies whose restoring stopped at the growth bound (tokens passed as written)",
+            restore_limited.clone(),
+        );
         Metrics {
             registry,
             requests,
@@ -166,7 +173,13 @@ impl Metrics {
             rate_limited,
             upstream_errors,
             store_errors,
+            restore_limited,
         }
+    }
+
+    /// A proxied reply reached the restore growth bound.
+    pub fn restore_limited(&self) {
+        self.restore_limited.inc();
     }
 
     /// One answered request. `route` must come from [`super::route_template`], `method` from
