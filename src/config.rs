@@ -462,10 +462,16 @@ impl Config {
             return Err(invalid("session.ttl_seconds", "must be at least 1"));
         }
         if self.server.client_header_timeout_ms == 0 {
-            return Err(invalid("server.client_header_timeout_ms", "must be at least 1"));
+            return Err(invalid(
+                "server.client_header_timeout_ms",
+                "must be at least 1",
+            ));
         }
         if self.server.client_body_timeout_ms == 0 {
-            return Err(invalid("server.client_body_timeout_ms", "must be at least 1"));
+            return Err(invalid(
+                "server.client_body_timeout_ms",
+                "must be at least 1",
+            ));
         }
         if self.api.rate_limit_per_minute == 0 {
             return Err(invalid("api.rate_limit_per_minute", "must be at least 1"));
@@ -658,12 +664,14 @@ mod tests {
                 a.server.client_header_timeout_ms,
                 b.server.client_header_timeout_ms
             );
-            assert_eq!(a.server.client_body_timeout_ms, b.server.client_body_timeout_ms);
+            assert_eq!(
+                a.server.client_body_timeout_ms,
+                b.server.client_body_timeout_ms
+            );
         };
         same(&c, &shipped);
-        let empty_sections = format!(
-            "{minimal}[api]\n[session]\n[redis]\n[web]\n[log]\n[upstream]\n"
-        );
+        let empty_sections =
+            format!("{minimal}[api]\n[session]\n[redis]\n[web]\n[log]\n[upstream]\n");
         same(
             &Config::from_toml_and_env(&empty_sections, &env(&[])).unwrap(),
             &shipped,

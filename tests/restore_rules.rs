@@ -32,8 +32,10 @@ fn post(server: &TestServer, path: &str, body: &Value) -> (u16, String) {
 }
 
 fn chat_reply(content: &str) -> Reply {
-    Reply::json(&json!({"id": "c", "object": "chat.completion", "created": 1, "model": "m",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]}))
+    Reply::json(
+        &json!({"id": "c", "object": "chat.completion", "created": 1, "model": "m",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]}),
+    )
 }
 
 #[test]
@@ -48,7 +50,11 @@ fn deanonymize_refuses_to_build_an_oversized_text() {
         key,
         &body,
     ));
-    assert_eq!((status, v["error"].as_str()), (413, Some("too_large")), "{v}");
+    assert_eq!(
+        (status, v["error"].as_str()),
+        (413, Some("too_large")),
+        "{v}"
+    );
     assert!(!v["message"].as_str().unwrap_or("").contains("bbb"));
 
     // session mode: one token for a long URL, repeated
@@ -106,7 +112,10 @@ fn a_restored_reply_stays_within_its_growth_bound() {
     );
     assert_eq!(status, 200);
     let sent = up.last();
-    assert!(!sent.body_str().contains("yyyyyyyy"), "the URL was replaced");
+    assert!(
+        !sent.body_str().contains("yyyyyyyy"),
+        "the URL was replaced"
+    );
     let token = tokens_in(&sent.body_str())[0].clone();
     // what the upstream answered, measured like the fake upstream wrote it
     let upstream_len = serde_json::to_vec(&json!({"id": "c", "object": "chat.completion", "created": 1, "model": "m",
@@ -154,7 +163,10 @@ fn the_clients_own_token_like_words_are_never_restored() {
     let content = v["choices"][0]["message"]["content"].as_str().unwrap();
     let (quoted, real) = content.split_once(" | echt: ").unwrap();
     assert_eq!(quoted, format!("Sie schrieben: {own}"));
-    assert!(real.contains(EMAIL) && real.contains("Jörg Maier"), "{real}");
+    assert!(
+        real.contains(EMAIL) && real.contains("Jörg Maier"),
+        "{real}"
+    );
 }
 
 #[test]
@@ -164,22 +176,30 @@ fn tokens_used_as_json_keys_are_restored() {
         let t = toks[0].clone();
         let path = r.path.clone();
         if path.starts_with("/v1/messages") {
-            Reply::json(&json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
+            Reply::json(
+                &json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "m",
                 "content": [{"type": "tool_use", "id": "toolu_1", "name": "rank", "input": {t.as_str(): "top", "nested": {t.as_str(): [t.as_str()]}}}],
-                "stop_reason": "tool_use", "usage": {"input_tokens": 1, "output_tokens": 1}}))
+                "stop_reason": "tool_use", "usage": {"input_tokens": 1, "output_tokens": 1}}),
+            )
         } else if path.starts_with("/api/chat") {
             let line = |v: Value| serde_json::to_string(&v).unwrap() + "\n";
-            let mut body = line(json!({"model": "m", "created_at": "x", "message": {"role": "assistant", "content": "",
-                "tool_calls": [{"function": {"name": "rank", "arguments": {t.as_str(): "top"}}}]}, "done": false}));
-            body += &line(json!({"model": "m", "created_at": "x", "message": {"role": "assistant", "content": ""}, "done": true}));
+            let mut body = line(
+                json!({"model": "m", "created_at": "x", "message": {"role": "assistant", "content": "",
+                "tool_calls": [{"function": {"name": "rank", "arguments": {t.as_str(): "top"}}}]}, "done": false}),
+            );
+            body += &line(
+                json!({"model": "m", "created_at": "x", "message": {"role": "assistant", "content": ""}, "done": true}),
+            );
             Reply::stream("application/x-ndjson", body.into_bytes(), 3)
         } else {
             // a whole-JSON reply whose object keys are tokens
-            Reply::json(&json!({"id": "c", "object": "chat.completion", "created": 1, "model": "m",
+            Reply::json(
+                &json!({"id": "c", "object": "chat.completion", "created": 1, "model": "m",
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": null,
                     "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "rank", "arguments": json!({t.as_str(): "top"}).to_string()}}]},
                     "finish_reason": "tool_calls"}],
-                "extra": {t.as_str(): 1}}))
+                "extra": {t.as_str(): 1}}),
+            )
         }
     });
     let server = start_with(&up);
@@ -203,8 +223,7 @@ fn tokens_used_as_json_keys_are_restored() {
     assert_eq!(s, 200);
     let first: Value = serde_json::from_str(body.lines().next().unwrap()).unwrap();
     assert_eq!(
-        first["message"]["tool_calls"][0]["function"]["arguments"][EMAIL],
-        "top",
+        first["message"]["tool_calls"][0]["function"]["arguments"][EMAIL], "top",
         "{body}"
     );
 

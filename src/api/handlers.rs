@@ -33,7 +33,8 @@ pub async fn read_json(
     ex: &mut Exchange,
 ) -> Result<Object, ApiError> {
     let cap = app.config.api.max_body_bytes;
-    let bytes = body::read(session, &ex.declared, cap, &mut ex.body).await?;
+    let timeout = std::time::Duration::from_millis(app.config.server.client_body_timeout_ms);
+    let bytes = body::read(session, &ex.declared, cap, timeout, &mut ex.body).await?;
     let parsed = parse_object(&bytes);
     if let Ok(obj) = &parsed {
         if let Some(Value::String(text)) = obj.get("text") {

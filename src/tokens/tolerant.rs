@@ -281,8 +281,8 @@ impl Exchange {
                         i += 1;
                         continue;
                     };
-                    let growth = (crate::proxy::json::escaped_len(v) as u64)
-                        .saturating_sub(len as u64);
+                    let growth =
+                        (crate::proxy::json::escaped_len(v) as u64).saturating_sub(len as u64);
                     if !self.take_growth(growth) {
                         self.counts.over_budget.fetch_add(1, Ordering::Relaxed);
                         i += len;
