@@ -32,7 +32,7 @@ fn invalid(key: &str, reason: impl Into<String>) -> ConfigError {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     pub server: ServerConfig,
@@ -258,20 +258,6 @@ fn default_read_ms() -> u64 {
     300_000
 }
 
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            server: ServerConfig::default(),
-            api: ApiConfig::default(),
-            session: SessionConfig::default(),
-            redis: RedisConfig::default(),
-            web: WebConfig::default(),
-            log: LogConfig::default(),
-            upstream: UpstreamConfig::default(),
-            routes: Vec::new(),
-        }
-    }
-}
 impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
