@@ -323,11 +323,12 @@ mod tests {
         g.set_phase(IDLE);
         tokio::time::sleep(Duration::from_millis(200)).await;
         client.write_all(b"x").await.unwrap();
-        assert_eq!(g.read(&mut buf).await.unwrap(), 1, "idle has no deadline");
+        // (what the writer sent after the timeout is still buffered, plus the new byte)
+        assert!(g.read(&mut buf).await.unwrap() >= 1, "idle has no deadline");
         assert_eq!(g.phase.load(Ordering::Relaxed), HEADER);
         g.set_phase(BUSY);
         tokio::time::sleep(Duration::from_millis(200)).await;
         client.write_all(b"y").await.unwrap();
-        assert_eq!(g.read(&mut buf).await.unwrap(), 1, "busy has no deadline");
+        assert!(g.read(&mut buf).await.unwrap() >= 1, "busy has no deadline");
     }
 }
