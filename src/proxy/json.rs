@@ -454,6 +454,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn escaped_len_is_what_escape_into_appends() {
+        for s in [
+            "",
+            "plain",
+            "a\"b\\c",
+            "\n\r\t\u{8}\u{c}",
+            "\u{1}\u{1f}x",
+            "Zoë 😀",
+        ] {
+            let mut out = String::new();
+            escape_into(s, &mut out);
+            assert_eq!(escaped_len(s), out.len(), "{s:?}");
+        }
+    }
+
+    #[test]
     fn round_trips_order_numbers_and_escapes() {
         let src = r#"{"z":1,"a":[1.50,-0,12345678901234567890123,true,null],"s":"M\u00fcller \"x\"\n\ud83d\ude00","e":{}}"#;
         let node = parse(src).unwrap();

@@ -576,6 +576,40 @@ mod tests {
     }
 
     #[test]
+    fn forms_the_client_wrote_are_restored_only_canonically() {
+        let mut e = ex();
+        e.note_client_text("Vorlage: **NAME_1** und [EMAIL_12], sonst nichts");
+        for kept in [
+            "NAME_1",
+            "**NAME_1**",
+            "[NAME_1]",
+            "[[name_1]]",
+            "[EMAIL_12]",
+        ] {
+            assert_eq!(e.restore(kept, false), kept);
+        }
+        assert_eq!(e.restore("[[NAME_1]]", false), "Jörg \"J\" Maier");
+        assert_eq!(e.restore("[[EMAIL_12]]", false), "a@b.de");
+        // a token the client wrote no form of keeps its tolerant restore
+        let mut e = ex();
+        e.note_client_text("[NAME_1]");
+        assert_eq!(e.restore("EMAIL_12", false), "a@b.de");
+    }
+
+    #[test]
+    fn the_growth_budget_stops_restoring_and_says_so() {
+        let mut e = ex();
+        // "Jörg \"J\" Maier" escapes to 17 bytes and replaces 10: 7 bytes of growth each
+        e.limit_growth(20);
+        let out = e.restore(&"[[NAME_1]]".repeat(4), false);
+        assert_eq!(out, "Jörg \"J\" Maier".repeat(2) + &"[[NAME_1]]".repeat(2));
+        assert!(e.budget_exhausted());
+        e.grant(8);
+        assert_eq!(e.restore("[[NAME_1]]", false), "Jörg \"J\" Maier");
+        assert_eq!(e.counts.over_budget.load(Ordering::Relaxed), 2);
+    }
+
+    #[test]
     fn json_escape_mode() {
         let e = ex();
         assert_eq!(
