@@ -207,18 +207,19 @@ impl Exchange {
     /// markdown-escaped forms are not recognised.
     pub fn restore(&self, text: &str, json_escape: bool) -> String {
         let mut out = String::with_capacity(text.len() + 16);
-        let held = self.scan(text, None, true, json_escape, &mut out);
+        let held = self.scan(text, [None, None], true, json_escape, &mut out);
         debug_assert_eq!(held, text.len());
         out
     }
 
-    /// Scans `text` (whose preceding byte was `prev`), appending restored output to `out`.
+    /// Scans `text` (whose preceding bytes were `prev`: the last, then the one before it; a
+    /// bare form's word boundary looks two bytes back), appending restored output to `out`.
     /// Returns the byte offset from which a possible partial token was held back (`text.len()`
     /// when nothing is held). With `at_end` nothing is held.
     pub fn scan(
         &self,
         text: &str,
-        prev: Option<u8>,
+        prev: [Option<u8>; 2],
         at_end: bool,
         json_escape: bool,
         out: &mut String,
@@ -239,13 +240,11 @@ impl Exchange {
                 i += 1;
                 continue;
             }
-            let before = if i == 0 { prev } else { Some(b[i - 1]) };
-            let before2 = if i >= 2 {
-                Some(b[i - 2])
-            } else if i == 1 {
-                prev
-            } else {
-                None
+            let before = if i == 0 { prev[0] } else { Some(b[i - 1]) };
+            let before2 = match i {
+                0 => prev[1],
+                1 => prev[0],
+                _ => Some(b[i - 2]),
             };
             let step = if c.is_ascii_uppercase() {
                 if bare_boundary_before(before, before2) {
@@ -634,7 +633,7 @@ mod tests {
         ] {
             let mut out = String::new();
             assert_eq!(
-                e.scan(input, None, false, false, &mut out),
+                e.scan(input, [None, None], false, false, &mut out),
                 held_from,
                 "{input}"
             );
