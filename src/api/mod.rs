@@ -133,6 +133,14 @@ pub async fn serve(session: &mut Session, app: &App) -> pingora::Result<()> {
     };
     let reply = match dispatch(session, app, &route, &method, &mut ex).await {
         Ok(reply) => reply,
+        Err(ApiError::ClientClosed) => {
+            // nobody to answer: the gateway's log and metrics count it as 499
+            return Err(pingora::Error::explain(
+                pingora::ErrorType::ConnectionClosed,
+                "the client closed the connection during the request body",
+            )
+            .into_down());
+        }
         Err(err) => {
             match &err {
                 ApiError::Store(e) => {
@@ -297,6 +305,7 @@ async fn dispatch(
                 session,
                 &ex.declared,
                 app.config.api.max_body_bytes,
+                std::time::Duration::from_millis(app.config.server.client_body_timeout_ms),
                 &mut ex.body,
             )
             .await?;

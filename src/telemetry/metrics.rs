@@ -142,6 +142,7 @@ pub struct Metrics {
     cookies: Family<CookieLabels, Counter>,
     upstream_errors: Family<UpstreamLabels, Counter>,
     store_errors: Counter,
+    restore_limited: Counter,
 }
 
 impl Default for Metrics {
@@ -208,6 +209,12 @@ impl Metrics {
             "Session-store operations that failed (store unreachable or erroring)",
             store_errors.clone(),
         );
+        let restore_limited = Counter::default();
+        registry.register(
+            "restore_limited",
+            "Proxied replies whose restoring stopped at the growth bound (tokens passed as written)",
+            restore_limited.clone(),
+        );
         Metrics {
             registry,
             requests,
@@ -219,7 +226,13 @@ impl Metrics {
             cookies,
             upstream_errors,
             store_errors,
+            restore_limited,
         }
+    }
+
+    /// A proxied reply reached the restore growth bound.
+    pub fn restore_limited(&self) {
+        self.restore_limited.inc();
     }
 
     /// One answered request. `route` must come from [`super::route_template`], `method` from

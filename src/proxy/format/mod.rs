@@ -428,6 +428,11 @@ fn restore_walk(node: &mut Node, ex: &Exchange, json_source: bool, done: &[*cons
                     continue;
                 }
                 let js = matches!(value, Node::Str(_)) && (k == "arguments" || k == "partial_json");
+                // a token used as a key (`{"[[EMAIL_1]]": "top"}` in tool input, JSON content)
+                let restored_key = ex.restore(k, false);
+                if restored_key != *key {
+                    *key = restored_key;
+                }
                 restore_walk(value, ex, js, done);
             }
         }
