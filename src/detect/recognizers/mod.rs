@@ -33,6 +33,8 @@ pub fn all() -> Vec<Box<dyn Recognizer>> {
         Box::new(date::DateRecognizer::new()),
         Box::new(location::LocationRecognizer::new()),
         Box::new(person::PersonRecognizer::new()),
+        // Last: reads the candidates of the others (tables, columns, datelines).
+        Box::new(crate::detect::records::RecordRecognizer::new()),
     ]
 }
 
