@@ -61,6 +61,8 @@ pub(crate) struct Table {
     pub strict: bool,
     /// Column index per normalised name, for shapes whose columns are keys.
     by_name: HashMap<String, usize>,
+    /// The table an SQL statement writes to (lowercase), so statements into it merge.
+    pub sql_name: Option<String>,
 }
 
 impl Table {
@@ -328,6 +330,18 @@ impl Recognizer for RecordRecognizer {
         if tables.is_empty() {
             return;
         }
+        // Headers of strict shapes are no data (`| Ward |`, `"Koch": …`); labels of loose
+        // lines may be (`Anna Schmidt: Hallo` in a chat transcript).
+        let mut names: Vec<(usize, usize)> = tables
+            .iter()
+            .filter(|t| t.strict)
+            .flat_map(|t| t.names.iter().flatten().copied())
+            .collect();
+        names.sort_unstable();
+        out.retain(|c| {
+            let i = names.partition_point(|&(a, _)| a <= c.start);
+            c.validated || i == 0 || names[i - 1].1 < c.end
+        });
         let known = Known::new(out);
         let mut found = Vec::new();
         for t in &tables {

@@ -136,8 +136,9 @@ fn statement(s: &str, at: usize) -> Option<(Table, usize)> {
     if !c.keyword("into") {
         return None;
     }
-    c.ident()?;
+    let (na, nb) = c.ident()?;
     let mut t = Table::new(true);
+    t.sql_name = Some(s.get(na..nb)?.to_ascii_lowercase());
     if c.byte(b'(') {
         loop {
             let (a, b) = c.ident()?;
@@ -187,15 +188,32 @@ pub(super) fn find(s: &str, out: &mut Vec<Table>) {
     }
     hits.sort_unstable();
     let mut done = 0;
+    let mut tables: Vec<Table> = Vec::new();
     for at in hits {
         if at < done {
             continue;
         }
         if let Some((t, end)) = statement(s, at) {
             done = end;
-            out.push(t);
+            tables.push(t);
         }
     }
+    // Statements into the same table with the same columns are one table (one row each).
+    let mut merged: Vec<Table> = Vec::new();
+    for t in tables {
+        let same = merged.iter_mut().find(|m| {
+            m.sql_name == t.sql_name
+                && m.names.len() == t.names.len()
+                && m.names.iter().zip(&t.names).all(|(a, b)| {
+                    a.and_then(|(x, y)| s.get(x..y)) == b.and_then(|(x, y)| s.get(x..y))
+                })
+        });
+        match same {
+            Some(m) => m.cells.extend(t.cells),
+            None => merged.push(t),
+        }
+    }
+    out.extend(merged);
 }
 
 #[cfg(test)]
@@ -229,6 +247,15 @@ mod tests {
         let p = parse(s);
         assert_eq!(p[0].0, [None, None, None]);
         assert_eq!(p[0].1, [(0, "1"), (1, "lower('X, Y')"), (2, "Cottbus")]);
+    }
+
+    #[test]
+    fn statements_into_one_table_merge() {
+        let s = "insert into t values (1, 'A');\ninsert into t values (2, 'B');\ninsert into u values (3, 'C');";
+        let mut out = Vec::new();
+        find(s, &mut out);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0].cells.len(), 4);
     }
 
     #[test]
