@@ -174,20 +174,29 @@ fn fills(t: EntityType) -> bool {
     )
 }
 
-/// A candidate for the whole cell `[a, b)`: scored at least as high as any candidate inside it,
-/// so the whole cell wins over a part (equal scores go to the longer span). `None` when a
-/// validated value overlaps the cell.
-fn whole_cell(known: &Known, t: EntityType, a: usize, b: usize, base: f32) -> Option<Candidate> {
+/// A candidate of type `t` for the whole cell `[a, b)` of `s`: scored at least as high as any
+/// candidate inside it, so the whole cell wins over a part (equal scores go to the longer
+/// span). `None` when the others already cover every letter and digit of the cell (their
+/// finer spans stand: `Hauptstraße 5, 10115 Berlin` is two), or when a value of another type
+/// than PERSON or LOCATION overlaps it (`Erstzulassung 09.10.01` is no place).
+fn whole_cell(s: &str, known: &Known, t: EntityType, a: usize, b: usize, base: f32) -> Option<Candidate> {
     let mut score = base;
+    let mut covered = a;
+    let mut gap = false;
     for c in known.overlapping(a, b) {
-        if c.validated {
+        let soft = matches!(c.entity_type, EntityType::Person | EntityType::Location);
+        if c.validated || !soft {
             return None;
         }
         if c.start >= a && c.end <= b {
             score = score.max(c.score);
         }
+        let between = s.get(covered..c.start.max(covered)).unwrap_or("");
+        gap |= between.chars().any(char::is_alphanumeric);
+        covered = covered.max(c.end);
     }
-    Some(cand(t, a, b, score, false))
+    gap |= s.get(covered.min(b)..b).unwrap_or("").chars().any(char::is_alphanumeric);
+    gap.then(|| cand(t, a, b, score, false))
 }
 
 /// Types the cells of `table`, appending candidates to `out`.
@@ -226,7 +235,7 @@ fn type_table(s: &str, table: &Table, known: &Known, out: &mut Vec<Candidate>) {
                 };
                 for c in cells {
                     if cells::plausible(t, value(c), vouch) {
-                        out.extend(whole_cell(known, t, c.start, c.end, NAMED));
+                        out.extend(whole_cell(s, known, t, c.start, c.end, NAMED));
                     }
                 }
             }
@@ -241,7 +250,7 @@ fn type_table(s: &str, table: &Table, known: &Known, out: &mut Vec<Candidate>) {
                     }
                     for c in cells {
                         if cells::plausible(t, value(c), Vouch::Loose) {
-                            out.extend(whole_cell(known, t, c.start, c.end, CARRIED));
+                            out.extend(whole_cell(s, known, t, c.start, c.end, CARRIED));
                         }
                     }
                     break;
