@@ -99,7 +99,12 @@ fn csv_semicolons_quoted_cells_and_english_tsv() {
             (Loc, "Quedlinburg"),
             (Loc, "Wittstock"),
         ],
-        &["1001\t", "\t19.99\tSKU-4471", "\t5.00\tSKU-1180", "customer_id\tfirst_name"],
+        &[
+            "1001\t",
+            "\t19.99\tSKU-4471",
+            "\t5.00\tSKU-1180",
+            "customer_id\tfirst_name",
+        ],
     );
 }
 
@@ -135,9 +140,14 @@ fn markdown_tables_with_and_without_rule() {
             (Loc, "Guben"),
             (EntityType::KfzKennzeichen, "BI-JB 123"),
         ],
-        &["| Name | Ort | Kennzeichen | Betrag |", "| 12,50 € |", "| 8,00 € |"],
+        &[
+            "| Name | Ort | Kennzeichen | Betrag |",
+            "| 12,50 € |",
+            "| 8,00 € |",
+        ],
     );
-    let text = "| Patient | Town | Ward | Status |\n| Edeltraud Kwiatkowski | Lübbenau | 3B | open |\n\
+    let text =
+        "| Patient | Town | Ward | Status |\n| Edeltraud Kwiatkowski | Lübbenau | 3B | open |\n\
                 | Henrike Saalfeld | Beeskow | 2A | done |\n";
     check(
         text,
@@ -147,7 +157,11 @@ fn markdown_tables_with_and_without_rule() {
             (Loc, "Lübbenau"),
             (Loc, "Beeskow"),
         ],
-        &["| 3B | open |", "| 2A | done |", "| Patient | Town | Ward | Status |"],
+        &[
+            "| 3B | open |",
+            "| 2A | done |",
+            "| Patient | Town | Ward | Status |",
+        ],
     );
 }
 
@@ -168,7 +182,8 @@ fn sql_insert_with_and_without_column_list() {
         ],
         &["(17, '", "(18, '", "(id, vorname, nachname, telefon, ort)"],
     );
-    let text = "insert into patients values (1, 'Marit Jelinski', 'Eisenhüttenstadt', 'A-17', 42.5);\n\
+    let text =
+        "insert into patients values (1, 'Marit Jelinski', 'Eisenhüttenstadt', 'A-17', 42.5);\n\
                 insert into patients values (2, 'Tobias Oberhäuser', 'Wittstock', 'B-03', 17.0);\n\
                 insert into patients values (3, 'Ingrid Vasquez', 'Quappendorf', 'C-11', 3.25);\n";
     check(
@@ -179,7 +194,12 @@ fn sql_insert_with_and_without_column_list() {
             (Loc, "Eisenhüttenstadt"),
             (Loc, "Quappendorf"),
         ],
-        &["'A-17', 42.5", "'B-03', 17.0", "'C-11', 3.25", "values (1, '"],
+        &[
+            "'A-17', 42.5",
+            "'B-03', 17.0",
+            "'C-11', 3.25",
+            "values (1, '",
+        ],
     );
 }
 
@@ -195,7 +215,11 @@ fn json_arrays_with_known_and_unknown_keys() {
             (Loc, "Guben"),
             (Loc, "Pritzwalk"),
         ],
-        &["\"kundeId\": 4711", "\"status\": \"aktiv\"", "\"summe\": 12.0"],
+        &[
+            "\"kundeId\": 4711",
+            "\"status\": \"aktiv\"",
+            "\"summe\": 12.0",
+        ],
     );
     // Keys nobody lists: the columns show their types through the cells the gazetteers know.
     let text = "[{\"n\": \"Henrike Saalfeld\", \"c\": \"Quappendorf\", \"sku\": \"X-100\"},\n \
@@ -215,7 +239,8 @@ fn json_arrays_with_known_and_unknown_keys() {
 
 #[test]
 fn key_value_lines_and_logs() {
-    let text = "Stammdaten:\nKunde: Brökelmann\nVorname: Jana\nStraße: Am Sandberg 4\nOrt: Quappendorf\n\
+    let text =
+        "Stammdaten:\nKunde: Brökelmann\nVorname: Jana\nStraße: Am Sandberg 4\nOrt: Quappendorf\n\
                 Status: offen\nBetrag: 120,00 EUR\n";
     check(
         text,
@@ -248,7 +273,11 @@ fn letter_datelines_anchor_the_place() {
         &[(Loc, "Guben"), (Date, "22.07.2024"), (Person, "Pohlenz")],
         &[", den "],
     );
-    check("Quappendorf, 1. Mai 2025\n\nKündigung", &[(Loc, "Quappendorf")], &[]);
+    check(
+        "Quappendorf, 1. Mai 2025\n\nKündigung",
+        &[(Loc, "Quappendorf")],
+        &[],
+    );
     check("Montag, den 22.07.2024\nTermin", &[], &["Montag, den "]);
 }
 

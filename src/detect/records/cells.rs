@@ -65,7 +65,11 @@ fn classes(w: &str) -> (u32, bool) {
 fn person(v: &str, vouch: Vouch) -> bool {
     let letters = v.chars().filter(|c| c.is_alphabetic()).count();
     let ok_chars = v.chars().all(|c| {
-        c.is_alphabetic() || matches!(c, ' ' | '-' | '.' | '\'' | '’' | ',' | '\u{300}'..='\u{36f}')
+        c.is_alphabetic()
+            || matches!(
+                c,
+                ' ' | '-' | '.' | '\'' | '’' | ',' | '\u{300}'..='\u{36f}'
+            )
     });
     let n = words(v).count();
     if letters < 2 || !ok_chars || n > 5 {
@@ -137,8 +141,7 @@ fn date(v: &str) -> bool {
 fn phone(v: &str) -> bool {
     let digits = v.bytes().filter(u8::is_ascii_digit).count();
     (6..=20).contains(&digits)
-        && v
-            .chars()
+        && v.chars()
             .all(|c| c.is_ascii_digit() || matches!(c, ' ' | '+' | '-' | '/' | '(' | ')' | '.'))
 }
 

@@ -102,7 +102,10 @@ mod tests {
             places("Bad Homburg v. d. Höhe, 03.02.2025"),
             ["Bad Homburg v. d. Höhe"]
         );
-        assert_eq!(places("Frankfurt am Main, den 3.2.25"), ["Frankfurt am Main"]);
+        assert_eq!(
+            places("Frankfurt am Main, den 3.2.25"),
+            ["Frankfurt am Main"]
+        );
     }
 
     #[test]

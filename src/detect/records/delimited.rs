@@ -66,7 +66,8 @@ pub(super) fn is_rule(cell: &str) -> bool {
 /// Whether the cells of a first line make a header: some name is known, none is a number,
 /// every one is short.
 pub(super) fn is_header(s: &str, cells: &[(usize, usize)]) -> bool {
-    let name = |&(a, b): &(usize, usize)| s.get(a..b).unwrap_or("").trim().trim_matches(['"', '\'']);
+    let name =
+        |&(a, b): &(usize, usize)| s.get(a..b).unwrap_or("").trim().trim_matches(['"', '\'']);
     cells.iter().any(|c| fields::kind(name(c)) != Kind::Unknown)
         && cells.iter().all(|c| {
             let n = name(c);
@@ -112,12 +113,19 @@ pub(super) fn find(s: &str, out: &mut Vec<Table>) {
         let line = &b[start..e];
         let mut counts = [0; 4];
         // Markdown tables (leading pipe) are their own shape.
-        if !line.is_empty() && line.len() <= MAX_LINE && line.trim_ascii_start().first() != Some(&b'|') {
+        if !line.is_empty()
+            && line.len() <= MAX_LINE
+            && line.trim_ascii_start().first() != Some(&b'|')
+        {
             for (c, &d) in counts.iter_mut().zip(&DELIMITERS) {
                 *c = count(line, d);
             }
         }
-        lines.push(Line { start, end: e, counts });
+        lines.push(Line {
+            start,
+            end: e,
+            counts,
+        });
         start = end + 1;
     }
     let mut i = 0;
@@ -144,7 +152,11 @@ pub(super) fn find(s: &str, out: &mut Vec<Table>) {
         let delim = DELIMITERS[d];
         let rows: Vec<Vec<(usize, usize)>> = lines[i..j]
             .iter()
-            .filter(|l| !split(&s[l.start..l.end], l.start, delim).iter().all(|&(a, b)| is_rule(&s[a..b])))
+            .filter(|l| {
+                !split(&s[l.start..l.end], l.start, delim)
+                    .iter()
+                    .all(|&(a, b)| is_rule(&s[a..b]))
+            })
             .map(|l| split(&s[l.start..l.end], l.start, delim))
             .collect();
         // Two comma lines without a header may be prose; so may long cells.
@@ -180,11 +192,23 @@ mod tests {
         let mut out = Vec::new();
         find(s, &mut out);
         assert_eq!(out.len(), 1);
-        let names: Vec<&str> = out[0].names.iter().flatten().map(|&(a, b)| &s[a..b]).collect();
+        let names: Vec<&str> = out[0]
+            .names
+            .iter()
+            .flatten()
+            .map(|&(a, b)| &s[a..b])
+            .collect();
         assert_eq!(names, ["name", "plz", "ort"]);
         assert_eq!(
             cells(s),
-            [["Brökelmann, Jana", "33602", "Bielefeld", "Olaf Trittin", "03046", "Cottbus"]]
+            [[
+                "Brökelmann, Jana",
+                "33602",
+                "Bielefeld",
+                "Olaf Trittin",
+                "03046",
+                "Cottbus"
+            ]]
         );
     }
 

@@ -117,7 +117,10 @@ mod tests {
     #[test]
     fn every_data_line_parses() {
         for line in FIELDS.lines() {
-            assert!(parse_line(line).is_ok(), "bad line in record_fields.txt: {line}");
+            assert!(
+                parse_line(line).is_ok(),
+                "bad line in record_fields.txt: {line}"
+            );
         }
     }
 
@@ -137,10 +140,34 @@ mod tests {
                 strong: false
             }
         );
-        assert!(matches!(kind("kunden_ort"), Kind::Personal { t: EntityType::Location, .. }));
-        assert!(matches!(kind("Straße"), Kind::Personal { t: EntityType::Location, .. }));
-        assert!(matches!(kind("E-Mail"), Kind::Personal { t: EntityType::EmailAddress, .. }));
-        assert!(matches!(kind("Telefon (privat)"), Kind::Personal { t: EntityType::PhoneNumber, .. }));
+        assert!(matches!(
+            kind("kunden_ort"),
+            Kind::Personal {
+                t: EntityType::Location,
+                ..
+            }
+        ));
+        assert!(matches!(
+            kind("Straße"),
+            Kind::Personal {
+                t: EntityType::Location,
+                ..
+            }
+        ));
+        assert!(matches!(
+            kind("E-Mail"),
+            Kind::Personal {
+                t: EntityType::EmailAddress,
+                ..
+            }
+        ));
+        assert!(matches!(
+            kind("Telefon (privat)"),
+            Kind::Personal {
+                t: EntityType::PhoneNumber,
+                ..
+            }
+        ));
         assert_eq!(kind("kunde_id"), Kind::NotPersonal);
         assert_eq!(kind("Betrag"), Kind::NotPersonal);
         assert_eq!(kind("status"), Kind::NotPersonal);

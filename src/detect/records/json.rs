@@ -170,7 +170,13 @@ mod tests {
         let s = r#"Daten: [{"kd": "Jana B", "id": 17, "x": {"c": "Guben"}}, {'kd': 'Olaf', 'c': null}]"#;
         assert_eq!(
             columns(s),
-            [("kd", "Jana B"), ("id", "17"), ("c", "Guben"), ("kd", "Olaf"), ("c", "null")]
+            [
+                ("kd", "Jana B"),
+                ("id", "17"),
+                ("c", "Guben"),
+                ("kd", "Olaf"),
+                ("c", "null")
+            ]
         );
         let mut out = Vec::new();
         find(s, &mut out);
@@ -180,7 +186,10 @@ mod tests {
 
     #[test]
     fn truncated_and_prose_braces() {
-        assert_eq!(columns(r#"{"ort": "Guben", "name": "Ja"#), [("ort", "Guben")]);
+        assert_eq!(
+            columns(r#"{"ort": "Guben", "name": "Ja"#),
+            [("ort", "Guben")]
+        );
         assert!(columns("Mengen {a, b} und {x}").is_empty());
     }
 }

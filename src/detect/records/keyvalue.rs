@@ -37,7 +37,11 @@ fn key_before(line: &[u8], eq: usize) -> Option<usize> {
         k -= 1;
     }
     let first = *line.get(k)?;
-    let before_ok = k == 0 || matches!(line[k - 1], b' ' | b'\t' | b',' | b';' | b'&' | b'?' | b'{' | b'(');
+    let before_ok = k == 0
+        || matches!(
+            line[k - 1],
+            b' ' | b'\t' | b',' | b';' | b'&' | b'?' | b'{' | b'('
+        );
     (k < eq && eq - k <= MAX_KEY && (first.is_ascii_alphabetic() || first >= 0x80) && before_ok)
         .then_some(k)
 }
@@ -76,7 +80,9 @@ fn label(rest: &str) -> Option<(usize, usize)> {
     if b[sep] == b':' && !matches!(after, Some(b' ' | b'\t')) {
         return None;
     }
-    if b[sep] == b'=' && (words > 1 || matches!(after, Some(b'=')) || key.ends_with(['!', '<', '>'])) {
+    if b[sep] == b'='
+        && (words > 1 || matches!(after, Some(b'=')) || key.ends_with(['!', '<', '>']))
+    {
         return None;
     }
     Some((key.len(), sep + 1))
@@ -106,7 +112,9 @@ pub(super) fn find(s: &str, out: &mut Vec<Table>) {
             if matches!(lb[eq - 1], b'!' | b'<' | b'>' | b'=' | b' ') {
                 continue;
             }
-            let Some(k) = key_before(lb, eq) else { continue };
+            let Some(k) = key_before(lb, eq) else {
+                continue;
+            };
             let (va, vb) = match lb.get(eq + 1) {
                 Some(&q @ (b'"' | b'\'')) => match memchr::memchr(q, &lb[eq + 2..]) {
                     Some(n) => (eq + 1, eq + 3 + n),
@@ -173,7 +181,11 @@ mod tests {
     fn labels_config_and_logfmt() {
         assert_eq!(
             pairs("Kunde: Jana Brökelmann\n- Ort: Guben\nname = Olaf T\n"),
-            [("Kunde", "Jana Brökelmann"), ("Ort", "Guben"), ("name", "Olaf T")]
+            [
+                ("Kunde", "Jana Brökelmann"),
+                ("Ort", "Guben"),
+                ("name", "Olaf T")
+            ]
         );
         assert_eq!(
             pairs("2024-07-22T10:15:01Z INFO user=\"Jana B\" city=Guben status=ok"),

@@ -38,7 +38,10 @@ pub(super) fn find(s: &str, out: &mut Vec<Table>) {
                 if *ruled && t.names.iter().all(Option::is_none) {
                     // An alignment row makes the first line the header whatever it says.
                     t = Table::new(true);
-                    t.names = block[0].iter().map(|&(a, b)| super::trim_value(s, a, b)).collect();
+                    t.names = block[0]
+                        .iter()
+                        .map(|&(a, b)| super::trim_value(s, a, b))
+                        .collect();
                     for row in &block[1..] {
                         for (col, &(a, b)) in row.iter().enumerate() {
                             t.push(s, a, b, col);
@@ -80,10 +83,18 @@ mod tests {
         let mut out = Vec::new();
         find(s, &mut out);
         assert_eq!(out.len(), 1);
-        let names: Vec<&str> = out[0].names.iter().flatten().map(|&(a, b)| &s[a..b]).collect();
+        let names: Vec<&str> = out[0]
+            .names
+            .iter()
+            .flatten()
+            .map(|&(a, b)| &s[a..b])
+            .collect();
         assert_eq!(names, ["Name", "Ort"]);
         let cells: Vec<&str> = out[0].cells.iter().map(|c| &s[c.start..c.end]).collect();
-        assert_eq!(cells, ["Jana Brökelmann", "Bielefeld", "Olaf \\| T", "Cottbus"]);
+        assert_eq!(
+            cells,
+            ["Jana Brökelmann", "Bielefeld", "Olaf \\| T", "Cottbus"]
+        );
         let mut out = Vec::new();
         find("| Farbe | Preis |\n|---|---|\n| rot | 3 |", &mut out);
         assert_eq!(out[0].names.iter().flatten().count(), 2);

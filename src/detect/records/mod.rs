@@ -153,7 +153,8 @@ fn evidence(known: &Known, v: &str, a: usize, b: usize, t: EntityType) -> bool {
         EntityType::Person => v.split([' ', ',']).any(|w| {
             let (_, cased) = lex.classes(w, &w.to_lowercase());
             cased & class::FIRST_NAME != 0
-                || cased & class::LAST_NAME != 0 && lex.form_bits(&w.to_lowercase()) & class::COMMON == 0
+                || cased & class::LAST_NAME != 0
+                    && lex.form_bits(&w.to_lowercase()) & class::COMMON == 0
         }),
         EntityType::Location => {
             let bits = lex.form_bits(&v.to_lowercase());
@@ -179,7 +180,14 @@ fn fills(t: EntityType) -> bool {
 /// span). `None` when the others already cover every letter and digit of the cell (their
 /// finer spans stand: `Hauptstraße 5, 10115 Berlin` is two), or when a value of another type
 /// than PERSON or LOCATION overlaps it (`Erstzulassung 09.10.01` is no place).
-fn whole_cell(s: &str, known: &Known, t: EntityType, a: usize, b: usize, base: f32) -> Option<Candidate> {
+fn whole_cell(
+    s: &str,
+    known: &Known,
+    t: EntityType,
+    a: usize,
+    b: usize,
+    base: f32,
+) -> Option<Candidate> {
     let mut score = base;
     let mut covered = a;
     let mut gap = false;
@@ -195,7 +203,11 @@ fn whole_cell(s: &str, known: &Known, t: EntityType, a: usize, b: usize, base: f
         gap |= between.chars().any(char::is_alphanumeric);
         covered = covered.max(c.end);
     }
-    gap |= s.get(covered.min(b)..b).unwrap_or("").chars().any(char::is_alphanumeric);
+    gap |= s
+        .get(covered.min(b)..b)
+        .unwrap_or("")
+        .chars()
+        .any(char::is_alphanumeric);
     gap.then(|| cand(t, a, b, score, false))
 }
 
@@ -224,7 +236,9 @@ fn type_table(s: &str, table: &Table, known: &Known, out: &mut Vec<Candidate>) {
             Kind::Personal { t, strong } if fills(t) => {
                 let on = strong
                     || personal_table
-                    || cells.iter().any(|c| evidence(known, value(c), c.start, c.end, t));
+                    || cells
+                        .iter()
+                        .any(|c| evidence(known, value(c), c.start, c.end, t));
                 if !on {
                     continue;
                 }

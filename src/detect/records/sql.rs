@@ -28,7 +28,10 @@ impl<'a> Cursor<'a> {
             .b
             .get(self.i..end)
             .is_some_and(|w| w.eq_ignore_ascii_case(word.as_bytes()))
-            && !self.b.get(end).is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_');
+            && !self
+                .b
+                .get(end)
+                .is_some_and(|&c| c.is_ascii_alphanumeric() || c == b'_');
         if ok {
             self.i = end;
         }
@@ -227,7 +230,10 @@ mod tests {
             .map(|t| {
                 (
                     t.names.iter().map(|n| n.map(|(a, b)| &s[a..b])).collect(),
-                    t.cells.iter().map(|c| (c.column, &s[c.start..c.end])).collect(),
+                    t.cells
+                        .iter()
+                        .map(|c| (c.column, &s[c.start..c.end]))
+                        .collect(),
                 )
             })
             .collect()
@@ -241,7 +247,14 @@ mod tests {
         assert_eq!(p[0].0, [Some("id"), Some("vorname"), Some("ort")]);
         assert_eq!(
             p[0].1,
-            [(0, "17"), (1, "Jana"), (2, "Guben"), (0, "18"), (1, "O''Neill"), (2, "NULL")]
+            [
+                (0, "17"),
+                (1, "Jana"),
+                (2, "Guben"),
+                (0, "18"),
+                (1, "O''Neill"),
+                (2, "NULL")
+            ]
         );
         let s = "insert into db.t values (1, lower('X, Y'), 'Cottbus');";
         let p = parse(s);
