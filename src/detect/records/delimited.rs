@@ -3,7 +3,7 @@
 //! first line is its header when it holds a known field name and no number. Quoted cells
 //! (`"Brökelmann, Jana"`, `""` inside) are one cell.
 //!
-//! Cost for prose: one newline scan and, per line, a vectorised count of each delimiter.
+//! Cost for prose: one newline scan and, per line, a SIMD count of each delimiter (memchr).
 
 use super::fields::{self, Kind};
 use super::Table;
@@ -24,9 +24,8 @@ struct Line {
 
 /// Number of `d` in `line` outside double quotes.
 fn count(line: &[u8], d: u8) -> usize {
-    if !line.contains(&b'"') {
-        // Written so that it vectorises.
-        return line.iter().filter(|&&b| b == d).count();
+    if memchr::memchr(b'"', line).is_none() {
+        return memchr::memchr_iter(d, line).count();
     }
     let mut quoted = false;
     let mut n = 0;
@@ -103,6 +102,8 @@ pub(super) fn table(s: &str, rows: &[Vec<(usize, usize)>], headerless_ok: bool) 
 
 pub(super) fn find(s: &str, out: &mut Vec<Table>) {
     let b = s.as_bytes();
+    // Delimiters the text does not hold at all are not counted line by line.
+    let present = DELIMITERS.map(|d| memchr::memchr(d, b).is_some());
     let mut lines: Vec<Line> = Vec::new();
     let mut start = 0;
     for end in memchr::memchr_iter(b'\n', b).chain([b.len()]) {
@@ -117,8 +118,10 @@ pub(super) fn find(s: &str, out: &mut Vec<Table>) {
             && line.len() <= MAX_LINE
             && line.trim_ascii_start().first() != Some(&b'|')
         {
-            for (c, &d) in counts.iter_mut().zip(&DELIMITERS) {
-                *c = count(line, d);
+            for (c, (&d, &p)) in counts.iter_mut().zip(DELIMITERS.iter().zip(&present)) {
+                if p {
+                    *c = count(line, d);
+                }
             }
         }
         lines.push(Line {
@@ -150,6 +153,21 @@ pub(super) fn find(s: &str, out: &mut Vec<Table>) {
             continue;
         };
         let delim = DELIMITERS[d];
+        // Before splitting: a header has short names, a headerless comma table short cells
+        // and three rows; lines too long for either are prose.
+        let k = lines[i].counts[d] + 1;
+        let len = |l: &Line| l.end - l.start;
+        let loose = delim == b',' || delim == b'|';
+        let header_fits = len(&lines[i]) <= k * 50;
+        let headerless_fits = !loose
+            || j - i >= MIN_HEADERLESS_ROWS
+                && lines[i..j]
+                    .iter()
+                    .all(|l| len(l) <= k * (MAX_HEADERLESS_CELL + 1));
+        if !header_fits && !headerless_fits {
+            i = j;
+            continue;
+        }
         let rows: Vec<Vec<(usize, usize)>> = lines[i..j]
             .iter()
             .filter(|l| {
@@ -160,7 +178,6 @@ pub(super) fn find(s: &str, out: &mut Vec<Table>) {
             .map(|l| split(&s[l.start..l.end], l.start, delim))
             .collect();
         // Two comma lines without a header may be prose; so may long cells.
-        let loose = delim == b',' || delim == b'|';
         let headerless_ok = !loose
             || rows.len() >= MIN_HEADERLESS_ROWS
                 && rows

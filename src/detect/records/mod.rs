@@ -247,8 +247,13 @@ fn type_table(s: &str, table: &Table, known: &Known, out: &mut Vec<Candidate>) {
                 } else {
                     Vouch::Loose
                 };
+                let mut memo = HashMap::new();
                 for c in cells {
-                    if cells::plausible(t, value(c), vouch) {
+                    let v = value(c);
+                    if *memo
+                        .entry(v)
+                        .or_insert_with(|| cells::plausible(t, v, vouch))
+                    {
                         out.extend(whole_cell(s, known, t, c.start, c.end, NAMED));
                     }
                 }
@@ -262,8 +267,13 @@ fn type_table(s: &str, table: &Table, known: &Known, out: &mut Vec<Candidate>) {
                     if shown < 2 || shown * 2 < cells.len() {
                         continue;
                     }
+                    let mut memo = HashMap::new();
                     for c in cells {
-                        if cells::plausible(t, value(c), Vouch::Loose) {
+                        let v = value(c);
+                        if *memo
+                            .entry(v)
+                            .or_insert_with(|| cells::plausible(t, v, Vouch::Loose))
+                        {
                             out.extend(whole_cell(s, known, t, c.start, c.end, CARRIED));
                         }
                     }
@@ -277,7 +287,7 @@ fn type_table(s: &str, table: &Table, known: &Known, out: &mut Vec<Candidate>) {
 
 /// Later mentions of the PERSON and LOCATION values in `found` (whole words, 4+ bytes, not
 /// bare numbers), anywhere in `s`.
-fn mentions(s: &str, found: &[Candidate], out: &mut Vec<Candidate>) {
+fn mentions(s: &str, found: &[Candidate], known: &Known, out: &mut Vec<Candidate>) {
     let mut values: Vec<(&str, EntityType)> = found
         .iter()
         .filter(|c| matches!(c.entity_type, EntityType::Person | EntityType::Location))
@@ -296,11 +306,19 @@ fn mentions(s: &str, found: &[Candidate], out: &mut Vec<Candidate>) {
     else {
         return;
     };
+    // Occurrences that are a found cell or lie in a known candidate need nothing more.
+    let mut have: Vec<(usize, usize)> = found.iter().map(|c| (c.start, c.end)).collect();
+    have.sort_unstable();
     for m in ac.find_iter(s) {
-        if super::recognizers::standalone(s, m.start(), m.end()) {
-            let t = values[m.pattern().as_usize()].1;
-            out.push(cand(t, m.start(), m.end(), CARRIED, false));
+        let (a, b) = (m.start(), m.end());
+        if have.binary_search(&(a, b)).is_ok()
+            || known.overlapping(a, b).any(|c| c.start <= a && c.end >= b)
+            || !super::recognizers::standalone(s, a, b)
+        {
+            continue;
         }
+        let t = values[m.pattern().as_usize()].1;
+        out.push(cand(t, a, b, CARRIED, false));
     }
 }
 
@@ -370,7 +388,7 @@ impl Recognizer for RecordRecognizer {
         for t in &tables {
             type_table(s, t, &known, &mut found);
         }
-        mentions(s, &found, out);
+        mentions(s, &found, &known, out);
         out.extend(found);
     }
 }
