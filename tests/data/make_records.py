@@ -71,7 +71,7 @@ Ort: [[Guben|LOCATION]]
 Status: offen
 Betrag: 120,00 EUR
 """),
-    ("en", "logfmt", """2024-07-22T10:15:01Z INFO login user_id=4711 name="[[Jana Brökelmann|PERSON]]" city=[[Guben|LOCATION]] status=ok
+    ("en", "logfmt", """[[2024-07-22|DATE]]T10:15:01Z INFO login user_id=4711 name="[[Jana Brökelmann|PERSON]]" city=[[Guben|LOCATION]] status=ok
 [[2024-07-22|DATE]]T10:16:12Z WARN login user_id=4712 name="[[Olaf Trittinski|PERSON]]" city=[[Pritzwalk|LOCATION]] status=failed
 [[2024-07-22|DATE]]T10:17:40Z INFO logout user_id=4711 duration=812
 """),
