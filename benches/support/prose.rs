@@ -128,12 +128,12 @@ pub fn csv(chars: usize) -> String {
     let mut id = 10_000;
     while out.chars().count() < chars {
         let n = r.next() % 1000;
-        let last = if n % 4 == 0 {
+        let last = if n.is_multiple_of(4) {
             r.pick(RARE_LAST)
         } else {
             r.pick(LAST)
         };
-        let town = if n % 5 == 0 {
+        let town = if n.is_multiple_of(5) {
             r.pick(RARE_TOWNS)
         } else {
             r.pick(TOWNS)

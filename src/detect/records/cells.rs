@@ -116,7 +116,9 @@ fn location(v: &str, vouch: Vouch) -> bool {
         return false;
     };
     let (bits, capital) = classes(head);
-    if !capital && !(vouch == Vouch::Strong && !v.chars().any(char::is_uppercase)) {
+    // Lower case only in a strong column whose value has no capital at all (`trittin`).
+    let all_lower_ok = vouch == Vouch::Strong && !v.chars().any(char::is_uppercase);
+    if !(capital || all_lower_ok) {
         return false;
     }
     let town = bits & class::TOWN != 0;

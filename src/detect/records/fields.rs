@@ -72,10 +72,9 @@ fn parts(name: &str) -> Vec<String> {
     let mut cur = String::new();
     let mut prev_lower = false;
     for c in name.chars() {
-        if !c.is_alphanumeric() || (c.is_uppercase() && prev_lower) {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
+        let boundary = !c.is_alphanumeric() || (c.is_uppercase() && prev_lower);
+        if boundary && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
         }
         if c.is_alphanumeric() {
             cur.extend(c.to_lowercase());

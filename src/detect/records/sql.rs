@@ -223,7 +223,10 @@ pub(super) fn find(s: &str, out: &mut Vec<Table>) {
 mod tests {
     use super::*;
 
-    fn parse(s: &str) -> Vec<(Vec<Option<&str>>, Vec<(usize, &str)>)> {
+    /// Per table: its column names and its `(column, value)` cells.
+    type Parsed<'a> = (Vec<Option<&'a str>>, Vec<(usize, &'a str)>);
+
+    fn parse(s: &str) -> Vec<Parsed<'_>> {
         let mut out = Vec::new();
         find(s, &mut out);
         out.iter()
