@@ -11,6 +11,7 @@
 mod entity;
 pub(crate) mod lexicon;
 pub mod recognizers;
+mod records;
 mod resolve;
 pub(crate) mod text;
 pub mod validate;

@@ -53,6 +53,8 @@ pub fn all() -> Vec<Box<dyn Recognizer>> {
         Box::new(ausweis::AusweisRecognizer::new()),
         Box::new(ust_id::UstIdRecognizer::new()),
         Box::new(us_ssn::UsSsnRecognizer::new()),
+        // Last: reads the candidates of the others (tables, columns, datelines).
+        Box::new(crate::detect::records::RecordRecognizer::new()),
     ]
 }
 
