@@ -1,11 +1,17 @@
 # Tarnkappe — container image.
 #
 #   docker build -t tarnkappe .
-#   docker run --rm -p 8080:8080 -e TARNKAPPE_API_KEYS=team-a:change-me tarnkappe
+#   docker run --rm -p 8080:8080 --read-only --cap-drop ALL --security-opt no-new-privileges \
+#     -e TARNKAPPE_API_KEYS=team-a:change-me tarnkappe
 #
 # Stage 1 builds the release binary (pingora's zlib-ng build needs cmake); stage 2 is a slim
 # Debian with only the binary, the default configuration and CA certificates (for https
-# upstreams), running as an unprivileged user.
+# upstreams), running as an unprivileged user. The service writes no files, so the root
+# filesystem may be read-only. No HEALTHCHECK: orchestrators probe GET /api/v1/health (alive)
+# and GET /api/v1/health/ready (store reachable), and the slim image has no HTTP client.
+#
+# tests/ops_image.rs builds what this file builds (its COPY lines, .dockerignore, the cargo
+# command of its RUN line) and starts the result with this CMD and ENV.
 
 FROM rust:1-bookworm AS build
 RUN apt-get update \
@@ -15,6 +21,9 @@ WORKDIR /src
 COPY Cargo.toml Cargo.lock proxy.toml openapi.json ./
 COPY src ./src
 COPY benches ./benches
+# Everything under data/ (gazetteers, tagger tables and weights) is compiled in: copy the folder
+# whole, so that a new data file cannot be left out.
+COPY data ./data
 RUN cargo build --release --locked --bin tarnkappe \
  && strip target/release/tarnkappe
 
@@ -22,9 +31,12 @@ FROM debian:bookworm-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin tarnkappe
+ && groupadd --system --gid 10001 tarnkappe \
+ && useradd --system --uid 10001 --gid 10001 --no-create-home --shell /usr/sbin/nologin tarnkappe
 COPY --from=build /src/target/release/tarnkappe /usr/local/bin/tarnkappe
 COPY proxy.toml /etc/tarnkappe/proxy.toml
+# Attribution of the compiled-in data (GeoNames, CC BY 4.0) travels with the binary.
+COPY NOTICE /usr/share/doc/tarnkappe/NOTICE
 # Inside a container the listener must face the container network; everything else comes from
 # /etc/tarnkappe/proxy.toml (mount your own) and TARNKAPPE_* variables.
 ENV TARNKAPPE_LISTEN=0.0.0.0:8080

@@ -1,5 +1,6 @@
 //! Engine speed: anonymizing 100,000 code points of generated German prose with a realistic
-//! density of personal data, and building the engine (gazetteers included).
+//! density of personal data, the same length of a generated CSV export (record shapes, issue
+//! 16), and building the engine (gazetteers included).
 //!
 //! `cargo bench --bench detect`
 
@@ -9,7 +10,7 @@ use tarnkappe::tokens::anonymize;
 
 #[path = "support/prose.rs"]
 mod prose;
-use prose::prose;
+use prose::{csv, prose};
 
 fn bench(c: &mut Criterion) {
     // Cold start-up, once per process: gazetteers parsed and hashed, patterns compiled.
@@ -30,6 +31,14 @@ fn bench(c: &mut Criterion) {
         b.iter(|| detector.detect(black_box(&text)))
     });
     g.finish();
+    let table = csv(100_000);
+    let mut r = c.benchmark_group("records");
+    r.throughput(Throughput::Bytes(table.len() as u64));
+    r.sample_size(30);
+    r.bench_function("anonymize_100k_codepoints_csv", |b| {
+        b.iter(|| anonymize(&detector, black_box(&table)))
+    });
+    r.finish();
     let mut s = c.benchmark_group("startup");
     s.sample_size(10);
     // Warm: gazetteers are built once per process and shared, so this measures the patterns.

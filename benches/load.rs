@@ -1,6 +1,8 @@
 //! Load bench of the LLM proxy: the same requests, in one run, directly to a fast local
-//! upstream (a tiny HTTP/1.1 responder written here) and through the proxy (the real binary,
-//! bench profile), printing both and their ratio.
+//! upstream (a tiny HTTP/1.1 responder written here), through a bare pingora pass-through (an
+//! empty `ProxyHttp` that only names the upstream, built in this process with the same number
+//! of threads: the yardstick) and through the proxy (the real binary, bench profile). Tarnkappe
+//! is reported against the bare pass-through: added latency and ratios.
 //!
 //! - 1 connection, 2 KB chat request and a 100000-code-point request: median latency.
 //! - 32 connections, 2 KB requests: requests/s and the proxy's CPU time per request.
@@ -106,6 +108,72 @@ fn upstream_conn(stream: TcpStream) {
             return;
         }
     }
+}
+
+// ------------------------------------------------------------------------------------------
+// Bare pingora pass-through (the yardstick)
+
+struct Bare {
+    upstream: SocketAddr,
+}
+
+#[async_trait::async_trait]
+impl pingora::proxy::ProxyHttp for Bare {
+    type CTX = ();
+
+    fn new_ctx(&self) {}
+
+    async fn upstream_peer(
+        &self,
+        _session: &mut pingora::proxy::Session,
+        _ctx: &mut (),
+    ) -> pingora::Result<Box<pingora::upstreams::peer::HttpPeer>> {
+        Ok(Box::new(pingora::upstreams::peer::HttpPeer::new(
+            self.upstream,
+            false,
+            String::new(),
+        )))
+    }
+}
+
+struct Never;
+
+#[async_trait::async_trait]
+impl pingora::server::ShutdownSignalWatch for Never {
+    async fn recv(&self) -> pingora::server::ShutdownSignal {
+        std::future::pending().await
+    }
+}
+
+/// Starts the bare pass-through on a free port (threads as the proxy's default) and returns
+/// its address.
+fn start_bare(upstream: SocketAddr) -> SocketAddr {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("port")
+        .port();
+    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().expect("addr");
+    std::thread::spawn(move || {
+        let conf = pingora::server::configuration::ServerConf {
+            threads: 2,
+            ..Default::default()
+        };
+        let mut server = pingora::server::Server::new_with_opt_and_conf(None, conf);
+        server.bootstrap();
+        let mut service =
+            pingora::proxy::http_proxy_service(&server.configuration, Bare { upstream });
+        service.add_tcp(&addr.to_string());
+        server.add_service(service);
+        server.run(pingora::server::RunArgs {
+            shutdown_signal: Box::new(Never),
+        });
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect(addr).is_err() {
+        assert!(Instant::now() < deadline, "bare pass-through did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    addr
 }
 
 // ------------------------------------------------------------------------------------------
@@ -352,15 +420,22 @@ fn in_process(body: &str, n: usize) {
     );
 }
 
-fn latency(title: &str, up: SocketAddr, proxy: SocketAddr, body: &str, n: usize) {
+fn latency(title: &str, up: SocketAddr, bare: SocketAddr, proxy: SocketAddr, body: &str, n: usize) {
     println!("{title}");
     in_process(body, (n / 10).max(2));
     let d = one_connection("direct", up, &request_bytes(up, body), n);
+    let b = one_connection("bare", bare, &request_bytes(bare, body), n);
     let p = one_connection("proxied", proxy, &request_bytes(proxy, body), n);
     println!(
-        "  added     median {:>8.3} ms   ratio {:.2}x",
+        "  added over direct   {:>8.3} ms   ratio {:.2}x",
         ms(p.saturating_sub(d)),
         p.as_secs_f64() / d.as_secs_f64()
+    );
+    println!(
+        "  added over bare     {:>8.3} ms   ratio {:.2}x (bare pingora itself adds {:.3} ms)",
+        ms(p.saturating_sub(b)),
+        p.as_secs_f64() / b.as_secs_f64(),
+        ms(b.saturating_sub(d))
     );
 }
 
@@ -428,6 +503,7 @@ fn main() {
     let n = |k: usize| ((k as f64 * scale) as usize).max(3);
 
     let up = start_upstream();
+    let bare = start_bare(up);
     let proxy = start_proxy(up);
     let small = chat_body(2000, false);
     let large = chat_body(100_000, false);
@@ -443,6 +519,7 @@ fn main() {
     latency(
         "1 connection, 2 KB chat request",
         up,
+        bare,
         proxy.addr,
         &small,
         n(3000),
@@ -450,6 +527,7 @@ fn main() {
     latency(
         "1 connection, 100000-code-point request",
         up,
+        bare,
         proxy.addr,
         &large,
         n(200),
@@ -457,6 +535,7 @@ fn main() {
 
     println!("32 connections, 2 KB chat request, {secs:.1} s each");
     let (direct_rps, _) = throughput(up, false, Arc::new(request_bytes(up, &small)), 32, secs);
+    let (bare_rps, _) = throughput(bare, false, Arc::new(request_bytes(bare, &small)), 32, secs);
     let pid = proxy.child.id();
     let cpu0 = cpu_ticks(pid);
     let (proxy_rps, count) = throughput(
@@ -469,8 +548,13 @@ fn main() {
     let cpu = (cpu_ticks(pid) - cpu0) as f64 / clock_ticks_per_second();
     println!("  direct    {direct_rps:>10.0} req/s");
     println!(
-        "  proxied   {proxy_rps:>10.0} req/s   ratio {:.3}",
-        proxy_rps / direct_rps
+        "  bare      {bare_rps:>10.0} req/s   ratio to direct {:.3}",
+        bare_rps / direct_rps
+    );
+    println!(
+        "  proxied   {proxy_rps:>10.0} req/s   ratio to direct {:.3}, to bare {:.3}",
+        proxy_rps / direct_rps,
+        proxy_rps / bare_rps
     );
     println!(
         "  proxy CPU {:>10.1} µs per proxied request ({count} requests, {cpu:.2} s CPU)",
@@ -480,6 +564,7 @@ fn main() {
     println!("streaming: SSE, {STREAM_EVENTS} events per reply, each its own write");
     let sbody = chat_body(2000, true);
     let (dt, dc) = streaming("direct", up, &request_bytes(up, &sbody), n(500));
+    let (bt, bc) = streaming("bare", bare, &request_bytes(bare, &sbody), n(500));
     let (pt, pc) = streaming(
         "proxied",
         proxy.addr,
@@ -487,8 +572,14 @@ fn main() {
         n(500),
     );
     println!(
-        "  added     TTFB {:>8.3} ms   per chunk {:>7.1} µs",
+        "  added over direct   TTFB {:>8.3} ms   per chunk {:>7.1} µs",
         ms(pt.saturating_sub(dt)),
         (pc.as_secs_f64() - dc.as_secs_f64()) * 1e6
+    );
+    println!(
+        "  added over bare     TTFB {:>8.3} ms   per chunk {:>7.1} µs   TTFB ratio {:.2}x",
+        ms(pt.saturating_sub(bt)),
+        (pc.as_secs_f64() - bc.as_secs_f64()) * 1e6,
+        pt.as_secs_f64() / bt.as_secs_f64()
     );
 }

@@ -67,6 +67,15 @@ fn bench(c: &mut Criterion) {
         b.iter(|| anonymize(&detector, black_box(&text)))
     });
     // The detection engine alone (src/detect), to see what the token layer adds on top.
+    // The duplicate-member check every REST and proxy body passes before it is parsed.
+    let body = serde_json::to_vec(&serde_json::json!({
+        "model": "m",
+        "messages": [{"role": "user", "content": &text}, {"role": "assistant", "content": "ok"}],
+    }))
+    .expect("JSON");
+    group.bench_function("duplicate_key_check", |b| {
+        b.iter(|| tarnkappe::api::json::has_duplicate_key(black_box(&body)))
+    });
     group.bench_function("detect_only", |b| {
         b.iter(|| detector.detect(black_box(&text)))
     });

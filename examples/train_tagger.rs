@@ -17,6 +17,7 @@ use tarnkappe::detect::tagger::Tagger;
 use tarnkappe::detect::{Detector, EntityType, Text};
 
 #[path = "../benches/support/prose.rs"]
+#[allow(dead_code)] // shared with the benches; this example uses only `prose()`
 mod prose;
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;

@@ -59,8 +59,17 @@ impl App {
                 crate::vault::RedisClient::new(&config.redis).map_err(|e| StartError(e.0))?,
             )),
         };
-        let web = Web::new(&config.web, config.session.ttl_seconds)
+        let listen = config
+            .listen_addr()
             .map_err(|e| StartError(e.to_string()))?;
+        let web = Web::new(
+            &config.web,
+            config.session.ttl_seconds,
+            listen.ip(),
+            config.api.rate_limit_per_minute,
+        )
+        .map_err(|e| StartError(e.to_string()))?;
+        announce_web(&web, config.web.enabled, listen);
         let (api_keys, generated) = KeyRing::from_config(&config)?;
         if let Some(key) = generated {
             // Printed once, here, and never logged.
@@ -87,5 +96,25 @@ impl App {
 
     pub fn session_ttl(&self) -> Duration {
         Duration::from_secs(self.config.session.ttl_seconds)
+    }
+}
+
+/// One start-up line when the page's state is not the obvious one: served on a listener that
+/// faces a network, or left off by default because of one (`configured`: `[web] enabled`).
+fn announce_web(web: &Web, configured: Option<bool>, listen: std::net::SocketAddr) {
+    if listen.ip().is_loopback() {
+        return;
+    }
+    if web.enabled() {
+        tracing::warn!(
+            listen = %listen,
+            per_address_limit = web.rate_limit(),
+            "the web page at / is open to the network of this listener: anyone who can reach it gets a tenant cookie that calls the API without a key (limited per client address)"
+        );
+    } else if configured.is_none() {
+        tracing::info!(
+            listen = %listen,
+            "the web page at / is off because the listener is not on a loopback address ([web] enabled = true or TARNKAPPE_WEB_ENABLED=true serves it)"
+        );
     }
 }

@@ -32,50 +32,45 @@ fn invalid(key: &str, reason: impl Into<String>) -> ConfigError {
     }
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Config {
     pub server: ServerConfig,
-    #[serde(default)]
     pub api: ApiConfig,
-    #[serde(default)]
     pub session: SessionConfig,
-    #[serde(default)]
     pub redis: RedisConfig,
-    #[serde(default)]
     pub web: WebConfig,
-    #[serde(default)]
     pub log: LogConfig,
-    #[serde(default)]
     pub upstream: UpstreamConfig,
-    #[serde(default, rename = "route")]
+    #[serde(rename = "route")]
     pub routes: Vec<RouteConfig>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct ServerConfig {
     /// host:port of the one listener (API, web page and proxy).
     pub listen: String,
     /// Worker threads of the pingora service.
-    #[serde(default = "default_threads")]
     pub threads: usize,
     /// Seconds that in-flight requests get after SIGTERM.
-    #[serde(default = "default_grace")]
     pub grace_period_seconds: u64,
+    /// Longest time a client may take to send a request's header, from its first byte (from
+    /// the connection's start for the first request); slower clients are disconnected.
+    pub client_header_timeout_ms: u64,
+    /// Longest time a client may take to send a request's body, from the end of its header;
+    /// slower clients get 408 and are disconnected.
+    pub client_body_timeout_ms: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct ApiConfig {
     /// Requests per minute per key (and per web-page tenant) unless a key says otherwise.
-    #[serde(default = "default_rate")]
     pub rate_limit_per_minute: u32,
     /// Request bodies above this many bytes get 413 (from Content-Length, or while reading).
-    #[serde(default = "default_body_cap")]
     pub max_body_bytes: usize,
     /// Operator-issued keys; the secret itself is held only as a SHA-256 hash.
-    #[serde(default)]
     pub keys: Vec<ApiKey>,
 }
 
@@ -98,20 +93,15 @@ pub enum StoreKind {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct SessionConfig {
-    #[serde(default = "default_ttl")]
     pub ttl_seconds: u64,
-    #[serde(default = "default_store")]
     pub store: StoreKind,
     /// Byte bound of the embedded store.
-    #[serde(default = "default_capacity")]
     pub memory_capacity_bytes: u64,
     /// AES-256 keys (base64 of 32 bytes) with ids; the highest id seals, all open.
-    #[serde(default)]
     pub encryption_keys: Vec<EncryptionKeyConfig>,
     /// Seal with this key id instead of the highest (step 1 of a key rotation, see README).
-    #[serde(default)]
     pub sealing_key_id: Option<u8>,
 }
 
@@ -124,37 +114,48 @@ pub struct EncryptionKeyConfig {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct RedisConfig {
     /// redis:// or rediss:// (TLS).
-    #[serde(default)]
     pub url: Option<String>,
     /// Treat `url` (comma-separated for several seeds) as a Redis Cluster.
-    #[serde(default)]
     pub cluster: bool,
-    #[serde(default = "default_redis_connect_ms")]
     pub connect_timeout_ms: u64,
-    #[serde(default = "default_redis_command_ms")]
     pub command_timeout_ms: u64,
     /// Put in front of every key (`<prefix>session:<id>`, `<prefix>ratelimit:<hash>`), so that
     /// several deployments can share one Redis.
-    #[serde(default = "default_redis_prefix")]
     pub key_prefix: String,
     /// PEM bundle of the CA(s) that sign the Redis server certificate (rediss://), instead of the
     /// system roots.
-    #[serde(default)]
     pub ca_file: Option<String>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct WebConfig {
-    /// Serve the page at `/` and accept its cookie on the API.
-    #[serde(default = "yes")]
-    pub enabled: bool,
+    /// Serve the page at `/` and accept its cookie on the API. Unset: only when `server.listen`
+    /// is a loopback address (`crate::web::resolve_enabled`).
+    pub enabled: Option<bool>,
     /// base64 of at least 32 bytes to sign the tenant cookie; random per process when absent.
-    #[serde(default)]
     pub cookie_secret: Option<String>,
+    /// Fresh cookies, and cookie-authenticated calls, per minute per client address (two
+    /// windows); default `api.rate_limit_per_minute`.
+    pub rate_limit_per_minute: Option<u32>,
+    /// Addresses or CIDRs of reverse proxies whose forwarding header names the client.
+    pub trusted_proxies: Vec<String>,
+    /// Which header a trusted proxy sets: the other one is ignored (a client could send it).
+    pub forwarded_header: ForwardedHeader,
+}
+
+/// The header from which a trusted proxy's client address (and scheme) is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ForwardedHeader {
+    /// `X-Forwarded-For` (and `X-Forwarded-Proto`), as set by nginx, HAProxy, Envoy, Traefik.
+    #[default]
+    XForwardedFor,
+    /// RFC 7239 `Forwarded` (`for=` and `proto=`).
+    Forwarded,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -165,25 +166,20 @@ pub enum LogFormat {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct LogConfig {
-    #[serde(default = "default_log_format")]
     pub format: LogFormat,
     /// A tracing filter, e.g. `info` or `tarnkappe=debug`.
-    #[serde(default = "default_log_level")]
     pub level: String,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct UpstreamConfig {
     /// PEM bundle of extra CAs trusted for https upstreams (server-wide).
-    #[serde(default)]
     pub ca_file: Option<String>,
-    #[serde(default = "default_connect_ms")]
     pub connect_timeout_ms: u64,
     /// Longest wait for the next bytes from the upstream (LLMs can be slow to start).
-    #[serde(default = "default_read_ms")]
     pub read_timeout_ms: u64,
 }
 
@@ -230,6 +226,9 @@ pub struct RouteConfig {
     pub unknown: UnknownPolicy,
 }
 
+fn default_listen() -> String {
+    "127.0.0.1:8080".to_owned()
+}
 fn default_threads() -> usize {
     2
 }
@@ -260,9 +259,6 @@ fn default_redis_command_ms() -> u64 {
 fn default_redis_prefix() -> String {
     "tarnkappe:".to_owned()
 }
-fn yes() -> bool {
-    true
-}
 fn default_log_format() -> LogFormat {
     LogFormat::Text
 }
@@ -276,6 +272,26 @@ fn default_read_ms() -> u64 {
     300_000
 }
 
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            listen: default_listen(),
+            threads: default_threads(),
+            grace_period_seconds: default_grace(),
+            client_header_timeout_ms: 10_000,
+            client_body_timeout_ms: 60_000,
+        }
+    }
+}
+impl Default for UpstreamConfig {
+    fn default() -> Self {
+        UpstreamConfig {
+            ca_file: None,
+            connect_timeout_ms: default_connect_ms(),
+            read_timeout_ms: default_read_ms(),
+        }
+    }
+}
 impl Default for ApiConfig {
     fn default() -> Self {
         ApiConfig {
@@ -305,14 +321,6 @@ impl Default for RedisConfig {
             command_timeout_ms: default_redis_command_ms(),
             key_prefix: default_redis_prefix(),
             ca_file: None,
-        }
-    }
-}
-impl Default for WebConfig {
-    fn default() -> Self {
-        WebConfig {
-            enabled: true,
-            cookie_secret: None,
         }
     }
 }
@@ -362,6 +370,22 @@ impl Config {
     fn apply_env(&mut self, env: &HashMap<String, String>) -> Result<(), ConfigError> {
         if let Some(v) = env.get("TARNKAPPE_LISTEN") {
             self.server.listen = v.clone();
+        }
+        for (name, field) in [
+            (
+                "TARNKAPPE_CLIENT_HEADER_TIMEOUT_MS",
+                &mut self.server.client_header_timeout_ms,
+            ),
+            (
+                "TARNKAPPE_CLIENT_BODY_TIMEOUT_MS",
+                &mut self.server.client_body_timeout_ms,
+            ),
+        ] {
+            if let Some(v) = env.get(name) {
+                *field = v
+                    .parse()
+                    .map_err(|_| invalid(name, "expected whole milliseconds"))?;
+            }
         }
         if let Some(v) = env.get("TARNKAPPE_API_KEYS") {
             for pair in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -416,6 +440,21 @@ impl Config {
         if let Some(v) = env.get("TARNKAPPE_REDIS_KEY_PREFIX") {
             self.redis.key_prefix = v.clone();
         }
+        if let Some(v) = env.get("TARNKAPPE_WEB_ENABLED") {
+            self.web.enabled = Some(match v.trim() {
+                "true" | "1" => true,
+                "false" | "0" => false,
+                _ => return Err(invalid("TARNKAPPE_WEB_ENABLED", "expected true or false")),
+            });
+        }
+        if let Some(v) = env.get("TARNKAPPE_TRUSTED_PROXIES") {
+            self.web.trusted_proxies = v
+                .split(',')
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(str::to_owned)
+                .collect();
+        }
         for route in &mut self.routes {
             if let Some(v) = route.upstream_env.as_ref().and_then(|name| env.get(name)) {
                 route.upstream = v.clone();
@@ -429,8 +468,23 @@ impl Config {
         if self.session.ttl_seconds == 0 {
             return Err(invalid("session.ttl_seconds", "must be at least 1"));
         }
+        if self.server.client_header_timeout_ms == 0 {
+            return Err(invalid(
+                "server.client_header_timeout_ms",
+                "must be at least 1",
+            ));
+        }
+        if self.server.client_body_timeout_ms == 0 {
+            return Err(invalid(
+                "server.client_body_timeout_ms",
+                "must be at least 1",
+            ));
+        }
         if self.api.rate_limit_per_minute == 0 {
             return Err(invalid("api.rate_limit_per_minute", "must be at least 1"));
+        }
+        if self.web.rate_limit_per_minute == Some(0) {
+            return Err(invalid("web.rate_limit_per_minute", "must be at least 1"));
         }
         for (i, k) in self.api.keys.iter().enumerate() {
             let ok = k.sha256.len() == 64 && k.sha256.bytes().all(|b| b.is_ascii_hexdigit());
@@ -598,6 +652,83 @@ mod tests {
         assert_eq!(c.session.sealing_key_id, Some(1));
         let err = Config::from_toml_and_env(&with(2), &env(&[])).unwrap_err();
         assert!(err.to_string().contains("sealing_key_id"));
+    }
+
+    /// A missing section, an empty section and the shipped file's values are the same: one
+    /// `Default` per section, used by serde too.
+    #[test]
+    fn missing_sections_take_the_shipped_defaults() {
+        let minimal = "[server]\nlisten = \"127.0.0.1:1\"\n";
+        let c = Config::from_toml_and_env(minimal, &env(&[])).unwrap();
+        let shipped = Config::from_toml_and_env(DEFAULT_TOML, &env(&[])).unwrap();
+        assert_eq!(c.upstream.connect_timeout_ms, 5_000);
+        assert_eq!(c.upstream.read_timeout_ms, 300_000);
+        let same = |a: &Config, b: &Config| {
+            assert_eq!(format!("{:?}", a.upstream), format!("{:?}", b.upstream));
+            assert_eq!(format!("{:?}", a.api), format!("{:?}", b.api));
+            assert_eq!(format!("{:?}", a.session), format!("{:?}", b.session));
+            assert_eq!(format!("{:?}", a.redis), format!("{:?}", b.redis));
+            assert_eq!(format!("{:?}", a.log), format!("{:?}", b.log));
+            assert_eq!(a.server.threads, b.server.threads);
+            assert_eq!(
+                a.server.client_header_timeout_ms,
+                b.server.client_header_timeout_ms
+            );
+            assert_eq!(
+                a.server.client_body_timeout_ms,
+                b.server.client_body_timeout_ms
+            );
+        };
+        same(&c, &shipped);
+        let empty_sections =
+            format!("{minimal}[api]\n[session]\n[redis]\n[web]\n[log]\n[upstream]\n");
+        same(
+            &Config::from_toml_and_env(&empty_sections, &env(&[])).unwrap(),
+            &shipped,
+        );
+        let c = Config::from_toml_and_env(
+            minimal,
+            &env(&[
+                ("TARNKAPPE_CLIENT_HEADER_TIMEOUT_MS", "250"),
+                ("TARNKAPPE_CLIENT_BODY_TIMEOUT_MS", "750"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                c.server.client_header_timeout_ms,
+                c.server.client_body_timeout_ms
+            ),
+            (250, 750)
+        );
+    }
+
+    #[test]
+    fn web_switch_and_trusted_proxies_come_from_the_environment() {
+        let c = Config::from_toml_and_env(DEFAULT_TOML, &env(&[])).unwrap();
+        assert_eq!(c.web.enabled, None, "unset: decided by the listener");
+        assert!(c.web.trusted_proxies.is_empty());
+        assert_eq!(c.web.forwarded_header, ForwardedHeader::XForwardedFor);
+        let c = Config::from_toml_and_env(
+            DEFAULT_TOML,
+            &env(&[
+                ("TARNKAPPE_WEB_ENABLED", "true"),
+                ("TARNKAPPE_TRUSTED_PROXIES", " 10.0.0.0/8, ,192.0.2.7 "),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(c.web.enabled, Some(true));
+        assert_eq!(c.web.trusted_proxies, ["10.0.0.0/8", "192.0.2.7"]);
+        let c = Config::from_toml_and_env(DEFAULT_TOML, &env(&[("TARNKAPPE_WEB_ENABLED", "0")]))
+            .unwrap();
+        assert_eq!(c.web.enabled, Some(false));
+        let err =
+            Config::from_toml_and_env(DEFAULT_TOML, &env(&[("TARNKAPPE_WEB_ENABLED", "yes")]))
+                .unwrap_err();
+        assert!(err.to_string().contains("TARNKAPPE_WEB_ENABLED"));
+        let text = DEFAULT_TOML.replace("[web]", "[web]\nforwarded_header = \"forwarded\"");
+        let c = Config::from_toml_and_env(&text, &env(&[])).unwrap();
+        assert_eq!(c.web.forwarded_header, ForwardedHeader::Forwarded);
     }
 
     #[test]

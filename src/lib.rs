@@ -2,7 +2,7 @@
 //!
 //! One process, two doors, one core:
 //!
-//! - [`detect`] — the detection engine, a pure library: 13 German-first entity types, one
+//! - [`detect`] — the detection engine, a pure library: 13 German-first entity types of the contract plus 5 added ones (secrets, KVNR, ID documents, VAT ID, US SSN), one
 //!   recognizer each, validators as pure functions, overlap resolution.
 //! - [`tokens`] — reversible replacement: `[[PREFIX_n]]` tokens, the anonymize result with its
 //!   stats, and the restorer.
@@ -14,7 +14,8 @@
 //! - [`web`] — the page at `/` (embedded HTML, CSS and JavaScript), its signed tenant cookie
 //!   and the same-origin check for cookie calls.
 //! - [`config`] — `proxy.toml` plus environment → one validated [`config::Config`].
-//! - [`app`] and [`server`] — the shared state and the pingora server around it.
+//! - [`app`] and [`server`] — the shared state and the pingora server around it;
+//!   [`slow_clients`] bounds the time a client may take to send a request.
 //!
 //! `architecture.md` in the shared docs draws the same picture.
 
@@ -25,6 +26,7 @@ pub mod detect;
 pub mod proxy;
 pub mod ratelimit;
 pub mod server;
+pub mod slow_clients;
 pub mod telemetry;
 pub mod tokens;
 pub mod vault;

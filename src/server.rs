@@ -2,12 +2,15 @@
 //! `ProxyHttp` is [`Gateway`].
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use pingora::server::configuration::ServerConf;
 use pingora::server::{RunArgs, Server, ShutdownSignalWatch};
+use pingora::services::listening::Service;
 
 use crate::app::{App, StartError};
 use crate::proxy::Gateway;
+use crate::slow_clients::Guarded;
 
 /// Builds a ready-to-run server for `app`.
 pub fn build(app: Arc<App>) -> Result<Server, StartError> {
@@ -27,8 +30,10 @@ pub fn build(app: Arc<App>) -> Result<Server, StartError> {
     };
     let mut server = Server::new_with_opt_and_conf(None, conf);
     server.bootstrap();
-    let mut service =
-        pingora::proxy::http_proxy_service_with_name(&server.configuration, gateway, "tarnkappe");
+    // every connection is wrapped for the client header deadline (`slow_clients`)
+    let proxy = pingora::proxy::http_proxy(&server.configuration, gateway);
+    let header_timeout = Duration::from_millis(config.server.client_header_timeout_ms.max(1));
+    let mut service = Service::new("tarnkappe".to_owned(), Guarded::new(proxy, header_timeout));
     service.add_tcp(&addr.to_string());
     server.add_service(service);
     Ok(server)

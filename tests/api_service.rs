@@ -39,7 +39,7 @@ fn health_and_readiness() {
 }
 
 #[test]
-fn entities_lists_all_thirteen_types_in_order() {
+fn entities_lists_the_contracts_thirteen_types_first_then_the_added_ones() {
     let s = server();
     let (status, body) = status_json(client().get(s.url("/api/v1/entities")).send().unwrap());
     assert_eq!(status, 200);
@@ -58,6 +58,12 @@ fn entities_lists_all_thirteen_types_in_order() {
         ("DATE", "DATUM"),
         ("LOCATION", "ORT"),
         ("URL", "URL"),
+        // Added by Tarnkappe, after the contract's 13 (README "Added entity types").
+        ("SECRET", "SECRET"),
+        ("KVNR", "KVNR"),
+        ("AUSWEIS", "AUSWEIS"),
+        ("UST_ID", "USTID"),
+        ("US_SSN", "SSN"),
     ];
     assert_eq!(rows.len(), expected.len());
     for (row, (entity_type, prefix)) in rows.iter().zip(expected) {
@@ -198,4 +204,44 @@ fn hash_key_output_configures_a_key_with_its_own_limit() {
     );
     // A configured key means no generated one.
     assert!(!s.log().contains("X-API-Key: "));
+}
+
+#[test]
+fn added_types_are_masked_and_restored_over_rest() {
+    let s = server();
+    let key = "sk-proj-Q7mZ2vK9xL4pR8tW1nB6cD3fG5hJ0kYs";
+    let text =
+        format!("Schlüssel {key}, KVNR A123456780, USt-IdNr. DE136695976, Passwort: Sommer2024!");
+    let body = anonymize(&s, KEY_A, &text);
+    let anonymized = body["anonymized_text"].as_str().unwrap();
+    assert_eq!(
+        anonymized,
+        "Schlüssel [[SECRET_1]], KVNR [[KVNR_1]], USt-IdNr. [[USTID_1]], Passwort: [[SECRET_2]]"
+    );
+    let types: Vec<&str> = body["entities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["entity_type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types, ["SECRET", "KVNR", "UST_ID", "SECRET"]);
+    assert_eq!(body["stats"]["dataLoss"], 0);
+    // The session restores every value.
+    let resp = post(
+        &s,
+        "/api/v1/deanonymize",
+        Some(KEY_A),
+        &json!({"text": anonymized, "session_id": body["session_id"]}),
+    );
+    let (status, restored) = status_json(resp);
+    assert_eq!(status, 200);
+    assert_eq!(restored["text"], text);
+    // Tokens of the added prefixes are reserved like the contract's.
+    let resp = post(
+        &s,
+        "/api/v1/anonymize",
+        Some(KEY_A),
+        &json!({"text": "Bitte [[SECRET_1]] ersetzen"}),
+    );
+    assert_error(resp, 400, "reserved_token");
 }

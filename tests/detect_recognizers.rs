@@ -520,3 +520,225 @@ fn offsets_are_code_points() {
         .iter()
         .any(|x| x.entity_type == EntityType::PhoneNumber && x.start == 35));
 }
+
+// ---- Types added after the contract's 13 (issue 12). Keys below are made up for these tests:
+// right prefix and shape, random bodies, belonging to nobody.
+
+#[test]
+fn secret_key_prefixes() {
+    use EntityType::Secret;
+    for key in [
+        "sk-proj-Q7mZ2vK9xL4pR8tW1nB6cD3fG5hJ0kYs",
+        "sk-ant-api03-Zx8Kq2Lm9Pw4Rt7Yv1Bn6Cd3Fg5Hj0Ks-AbCdEf12",
+        "sk-Zx8Kq2Lm9Pw4Rt7Yv1Bn6Cd3Fg5Hj0Ks",
+        "sk_live_51Hx9KzAbCdEfGh12345678",
+        "rk_test_51Hx9KzAbCdEfGh12345678",
+        "pk_live_51Hx9KzAbCdEfGh12345678",
+        "AKIAQ3EGRF7XPZ2KT4NB",
+        "ASIAQ3EGRF7XPZ2KT4NB",
+        "ghp_Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2",
+        "gho_Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2",
+        "github_pat_11ABCDEFG0123456789_abcdefghijKLMNOPqrstuv",
+        "glpat-Xy9zAb8cDe7fGh6iJk5l",
+        "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOp",
+        "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q",
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiI0MiJ9.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    ] {
+        valid(Secret, key, key);
+        valid(Secret, &format!("Mein Key ist {key}, bitte prüfen."), key);
+        valid(Secret, &format!("export OPENAI_API_KEY={key}"), key);
+        valid(Secret, &format!("\"{key}\""), key);
+    }
+    // The AWS secret access key next to its id.
+    let aws = "aws_access_key_id = AKIAQ3EGRF7XPZ2KT4NB\naws_secret = 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";
+    assert_eq!(
+        spans(aws, Secret),
+        [
+            "AKIAQ3EGRF7XPZ2KT4NB",
+            "Xq3/LmN8pRt2VwY5zA1bC4dE6fG7hJ9kL0mN2pQr"
+        ]
+    );
+}
+
+#[test]
+fn secret_fields_urls_and_pem() {
+    use EntityType::Secret;
+    valid(
+        Secret,
+        r#"{"user": "anna", "password": "Blume#2024"}"#,
+        "Blume#2024",
+    );
+    valid(Secret, "Passwort: Sommer2024!", "Sommer2024!");
+    valid(Secret, "client_secret=q8Hn2LkP0xZt", "q8Hn2LkP0xZt");
+    valid(
+        Secret,
+        "Authorization: Bearer 9f8e7d6c5b4a3f2e1d0c9b8a",
+        "9f8e7d6c5b4a3f2e1d0c9b8a",
+    );
+    valid(
+        Secret,
+        "DATABASE_URL=postgres://app:Xk9#mQ2z@db.intern:5432/shop",
+        "Xk9#mQ2z",
+    );
+    let pem = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----";
+    valid(
+        Secret,
+        &format!("Hier der Schlüssel:\n{pem}\nWas ist falsch?"),
+        pem,
+    );
+}
+
+#[test]
+fn secret_in_a_web_url_masks_the_url_whole() {
+    let text = "Login über https://anna:Geheim99@intranet.example.de/admin bitte";
+    let found = detector().detect(text);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].entity_type, EntityType::Secret);
+    let span: String = text
+        .chars()
+        .skip(found[0].start)
+        .take(found[0].end - found[0].start)
+        .collect();
+    assert_eq!(span, "https://anna:Geheim99@intranet.example.de/admin");
+    // A URL without credentials stays a URL.
+    valid(
+        EntityType::Url,
+        "Siehe https://intranet.example.de/admin",
+        "https://intranet.example.de/admin",
+    );
+}
+
+#[test]
+fn secret_negatives_hashes_uuids_images_prose() {
+    use EntityType::Secret;
+    for text in [
+        "md5 5d41402abc4b2a76b9719d911017c592",
+        "sha1 aaf4c61ddcc5e8a2dabede0f3b482cd9aea9434d",
+        "sha256: 2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824",
+        "Commit 9fceb02d0ae598e95dc970b74767f19372d61af8",
+        "id 550e8400-e29b-41d4-a716-446655440000",
+        "<img src=\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAKIAQ3EGRF7XPZ2KT4NBAAABCAYAAAAfFcSJeyJhbGciOiJIUzI1NiJ9AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6QAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==\">",
+        "Wir nutzen sk-learn-compatible-estimators für das Modell.",
+        "Die task-Zx8Kq2Lm9Pw4Rt7Yv1Bn6Cd3Fg5Hj0Ks läuft.",
+        "Bestellnummer AKIA-2024-0042",
+        r#"{"model": "gpt-4o", "max_tokens": 1024, "temperature": 0.2}"#,
+        "Das Passwort ist falsch, bitte zurücksetzen.",
+        "password: ********",
+        "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----",
+        "Asia and AKIAxyz are words here",
+    ] {
+        invalid(Secret, text);
+    }
+}
+
+#[test]
+fn kvnr_vectors() {
+    use EntityType::Kvnr;
+    valid(Kvnr, "KVNR: A123456780", "A123456780");
+    valid(Kvnr, "Versichertennummer A123456780 (AOK)", "A123456780");
+    valid(Kvnr, "A123456780", "A123456780");
+    // Typo rule: strong label, wrong check digit.
+    valid(Kvnr, "Krankenversicherungsnummer: A123456781", "A123456781");
+    for v in [
+        "A123456781",
+        "a123456780",
+        "A12345678",
+        "A1234567801",
+        "XA123456780",
+        "Bestellnummer A123456780",
+    ] {
+        invalid(Kvnr, v);
+    }
+}
+
+#[test]
+fn ausweis_vectors() {
+    use EntityType::Ausweis;
+    valid(Ausweis, "Personalausweis T220001293", "T220001293");
+    valid(Ausweis, "Reisepass: C01X00T478", "C01X00T478");
+    valid(Ausweis, "T220001293", "T220001293");
+    valid(Ausweis, "Ausweisnummer T22000129", "T22000129");
+    valid(Ausweis, "passport number C01X00T47", "C01X00T47");
+    // `Pass` is the passport here, not a password field.
+    valid(Ausweis, "Pass: C01X00T47", "C01X00T47");
+    invalid(EntityType::Secret, "Pass: C01X00T47");
+    for v in [
+        "T22000129",
+        "T220001294",
+        "Artikel T220001293",
+        "A220001293",
+        "Ausweisnummer T2200012",
+        "Ausweisnummer TBDE00129",
+    ] {
+        invalid(Ausweis, v);
+    }
+}
+
+#[test]
+fn ust_id_vectors() {
+    use EntityType::UstId;
+    for v in [
+        "DE136695976",
+        "DE 136695976",
+        "DE 136 695 976",
+        "DE811907980",
+    ] {
+        valid(UstId, v, v);
+    }
+    valid(UstId, "USt-IdNr.: DE136695976", "DE136695976");
+    valid(UstId, "USt-IdNr. DE136695977", "DE136695977");
+    for v in [
+        "DE136695977",
+        "XDE136695976",
+        "DE1366959761",
+        "DE036695976",
+        "de136695976",
+    ] {
+        invalid(UstId, v);
+    }
+}
+
+#[test]
+fn us_ssn_vectors() {
+    use EntityType::UsSsn;
+    valid(UsSsn, "536-22-8841", "536-22-8841");
+    valid(UsSsn, "SSN: 536-22-8841", "536-22-8841");
+    valid(UsSsn, "Social Security Number 536 22 8841", "536 22 8841");
+    valid(UsSsn, "SSN 536228841", "536228841");
+    for v in [
+        "536228841",
+        "536 22 8841",
+        "000-22-8841",
+        "666-22-8841",
+        "912-22-8841",
+        "536-00-8841",
+        "536-22-0000",
+        "078-05-1120",
+        "219-09-9999",
+        "536-22 8841",
+        "Tel. 536-22-8841",
+        "1536-22-8841",
+        "536-22-88412",
+    ] {
+        invalid(UsSsn, v);
+    }
+}
+
+#[test]
+fn added_types_leave_order_numbers_alone() {
+    for text in [
+        "Bestellnummer 4711-0815-42, Rechnung RE-2024-00017",
+        "Auftrag A-123456789 vom Kunden",
+        "Artikelnummer L12345678 in Größe M",
+        "Tracking 1Z999AA10123456784",
+    ] {
+        let found: Vec<EntityType> = detector()
+            .detect(text)
+            .iter()
+            .map(|f| f.entity_type)
+            .collect();
+        for t in EntityType::ALL[13..].iter() {
+            assert!(!found.contains(t), "{t} in {text:?}: {found:?}");
+        }
+    }
+}

@@ -545,3 +545,38 @@ fn invalid_routes_stop_the_start_with_a_message() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_pasted_api_key_never_reaches_the_upstream() {
+    let up = FakeUpstream::start(chat_echo);
+    let server = start_with(&up);
+    let key = "sk-ant-api03-Zx8Kq2Lm9Pw4Rt7Yv1Bn6Cd3Fg5Hj0Ks-AbCdEf12";
+    let dsn = "postgres://app:Xk9mQ2zL@db.intern:5432/shop";
+    let content = format!("Warum geht das nicht? ANTHROPIC_API_KEY={key}\nDATABASE_URL={dsn}");
+    let (s, body) = post_raw(
+        &server,
+        "/v1/chat/completions",
+        &serde_json::to_vec(
+            &json!({"model": "m", "messages": [{"role": "user", "content": content}]}),
+        )
+        .unwrap(),
+    );
+    assert_eq!(s, 200, "{body}");
+    let sent = up.last().body_str();
+    assert!(
+        !sent.contains(key) && !sent.contains("Zx8Kq2Lm9Pw4"),
+        "{sent}"
+    );
+    assert!(!sent.contains("Xk9mQ2zL"), "{sent}");
+    // The password is cut out of the connection string; user, host and database stay.
+    assert!(
+        sent.contains("postgres://app:[[SECRET_2]]@db.intern:5432/shop"),
+        "{sent}"
+    );
+    let toks = tokens_in(&sent);
+    assert_eq!(toks, ["[[SECRET_1]]", "[[SECRET_2]]"]);
+    // The reply names the tokens; the client gets the values back.
+    let reply: Value = serde_json::from_str(&body).unwrap();
+    let answer = reply["choices"][0]["message"]["content"].as_str().unwrap();
+    assert_eq!(answer, format!("Notiert: {key} Xk9mQ2zL"));
+}

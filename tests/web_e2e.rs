@@ -294,7 +294,7 @@ async fn goto_page(b: &Browser, server: &TestServer) {
         .await
         .expect("open the page");
     b.wait_for(
-        "document.querySelectorAll('#legend li').length === 13",
+        "document.querySelectorAll('#legend li').length === 18",
         "the legend from GET /entities",
     )
     .await;
@@ -314,12 +314,14 @@ async fn anonymize_restore_and_delete_in_a_real_browser() {
     let b = Browser::start(1280, 1700).await;
     goto_page(&b, &server).await;
 
-    // The legend names all 13 types, each in its own colour.
+    // The legend names all 18 types (the contract's 13 first), each in its own colour.
     let legend_types = b
         .js("Array.from(document.querySelectorAll('#legend code.tok')).map(c => c.dataset.type)")
         .await;
-    assert_eq!(legend_types.as_array().expect("types").len(), 13);
+    assert_eq!(legend_types.as_array().expect("types").len(), 18);
     assert_eq!(legend_types[0], "PERSON");
+    assert_eq!(legend_types[12], "URL");
+    assert_eq!(legend_types[13], "SECRET");
 
     // Type the letter; the counter counts code points as the API does.
     type_into(&b, "#anon-input", LETTER).await;
@@ -858,7 +860,7 @@ async fn a_link_from_another_site_keeps_the_browsers_tenant() {
     b.client.goto(&other_site).await.expect("the other site");
     b.el("#go").await.click().await.expect("follow the link");
     b.wait_for(
-        "document.querySelectorAll('#legend li').length === 13",
+        "document.querySelectorAll('#legend li').length === 18",
         "the page after the reload",
     )
     .await;

@@ -2,32 +2,21 @@
 //! and the configuration switch. The browser tests are in `web_e2e.rs`.
 
 mod common;
+mod web_support;
 
 use common::{client, TestServer};
-use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, SET_COOKIE};
+use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE};
+use web_support::tenant_cookie;
 
 const KEYS: (&str, &str) = ("TARNKAPPE_API_KEYS", "ops:ops-key");
 
-/// A config file: the shipped defaults with the page switched off and a fixed cookie secret.
+/// A config file: the shipped defaults with the page switched on or off and a fixed cookie
+/// secret.
 fn config_with_web(dir: &std::path::Path, enabled: bool, secret_b64: &str) -> String {
-    let text = tarnkappe::config::DEFAULT_TOML
-        .replace(
-            "enabled = true",
-            &format!("enabled = {enabled}\ncookie_secret = \"{secret_b64}\""),
-        )
-        .replace("# cookie_secret = \"<base64>\"", "");
-    let path = dir.join("proxy.toml");
-    std::fs::write(&path, text).expect("write config");
-    path.display().to_string()
-}
-
-fn tenant_cookie(resp: &reqwest::blocking::Response) -> Option<String> {
-    resp.headers()
-        .get_all(SET_COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find(|v| v.starts_with("tarnkappe_tenant="))
-        .map(str::to_owned)
+    web_support::config_with(
+        dir,
+        &format!("enabled = {enabled}\ncookie_secret = \"{secret_b64}\""),
+    )
 }
 
 #[test]
@@ -143,7 +132,7 @@ fn only_get_and_head_are_allowed_on_the_page() {
 #[test]
 fn switched_off_the_page_is_not_served() {
     let dir = tempfile::tempdir().expect("dir");
-    let secret = "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldC0xMjM0NQ==";
+    let secret = web_support::SECRET;
     let config = config_with_web(dir.path(), false, secret);
     let server = TestServer::start_with_args(&[KEYS], &["--config", &config]);
     let resp = client().get(server.url("/")).send().expect("GET /");
@@ -173,8 +162,7 @@ fn a_short_cookie_secret_stops_the_start() {
 /// The `name=value` part of the tenant cookie that `GET /` issues.
 fn fetch_cookie(server: &TestServer) -> String {
     let resp = client().get(server.url("/")).send().expect("GET /");
-    let set = tenant_cookie(&resp).expect("cookie");
-    set.split(';').next().expect("name=value").to_owned()
+    web_support::cookie_pair(&resp).expect("cookie")
 }
 
 fn anonymize_with_cookie(
@@ -245,7 +233,7 @@ fn the_cookie_is_a_tenant_of_its_own_with_the_default_limit() {
 #[test]
 fn switched_off_a_valid_cookie_gets_401() {
     let dir = tempfile::tempdir().expect("dir");
-    let secret = "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldC0xMjM0NQ==";
+    let secret = web_support::SECRET;
     // First with the page on, to obtain a cookie signed with this secret…
     let on = config_with_web(dir.path(), true, secret);
     let server = TestServer::start_with_args(&[KEYS], &["--config", &on]);
@@ -269,7 +257,7 @@ fn switched_off_a_valid_cookie_gets_401() {
 #[test]
 fn a_cookie_survives_a_restart_with_a_configured_secret() {
     let dir = tempfile::tempdir().expect("dir");
-    let secret = "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldC0xMjM0NQ==";
+    let secret = web_support::SECRET;
     let config = config_with_web(dir.path(), true, secret);
     let first = TestServer::start_with_args(&[KEYS], &["--config", &config]);
     let cookie = fetch_cookie(&first);

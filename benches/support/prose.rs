@@ -114,3 +114,45 @@ pub fn prose(chars: usize) -> String {
     }
     out.chars().take(chars).collect()
 }
+
+/// Surnames and towns no gazetteer holds, so record columns carry their type to them.
+const RARE_LAST: &[&str] = &["Brökelmann", "Trittinski", "Quandtmeyer", "Wendehals"];
+const RARE_TOWNS: &[&str] = &["Quappendorf", "Wölkau", "Pritzwalk"];
+
+/// A CSV export of exactly `chars` code points: a German header, then customer rows with
+/// names, addresses, phone numbers, birthdays, amounts and status words (issue 16).
+pub fn csv(chars: usize) -> String {
+    let mut r = Rng(0x2545_F491_4F6C_DD1D);
+    let mut out = String::with_capacity(chars * 2);
+    out.push_str("kundennr;vorname;nachname;straße;plz;ort;telefon;geburtstag;betrag;status\n");
+    let mut id = 10_000;
+    while out.chars().count() < chars {
+        let n = r.next() % 1000;
+        let last = if n.is_multiple_of(4) {
+            r.pick(RARE_LAST)
+        } else {
+            r.pick(LAST)
+        };
+        let town = if n.is_multiple_of(5) {
+            r.pick(RARE_TOWNS)
+        } else {
+            r.pick(TOWNS)
+        };
+        out.push_str(&format!(
+            "K-{id};{};{last};{} {};{:05};{town};0171 {:07};{:02}.{:02}.19{:02};{}.{:02};{}\n",
+            r.pick(FIRST),
+            r.pick(STREETS),
+            1 + n % 120,
+            10000 + n * 37,
+            n * 7919 % 10_000_000,
+            1 + n % 28,
+            1 + n % 12,
+            50 + n % 50,
+            n % 400,
+            n % 100,
+            r.pick(&["offen", "bezahlt", "storniert"]),
+        ));
+        id += 1;
+    }
+    out.chars().take(chars).collect()
+}

@@ -16,10 +16,21 @@ use crate::web::CookieAuth;
 /// The authenticated caller of one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Caller {
-    /// Tenant id: sessions are bound to it, rate limits are counted per tenant.
+    /// Tenant id: sessions are bound to it, rate limits of keys are counted per tenant.
     pub tenant: String,
     /// Requests per minute.
     pub rate_limit: u32,
+    /// What authenticated it; a cookie caller is limited per client address, not per tenant.
+    pub credential: Credential,
+}
+
+/// How a caller authenticated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Credential {
+    /// `X-API-Key`.
+    Key,
+    /// The web page's tenant cookie.
+    Cookie,
 }
 
 struct KeyEntry {
@@ -81,6 +92,11 @@ impl KeyRing {
         found
     }
 
+    /// Whether `presented` is one of Tarnkappe's own keys (so it must never leave the process).
+    pub fn holds(&self, presented: &[u8]) -> bool {
+        self.find(presented).is_some()
+    }
+
     pub fn len(&self) -> usize {
         self.entries.len()
     }
@@ -91,8 +107,12 @@ impl KeyRing {
 }
 
 /// Resolves the request to its caller, or 401 `unauthorized` (header missing, empty, not
-/// visible ASCII, or unknown).
+/// visible ASCII, unknown, or sent more than once: with two keys it is ambiguous which one
+/// speaks, and components that read the first or the last would disagree).
 pub fn authenticate(req: &RequestHeader, app: &App) -> Result<Caller, ApiError> {
+    if req.headers.get_all("x-api-key").iter().nth(1).is_some() {
+        return Err(ApiError::Unauthorized);
+    }
     // The web page sends no key: its signed cookie, from its own origin, names the tenant — on
     // /api/v1 only, never on proxy routes. A cookie from another origin, a forged one, one on
     // another path, or any while the page is off falls through to the 401 below.
@@ -100,7 +120,8 @@ pub fn authenticate(req: &RequestHeader, app: &App) -> Result<Caller, ApiError> 
         if let CookieAuth::Tenant(tenant) = app.web.authenticate(req) {
             return Ok(Caller {
                 tenant,
-                rate_limit: app.config.api.rate_limit_per_minute.max(1),
+                rate_limit: app.web.rate_limit(),
+                credential: Credential::Cookie,
             });
         }
     }
@@ -114,6 +135,7 @@ pub fn authenticate(req: &RequestHeader, app: &App) -> Result<Caller, ApiError> 
     Ok(Caller {
         tenant: entry.tenant.clone(),
         rate_limit: entry.rate_limit,
+        credential: Credential::Key,
     })
 }
 

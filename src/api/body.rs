@@ -64,8 +64,26 @@ pub fn precheck(declared: &Declared, cap: usize) -> Result<(), ApiError> {
     }
 }
 
-/// Reads the whole body (at most `cap` bytes), answering `100 Continue` first when asked.
+/// Reads the whole body (at most `cap` bytes, within `timeout`), answering `100 Continue`
+/// first when asked. A body still incomplete after `timeout` is 408: a client that dribbles
+/// its body must not hold the connection.
 pub async fn read(
+    session: &mut Session,
+    declared: &Declared,
+    cap: usize,
+    timeout: Duration,
+    state: &mut BodyState,
+) -> Result<Bytes, ApiError> {
+    match tokio::time::timeout(timeout, read_all(session, declared, cap, state)).await {
+        Ok(result) => result,
+        Err(_) => {
+            *state = BodyState::Abandoned;
+            Err(ApiError::Timeout)
+        }
+    }
+}
+
+async fn read_all(
     session: &mut Session,
     declared: &Declared,
     cap: usize,
@@ -91,6 +109,7 @@ pub async fn read(
                 buf.extend_from_slice(&chunk);
             }
             Ok(None) => break,
+            Err(e) if crate::telemetry::client_gone(&e) => return Err(ApiError::ClientClosed),
             Err(_) => return Err(ApiError::BadRequest("The request body could not be read.")),
         }
     }

@@ -59,12 +59,52 @@ mod tests {
     }
 
     #[test]
-    fn entities_list_has_thirteen_rows_in_order() {
+    fn entities_list_has_the_contracts_thirteen_rows_first_then_the_added_ones() {
         let doc: serde_json::Value = serde_json::from_slice(&Documents::build().entities).unwrap();
         let rows = doc["entities"].as_array().unwrap();
-        assert_eq!(rows.len(), 13);
+        assert_eq!(rows.len(), 18);
         assert_eq!(rows[0]["entity_type"], "PERSON");
         assert_eq!(rows[0]["token_example"], "[[NAME_1]]");
         assert_eq!(rows[12]["token_prefix"], "URL");
+        let added: Vec<&str> = rows[13..]
+            .iter()
+            .filter_map(|r| r["entity_type"].as_str())
+            .collect();
+        assert_eq!(added, ["SECRET", "KVNR", "AUSWEIS", "UST_ID", "US_SSN"]);
+        // The OpenAPI enum lists the same names in the same order.
+        let doc: serde_json::Value = serde_json::from_str(OPENAPI_JSON).unwrap();
+        let names: Vec<&str> = rows
+            .iter()
+            .filter_map(|r| r["entity_type"].as_str())
+            .collect();
+        let schema = &doc["components"]["schemas"];
+        let listed: Vec<&str> = schema["EntityType"]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|v| v.as_str())
+            .collect();
+        assert_eq!(listed, names);
+        let prefixes: Vec<&str> = rows
+            .iter()
+            .filter_map(|r| r["token_prefix"].as_str())
+            .collect();
+        let listed: Vec<&str> = schema["EntityInfo"]["properties"]["token_prefix"]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|v| v.as_str())
+            .collect();
+        assert_eq!(listed, prefixes);
+        let pattern = schema["Token"]["pattern"].as_str().unwrap();
+        for r in rows {
+            let prefix = r["token_prefix"].as_str().unwrap();
+            assert!(
+                pattern.contains(&format!("|{prefix}|"))
+                    || pattern.contains(&format!("({prefix}|"))
+                    || pattern.contains(&format!("|{prefix})")),
+                "{prefix}"
+            );
+        }
     }
 }

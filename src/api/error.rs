@@ -19,6 +19,11 @@ pub enum ApiError {
     NotFound,
     /// 405 `method_not_allowed`; `allow` is the value of the `Allow` header.
     MethodNotAllowed { allow: &'static str },
+    /// 408 `request_timeout`: the body did not arrive within `server.client_body_timeout_ms`.
+    Timeout,
+    /// The client closed the connection before its request was complete: nothing can be
+    /// answered; logged and counted as 499.
+    ClientClosed,
     /// 413 `too_large`.
     TooLarge(&'static str),
     /// 429 `rate_limited`, with the decision that refused it (for `Retry-After`).
@@ -36,6 +41,8 @@ impl ApiError {
             ApiError::Unauthorized => 401,
             ApiError::SessionNotFound | ApiError::NotFound => 404,
             ApiError::MethodNotAllowed { .. } => 405,
+            ApiError::Timeout => 408,
+            ApiError::ClientClosed => 499,
             ApiError::TooLarge(_) => 413,
             ApiError::RateLimited(_) => 429,
             ApiError::Store(_) => 503,
@@ -51,6 +58,8 @@ impl ApiError {
             ApiError::SessionNotFound => "session_not_found",
             ApiError::NotFound => "not_found",
             ApiError::MethodNotAllowed { .. } => "method_not_allowed",
+            ApiError::Timeout => "request_timeout",
+            ApiError::ClientClosed => "client_closed",
             ApiError::TooLarge(_) => "too_large",
             ApiError::RateLimited(_) => "rate_limited",
             ApiError::Store(_) => "store_unavailable",
@@ -68,6 +77,8 @@ impl ApiError {
             ApiError::SessionNotFound => "There is no such session for this key.",
             ApiError::NotFound => "There is no such endpoint.",
             ApiError::MethodNotAllowed { .. } => "This method is not allowed on this endpoint.",
+            ApiError::Timeout => "The request body was not received in time.",
+            ApiError::ClientClosed => "The client closed the connection.",
             ApiError::RateLimited(_) => "Too many requests for this key; retry later.",
             ApiError::Store(_) => "The session store is unavailable; retry later.",
             ApiError::Internal(_) => "An internal error occurred; it has been logged.",

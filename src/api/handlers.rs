@@ -16,6 +16,13 @@ use crate::tokens::{self, contains_reserved_token, Entity, MappingEntry, Restore
 /// Most entries a stateless `mapping` may have.
 pub const MAX_MAPPING_ENTRIES: usize = 100_000;
 
+/// Longest restored text `/deanonymize` builds, in bytes of UTF-8 (1 MiB): more than twice the
+/// largest text the API accepts (100 000 code points are at most 400 000 bytes), far below
+/// what a short text that repeats the token of a long value could otherwise expand to. The
+/// length is computed from the matches before the text is built; beyond it the answer is 413
+/// `too_large`.
+pub const MAX_RESTORED_BYTES: usize = 1024 * 1024;
+
 type Object = Map<String, Value>;
 
 /// Reads and parses the body of a JSON endpoint, in the contract's order: byte cap (413), then
@@ -26,7 +33,8 @@ pub async fn read_json(
     ex: &mut Exchange,
 ) -> Result<Object, ApiError> {
     let cap = app.config.api.max_body_bytes;
-    let bytes = body::read(session, &ex.declared, cap, &mut ex.body).await?;
+    let timeout = std::time::Duration::from_millis(app.config.server.client_body_timeout_ms);
+    let bytes = body::read(session, &ex.declared, cap, timeout, &mut ex.body).await?;
     let parsed = parse_object(&bytes);
     if let Ok(obj) = &parsed {
         if let Some(Value::String(text)) = obj.get("text") {
@@ -149,6 +157,11 @@ pub async fn deanonymize(app: &App, caller: &Caller, obj: Object) -> Result<Repl
             ))
         }
     };
+    if restorer.restored_len(text) > MAX_RESTORED_BYTES {
+        return Err(ApiError::TooLarge(
+            "The restored text would be longer than 1048576 bytes.",
+        ));
+    }
     let restored = restorer.restore(text);
     Ok(Reply::json(200, &TextResponse { text: &restored }))
 }
@@ -336,6 +349,7 @@ mod tests {
         Caller {
             tenant: tenant.into(),
             rate_limit: 120,
+            credential: crate::api::auth::Credential::Key,
         }
     }
 

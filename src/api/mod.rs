@@ -133,6 +133,14 @@ pub async fn serve(session: &mut Session, app: &App) -> pingora::Result<()> {
     };
     let reply = match dispatch(session, app, &route, &method, &mut ex).await {
         Ok(reply) => reply,
+        Err(ApiError::ClientClosed) => {
+            // nobody to answer: the gateway's log and metrics count it as 499
+            return Err(pingora::Error::explain(
+                pingora::ErrorType::ConnectionClosed,
+                "the client closed the connection during the request body",
+            )
+            .into_down());
+        }
         Err(err) => {
             match &err {
                 ApiError::Store(e) => {
@@ -202,6 +210,34 @@ async fn finish(
     Ok(())
 }
 
+/// `GET /`: the page. A fresh cookie is counted against the client address's cookie window (429
+/// beyond); a browser that shows its valid cookie, or is sent the reload document, is not.
+async fn page(session: &Session, app: &App, ex: &mut Exchange) -> Result<Reply, ApiError> {
+    use crate::telemetry::CookieOutcome;
+    use crate::web::{page_answer, page_reply, PageAnswer};
+    let req = session.req_header();
+    let client = app
+        .web
+        .client(crate::web::client::Peer::of(session), &req.headers);
+    let answer = page_answer(req, &app.web);
+    if answer == PageAnswer::Issue {
+        let window = client.window("cookie");
+        match limit::check_rate(app, &window, app.web.rate_limit()).await {
+            Ok(decision) => {
+                crate::telemetry::metrics().web_cookie(CookieOutcome::issued);
+                ex.decision = Some(decision);
+            }
+            Err(e) => {
+                if matches!(e, ApiError::RateLimited(_)) {
+                    crate::telemetry::metrics().web_cookie(CookieOutcome::rate_limited);
+                }
+                return Err(e);
+            }
+        }
+    }
+    Ok(page_reply(answer, &app.web, client.https))
+}
+
 async fn dispatch(
     session: &mut Session,
     app: &App,
@@ -246,12 +282,13 @@ async fn dispatch(
                 bytes::Bytes::from(crate::telemetry::metrics().render()),
             ))
         }
-        Route::Page => return Ok(crate::web::page_reply(session.req_header(), &app.web)),
+        Route::Page => return page(session, app, ex).await,
         Route::Health => return Ok(handlers::health(app, false).await),
         Route::Ready => return Ok(handlers::health(app, true).await),
         _ => {}
     }
-    let Admitted { caller, decision } = limit::admit(session.req_header(), app).await?;
+    let peer = crate::web::client::Peer::of(session);
+    let Admitted { caller, decision } = limit::admit(session.req_header(), peer, app).await?;
     ex.decision = Some(decision);
     match route {
         Route::Anonymize => {
@@ -268,6 +305,7 @@ async fn dispatch(
                 session,
                 &ex.declared,
                 app.config.api.max_body_bytes,
+                std::time::Duration::from_millis(app.config.server.client_body_timeout_ms),
                 &mut ex.body,
             )
             .await?;

@@ -1,4 +1,8 @@
-//! The 13 entity types, their token prefixes and descriptions (api.md, `GET /entities`).
+//! The entity types, their token prefixes and descriptions (api.md, `GET /entities`): the 13 of
+//! the contract first, in its order and unchanged, then the types Tarnkappe adds (issue 12) in
+//! their own documented order. Everything that lists types (the entities endpoint, reserved
+//! tokens, tolerant restore, metrics) iterates [`EntityType::ALL`], so a new type is one variant
+//! here; a policy can switch each type off or raise its minimum score by name.
 
 use serde::{Deserialize, Serialize};
 
@@ -20,10 +24,17 @@ pub enum EntityType {
     Date,
     Location,
     Url,
+    // Added types (not in the contract), after its 13.
+    Secret,
+    Kvnr,
+    Ausweis,
+    UstId,
+    UsSsn,
 }
 
 impl EntityType {
-    pub const ALL: [EntityType; 13] = [
+    /// The 13 types of the contract, in its order.
+    pub const CONTRACT: [EntityType; 13] = [
         EntityType::Person,
         EntityType::EmailAddress,
         EntityType::PhoneNumber,
@@ -37,6 +48,28 @@ impl EntityType {
         EntityType::Date,
         EntityType::Location,
         EntityType::Url,
+    ];
+
+    /// Every type: the contract's 13 first, then the added ones in their documented order.
+    pub const ALL: [EntityType; 18] = [
+        EntityType::Person,
+        EntityType::EmailAddress,
+        EntityType::PhoneNumber,
+        EntityType::Iban,
+        EntityType::CreditCard,
+        EntityType::IpAddress,
+        EntityType::SteuerId,
+        EntityType::Steuernummer,
+        EntityType::SvNummer,
+        EntityType::KfzKennzeichen,
+        EntityType::Date,
+        EntityType::Location,
+        EntityType::Url,
+        EntityType::Secret,
+        EntityType::Kvnr,
+        EntityType::Ausweis,
+        EntityType::UstId,
+        EntityType::UsSsn,
     ];
 
     /// The name used on the wire, e.g. `PERSON`.
@@ -55,6 +88,11 @@ impl EntityType {
             EntityType::Date => "DATE",
             EntityType::Location => "LOCATION",
             EntityType::Url => "URL",
+            EntityType::Secret => "SECRET",
+            EntityType::Kvnr => "KVNR",
+            EntityType::Ausweis => "AUSWEIS",
+            EntityType::UstId => "UST_ID",
+            EntityType::UsSsn => "US_SSN",
         }
     }
 
@@ -74,6 +112,11 @@ impl EntityType {
             EntityType::Date => "DATUM",
             EntityType::Location => "ORT",
             EntityType::Url => "URL",
+            EntityType::Secret => "SECRET",
+            EntityType::Kvnr => "KVNR",
+            EntityType::Ausweis => "AUSWEIS",
+            EntityType::UstId => "USTID",
+            EntityType::UsSsn => "SSN",
         }
     }
 
@@ -92,19 +135,35 @@ impl EntityType {
             EntityType::Date => "date / date of birth",
             EntityType::Location => "address / postal code + town",
             EntityType::Url => "web addresses",
+            EntityType::Secret => "API keys, tokens, private keys and passwords",
+            EntityType::Kvnr => {
+                "health insurance number (Krankenversicherungsnummer), check digit validated"
+            }
+            EntityType::Ausweis => {
+                "German ID card and passport numbers (ICAO 9303 check digit when present)"
+            }
+            EntityType::UstId => "German VAT ID (USt-IdNr.), check digit validated",
+            EntityType::UsSsn => "US Social Security number",
         }
     }
 
     /// Priority in overlap resolution (entities.md §1.7): higher wins a tie.
+    /// The added types slot in: SECRET above all, the validated identifiers beside their
+    /// neighbours, US_SSN below the German numbers.
     pub fn priority(self) -> u8 {
         match self {
-            EntityType::EmailAddress => 13,
-            EntityType::Url => 12,
-            EntityType::Iban => 11,
-            EntityType::CreditCard => 10,
-            EntityType::SvNummer => 9,
-            EntityType::SteuerId => 8,
-            EntityType::Steuernummer => 7,
+            EntityType::Secret => 18,
+            EntityType::EmailAddress => 17,
+            EntityType::Url => 16,
+            EntityType::Iban => 15,
+            EntityType::CreditCard => 14,
+            EntityType::SvNummer => 13,
+            EntityType::Kvnr => 12,
+            EntityType::SteuerId => 11,
+            EntityType::UstId => 10,
+            EntityType::Ausweis => 9,
+            EntityType::Steuernummer => 8,
+            EntityType::UsSsn => 7,
             EntityType::IpAddress => 6,
             EntityType::PhoneNumber => 5,
             EntityType::KfzKennzeichen => 4,
@@ -112,6 +171,11 @@ impl EntityType {
             EntityType::Location => 2,
             EntityType::Person => 1,
         }
+    }
+
+    /// True for the 13 types of the contract.
+    pub fn in_contract(self) -> bool {
+        EntityType::CONTRACT.contains(&self)
     }
 
     pub fn from_name(name: &str) -> Option<EntityType> {
@@ -142,5 +206,21 @@ mod tests {
             assert_eq!(EntityType::from_prefix(t.token_prefix()), Some(t));
             assert_eq!(serde_json::to_value(t).unwrap(), t.name());
         }
+    }
+
+    #[test]
+    fn contract_types_come_first_and_prefixes_are_unique() {
+        assert_eq!(EntityType::ALL[..13], EntityType::CONTRACT);
+        assert!(EntityType::ALL[13..].iter().all(|t| !t.in_contract()));
+        let names: Vec<&str> = EntityType::ALL[13..].iter().map(|t| t.name()).collect();
+        assert_eq!(names, ["SECRET", "KVNR", "AUSWEIS", "UST_ID", "US_SSN"]);
+        let mut prefixes: Vec<&str> = EntityType::ALL.iter().map(|t| t.token_prefix()).collect();
+        prefixes.sort_unstable();
+        prefixes.dedup();
+        assert_eq!(prefixes.len(), EntityType::ALL.len());
+        let mut priorities: Vec<u8> = EntityType::ALL.iter().map(|t| t.priority()).collect();
+        priorities.sort_unstable();
+        priorities.dedup();
+        assert_eq!(priorities.len(), EntityType::ALL.len());
     }
 }

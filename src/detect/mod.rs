@@ -11,6 +11,7 @@
 mod entity;
 pub(crate) mod lexicon;
 pub mod recognizers;
+mod records;
 mod resolve;
 pub mod tagger;
 pub(crate) mod text;
@@ -95,7 +96,8 @@ impl Detector {
             tagger::combine::apply(tagger, &text, &mut candidates);
         }
         candidates.retain(|c| c.score >= self.threshold && c.start < c.end);
-        let accepted = resolve::resolve_overlaps(candidates);
+        let mut accepted = resolve::resolve_overlaps(candidates);
+        resolve::one_type_per_value(text.view(), &mut accepted);
         text.to_findings(accepted)
     }
 }

@@ -1,11 +1,40 @@
 //! Overlap resolution (entities.md §1.7): containers first, then a greedy pass in order of
 //! validated → score → length → type priority → start.
+//!
+//! Decision for SECRET (issue 12): a URL that holds a SECRET candidate (`https://user:pw@host/`,
+//! `…?token=…`) is masked whole as one SECRET, not as a URL with a secret cut out of it or
+//! split around it: the value never leaves in part, the reply gets one token, and a policy that
+//! blocks SECRET sees it. An "e-mail address" holding a SECRET is the `password@host` of a
+//! connection string and is dropped. Where no URL surrounds it (a `postgres://user:pw@host`
+//! connection string is not a web URL) the SECRET stays as found: the password only.
+
+use ahash::AHashMap;
 
 use super::{Candidate, EntityType};
 
 /// Returns non-overlapping candidates sorted by `start`.
 pub fn resolve_overlaps(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
+    let carriers = secret_carriers(&candidates);
+    if !carriers.is_empty() {
+        // The `@` of `user:password@host` is no e-mail address.
+        candidates.retain(|c| {
+            c.entity_type != EntityType::EmailAddress
+                || !carriers.iter().any(|&(a, e, _)| (a, e) == (c.start, c.end))
+        });
+    }
     absorb_into_containers(&mut candidates);
+    for c in &mut candidates {
+        if c.entity_type != EntityType::Url {
+            continue;
+        }
+        if let Some(&(_, _, score)) = carriers
+            .iter()
+            .find(|&&(a, e, _)| (a, e) == (c.start, c.end))
+        {
+            c.entity_type = EntityType::Secret;
+            c.score = c.score.max(score);
+        }
+    }
     candidates.sort_by(|a, b| {
         b.validated
             .cmp(&a.validated)
@@ -33,10 +62,64 @@ pub fn resolve_overlaps(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
     accepted
 }
 
+/// One value, one type: when the same word value was accepted as PERSON in one place and as
+/// LOCATION in another (`Turan`), every occurrence takes the type of its best-scored finding
+/// (validated first, then score, then the type priority of §1.7, LOCATION before PERSON), so
+/// that the value gets one token. `view` is the text the candidates' offsets point into.
+pub fn one_type_per_value(view: &str, accepted: &mut [Candidate]) {
+    let has = |t: EntityType| accepted.iter().any(|c| c.entity_type == t);
+    if !has(EntityType::Person) || !has(EntityType::Location) {
+        return;
+    }
+    let words = |c: &Candidate| matches!(c.entity_type, EntityType::Person | EntityType::Location);
+    let rank = |c: &Candidate| (c.validated, c.score, c.entity_type.priority());
+    let mut best: AHashMap<&str, Candidate> = AHashMap::new();
+    for c in accepted.iter().filter(|c| words(c)) {
+        let Some(value) = view.get(c.start..c.end) else {
+            continue;
+        };
+        let b = best.entry(value).or_insert(*c);
+        if rank(c) > rank(b) {
+            *b = *c;
+        }
+    }
+    for c in accepted.iter_mut().filter(|c| words(c)) {
+        if let Some(b) = view.get(c.start..c.end).and_then(|v| best.get(v)) {
+            c.entity_type = b.entity_type;
+        }
+    }
+}
+
+fn is_container(c: &Candidate) -> bool {
+    matches!(c.entity_type, EntityType::Url | EntityType::EmailAddress)
+}
+
+/// Spans of the containers that hold a SECRET candidate completely, with the best score of
+/// the secrets inside (few: secrets are rare).
+fn secret_carriers(candidates: &[Candidate]) -> Vec<(usize, usize, f32)> {
+    let secrets: Vec<&Candidate> = candidates
+        .iter()
+        .filter(|c| c.entity_type == EntityType::Secret)
+        .collect();
+    if secrets.is_empty() {
+        return Vec::new();
+    }
+    candidates
+        .iter()
+        .filter(|c| is_container(c))
+        .filter_map(|c| {
+            secrets
+                .iter()
+                .filter(|x| c.start <= x.start && x.end <= c.end)
+                .map(|x| x.score)
+                .reduce(f32::max)
+                .map(|score| (c.start, c.end, score))
+        })
+        .collect()
+}
+
 /// URLs and e-mail addresses swallow every candidate that lies completely inside them.
 fn absorb_into_containers(candidates: &mut Vec<Candidate>) {
-    let is_container =
-        |c: &Candidate| matches!(c.entity_type, EntityType::Url | EntityType::EmailAddress);
     let mut containers: Vec<(usize, usize)> = candidates
         .iter()
         .filter(|c| is_container(c))
@@ -109,6 +192,55 @@ mod tests {
         absorb_into_containers(&mut c);
         let kept: Vec<(usize, usize)> = c.iter().map(|c| (c.start, c.end)).collect();
         assert_eq!(kept, vec![(0, 20), (10, 12), (15, 25), (30, 35)]);
+    }
+
+    #[test]
+    fn one_value_takes_one_type() {
+        let view = "Turan aus Turan, Anna";
+        let mut c = vec![
+            cand(EntityType::Person, 0, 5, 0.9, false),
+            cand(EntityType::Location, 10, 15, 0.7, false),
+            cand(EntityType::Person, 17, 21, 0.6, false),
+        ];
+        one_type_per_value(view, &mut c);
+        let types: Vec<EntityType> = c.iter().map(|c| c.entity_type).collect();
+        assert_eq!(
+            types,
+            vec![EntityType::Person, EntityType::Person, EntityType::Person]
+        );
+        // A tie goes to LOCATION, whatever the order.
+        let mut c = vec![
+            cand(EntityType::Person, 0, 5, 0.7, false),
+            cand(EntityType::Location, 10, 15, 0.7, false),
+        ];
+        one_type_per_value(view, &mut c);
+        assert!(c.iter().all(|c| c.entity_type == EntityType::Location));
+    }
+
+    #[test]
+    fn a_url_holding_a_secret_becomes_one_secret() {
+        let out = resolve_overlaps(vec![
+            cand(EntityType::Url, 0, 40, 0.75, false),
+            cand(EntityType::Secret, 12, 20, 0.9, false),
+            cand(EntityType::IpAddress, 21, 30, 0.95, false),
+            cand(EntityType::Secret, 50, 60, 0.85, false),
+        ]);
+        assert_eq!(
+            out,
+            vec![
+                cand(EntityType::Secret, 0, 40, 0.9, false),
+                cand(EntityType::Secret, 50, 60, 0.85, false),
+            ]
+        );
+        // An e-mail candidate around a secret is the `password@host` of a connection string.
+        let dsn = resolve_overlaps(vec![
+            cand(EntityType::EmailAddress, 10, 30, 0.95, false),
+            cand(EntityType::Secret, 10, 18, 0.9, false),
+        ]);
+        assert_eq!(dsn, vec![cand(EntityType::Secret, 10, 18, 0.9, false)]);
+        // Without a secret inside, the URL stays a URL.
+        let plain = resolve_overlaps(vec![cand(EntityType::Url, 0, 40, 0.75, false)]);
+        assert_eq!(plain[0].entity_type, EntityType::Url);
     }
 
     #[test]

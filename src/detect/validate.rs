@@ -1,5 +1,13 @@
 //! Check-digit algorithms and structural validators as pure functions over ASCII digits/letters.
-//! None of them allocates or panics, whatever the input.
+//! None of them allocates or panics, whatever the input. The added identifiers live in
+//! [`ids`], the shapes of secrets in [`secret`].
+
+mod ids;
+pub mod secret;
+
+pub use ids::{
+    ausweis_char, ausweis_number, icao_check_digit, kvnr, mod11_10_check, us_ssn, ust_id_de,
+};
 
 /// Luhn (mod 10) over the decimal digits of `digits` (other characters are ignored).
 pub fn luhn(digits: &str) -> bool {
@@ -191,19 +199,7 @@ pub fn steuer_id(digits: &[u8]) -> bool {
     if d[..10].windows(3).any(|w| w.iter().all(|&x| x == r)) {
         return false;
     }
-    let mut product = 10u32;
-    for &x in &d[..10] {
-        let mut sum = (u32::from(x) + product) % 10;
-        if sum == 0 {
-            sum = 10;
-        }
-        product = (2 * sum) % 11;
-    }
-    let mut check = 11 - product;
-    if check == 10 {
-        check = 0;
-    }
-    check == u32::from(d[10])
+    mod11_10_check(&d[..10]) == d[10]
 }
 
 /// Bereichsnummern accepted in strict mode (entities.md §10.2).

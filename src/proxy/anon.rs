@@ -11,6 +11,7 @@ use std::collections::HashMap;
 
 use aho_corasick::{packed, AhoCorasick, AhoCorasickKind, MatchKind};
 
+use super::embedded::Embedded;
 use super::format::{walk_request, TextKind, WireFormat};
 use super::json::{self, Node};
 use crate::detect::{Detector, EntityType, Finding};
@@ -37,6 +38,12 @@ pub fn anonymize_body(
 ) -> Result<Anonymized, Refusal> {
     let text = std::str::from_utf8(body)
         .map_err(|_| Refusal("the request body is not valid UTF-8".into()))?;
+    if crate::api::json::has_duplicate_key(body) {
+        // The upstream may read the other copy than the one checked and anonymized here.
+        return Err(Refusal(
+            "the request body names the same member twice in one object".into(),
+        ));
+    }
     let mut root = json::parse(text)
         .map_err(|e| Refusal(format!("the request body is not valid JSON ({e})")))?;
     if !matches!(root, Node::Obj(_)) {
@@ -50,9 +57,15 @@ pub fn anonymize_body(
         table: &mut table,
         values: Vec::new(),
         seen: HashMap::new(),
+        refusal: None,
     };
     walk_request(format, &mut root, &mut collect);
-    let Collector { values, .. } = collect;
+    let Collector {
+        values, refusal, ..
+    } = collect;
+    if let Some(reason) = refusal {
+        return Err(Refusal(reason));
+    }
     if values.is_empty() {
         return Ok(Anonymized {
             body: None,
@@ -80,6 +93,9 @@ pub fn anonymize_body(
 /// Receives every text string of a request, in document order.
 pub trait TextVisitor {
     fn text(&mut self, s: &mut String, kind: TextKind);
+
+    /// A value the walk cannot inspect: the request must be refused for `reason`.
+    fn refuse(&mut self, _reason: &'static str) {}
 }
 
 struct Collector<'a> {
@@ -87,26 +103,110 @@ struct Collector<'a> {
     table: &'a mut TokenTable,
     values: Vec<(EntityType, String)>,
     seen: HashMap<String, ()>,
+    /// The first reason to refuse the request (the rewrite pass never runs then).
+    refusal: Option<String>,
 }
 
-impl TextVisitor for Collector<'_> {
-    fn text(&mut self, s: &mut String, kind: TextKind) {
-        if kind == TextKind::JsonSource {
-            if let Ok(mut inner) = json::parse(s) {
-                super::format::walk_free(&mut inner, self);
-                return;
-            }
-        }
+impl Collector<'_> {
+    fn collect(&mut self, s: &str) {
         if s.is_empty() {
             return;
         }
         self.table.reserve_literal_tokens(s);
         let findings = self.detector.detect(s);
-        for (t, v) in finding_values(s, &findings) {
+        self.keep(s, &findings, None);
+    }
+
+    fn keep(&mut self, s: &str, findings: &[Finding], only: Option<EntityType>) {
+        for (t, v) in finding_values(s, findings) {
+            if only.is_some_and(|o| o != t) {
+                continue;
+            }
             if !v.is_empty() && self.seen.insert(v.to_owned(), ()).is_none() {
                 self.values.push((t, v.to_owned()));
             }
         }
+    }
+
+    /// A participant name written as an identifier (`Max_Mustermann`, `MaxMustermann`,
+    /// `max-mustermann`) is also read as the words it joins, capitalised, so that the detector
+    /// sees `Max Mustermann`; the names found there join the request's values.
+    fn collect_identifier(&mut self, s: &str) {
+        self.collect(s);
+        let spaced = identifier_words(s)
+            .iter()
+            .map(|w| capitalised(w))
+            .collect::<Vec<_>>()
+            .join(" ");
+        if !spaced.is_empty() && spaced != s {
+            let findings = self.detector.detect(&spaced);
+            self.keep(&spaced, &findings, Some(EntityType::Person));
+        }
+    }
+}
+
+impl TextVisitor for Collector<'_> {
+    fn text(&mut self, s: &mut String, kind: TextKind) {
+        match kind {
+            TextKind::JsonSource => match json::parse(s) {
+                Ok(mut inner) => super::format::walk_free(&mut inner, self),
+                Err(_) => self.collect(s),
+            },
+            TextKind::Base64 | TextKind::DataUrl => match Embedded::decode(s, kind) {
+                Ok(e) => self.collect(&e.text),
+                Err(e) => {
+                    self.refusal.get_or_insert_with(|| e.to_string());
+                }
+            },
+            TextKind::Identifier => self.collect_identifier(s),
+            TextKind::Plain => self.collect(s),
+        }
+    }
+
+    fn refuse(&mut self, reason: &'static str) {
+        self.refusal.get_or_insert_with(|| reason.to_owned());
+    }
+}
+
+/// The words an identifier joins: runs of letters, split where a lower-case letter is followed
+/// by an upper-case one (`MaxMustermann` → `Max`, `Mustermann`).
+fn identifier_words(s: &str) -> Vec<&str> {
+    let mut words = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut prev_lower = false;
+    for (i, c) in s.char_indices() {
+        if c.is_alphabetic() {
+            if prev_lower && c.is_uppercase() {
+                if let Some(st) = start {
+                    words.push(&s[st..i]);
+                }
+                start = Some(i);
+            } else if start.is_none() {
+                start = Some(i);
+            }
+            prev_lower = c.is_lowercase();
+        } else {
+            if let Some(st) = start.take() {
+                words.push(&s[st..i]);
+            }
+            prev_lower = false;
+        }
+    }
+    if let Some(st) = start {
+        words.push(&s[st..]);
+    }
+    words
+}
+
+/// `w` with its first letter upper-case and the rest lower-case.
+fn capitalised(w: &str) -> String {
+    let mut chars = w.chars();
+    match chars.next() {
+        Some(first) => first
+            .to_uppercase()
+            .chain(chars.flat_map(char::to_lowercase))
+            .collect(),
+        None => String::new(),
     }
 }
 
@@ -165,7 +265,7 @@ struct Replacer<'a> {
 impl Replacer<'_> {
     /// `s` with every value replaced by its token, or `None` when it holds none (most strings
     /// of a request: nothing is allocated for them).
-    fn replace(&mut self, s: &str, identifier: bool) -> Option<String> {
+    fn replace(&mut self, s: &str) -> Option<String> {
         let mut out: Option<String> = None;
         let mut last = 0;
         for (value, start, end) in self.matcher.find_iter(s) {
@@ -173,12 +273,7 @@ impl Replacer<'_> {
             out.push_str(&s[last..start]);
             let (t, v) = &self.values[value];
             let token = self.table.token_for(*t, v);
-            if identifier {
-                // `name` fields must match ^[a-zA-Z0-9_-]+$: the bare form, restored tolerantly.
-                out.push_str(token.trim_start_matches('[').trim_end_matches(']'));
-            } else {
-                out.push_str(token);
-            }
+            out.push_str(token);
             self.count += 1;
             last = end;
         }
@@ -188,20 +283,82 @@ impl Replacer<'_> {
     }
 }
 
-impl TextVisitor for Replacer<'_> {
-    fn text(&mut self, s: &mut String, kind: TextKind) {
-        if kind == TextKind::JsonSource {
-            if let Ok(mut inner) = json::parse(s) {
-                let before = self.count;
-                super::format::walk_free(&mut inner, self);
-                if self.count != before {
-                    *s = inner.to_json_string();
-                }
-                return;
+impl Replacer<'_> {
+    /// A participant name that holds a detected value, or any word of a detected person name
+    /// (compared case-insensitively, `Max_Mustermann` and `max-mustermann` alike), becomes that
+    /// value's bare token as a whole (`NAME_1`): still `[A-Za-z0-9_-]`, with no surname left
+    /// beside it. Replies restore `NAME_1` to the name as detected.
+    fn replace_identifier(&mut self, s: &str) -> Option<String> {
+        let parts: Vec<String> = identifier_words(s)
+            .iter()
+            .map(|w| w.to_lowercase())
+            .collect();
+        // The value that accounts for most of the field: `Max Mustermann` rather than `Max`
+        // for `Max_Mustermann`.
+        let mut best: Option<(usize, usize)> = None;
+        let occurring: Vec<usize> = self.matcher.find_iter(s).map(|(v, _, _)| v).collect();
+        for (i, (t, v)) in self.values.iter().enumerate() {
+            let words = identifier_words(v);
+            let mut score = if occurring.contains(&i) {
+                words.len().max(1)
+            } else {
+                0
+            };
+            if *t == EntityType::Person {
+                score += words
+                    .iter()
+                    .filter(|w| w.chars().count() >= 2 && parts.contains(&w.to_lowercase()))
+                    .count();
+            }
+            if score > 0 && best.is_none_or(|(_, b)| score > b) {
+                best = Some((i, score));
             }
         }
-        if let Some(new) = self.replace(s, kind == TextKind::Identifier) {
-            *s = new;
+        let (hit, _) = best?;
+        let (t, v) = &self.values[hit];
+        let token = self.table.token_for(*t, v);
+        self.count += 1;
+        Some(
+            token
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .to_owned(),
+        )
+    }
+}
+
+impl TextVisitor for Replacer<'_> {
+    fn text(&mut self, s: &mut String, kind: TextKind) {
+        match kind {
+            TextKind::JsonSource => {
+                if let Ok(mut inner) = json::parse(s) {
+                    let before = self.count;
+                    super::format::walk_free(&mut inner, self);
+                    if self.count != before {
+                        *s = inner.to_json_string();
+                    }
+                } else if let Some(new) = self.replace(s) {
+                    *s = new;
+                }
+            }
+            TextKind::Base64 | TextKind::DataUrl => {
+                // The collecting pass refused what does not decode; this pass never sees it.
+                if let Ok(e) = Embedded::decode(s, kind) {
+                    if let Some(new) = self.replace(&e.text) {
+                        *s = e.encode(&new);
+                    }
+                }
+            }
+            TextKind::Identifier => {
+                if let Some(new) = self.replace_identifier(s) {
+                    *s = new;
+                }
+            }
+            TextKind::Plain => {
+                if let Some(new) = self.replace(s) {
+                    *s = new;
+                }
+            }
         }
     }
 }
@@ -259,6 +416,52 @@ mod tests {
         let prop = &f["parameters"]["properties"]["a@x.de"];
         assert_eq!(prop["enum"][0], "a@x.de");
         assert_eq!(prop["default"], "[[EMAIL_1]]");
+    }
+
+    #[test]
+    fn identifiers_split_into_their_words() {
+        assert_eq!(identifier_words("Max_Mustermann"), ["Max", "Mustermann"]);
+        assert_eq!(identifier_words("MaxMustermann"), ["Max", "Mustermann"]);
+        assert_eq!(identifier_words("max-mustermann2"), ["max", "mustermann"]);
+        assert_eq!(identifier_words("JÖRG_Ölmann"), ["JÖRG", "Ölmann"]);
+        assert!(identifier_words("_-42").is_empty());
+        assert_eq!(capitalised("mAX"), "Max");
+    }
+
+    #[test]
+    fn only_provider_identifiers_are_structure() {
+        let body = r#"{"model":"a@x.de","user_id":"a@x.de","accountId":"a@x.de","tool_call_id":"a@x.de","response_format":{"type":"json_schema","json_schema":{"schema":{"type":"object","x-hint":"a@x.de","$comment":"a@x.de","properties":{"m":{"type":"string","pattern":"a@x.de"}}}}}}"#;
+        let (out, _) = run(&OpenAi, body);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["model"], "a@x.de");
+        assert_eq!(v["tool_call_id"], "a@x.de");
+        assert_eq!(v["user_id"], "[[EMAIL_1]]");
+        assert_eq!(v["accountId"], "[[EMAIL_1]]");
+        let schema = &v["response_format"]["json_schema"]["schema"];
+        assert_eq!(schema["x-hint"], "[[EMAIL_1]]");
+        assert_eq!(schema["$comment"], "[[EMAIL_1]]");
+        assert_eq!(schema["properties"]["m"]["pattern"], "a@x.de");
+        let tools = r#"{"tools":[{"type":"mcp","server_url":"https://a@x.de/","server_label":"a@x.de","owner":"a@x.de","function":{"name":"a@x.de","x_note":"a@x.de"}}]}"#;
+        let (out, _) = run(&OpenAi, tools);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let tool = &v["tools"][0];
+        assert_eq!(tool["server_url"], "https://a@x.de/");
+        assert_eq!(tool["server_label"], "a@x.de");
+        assert_eq!(tool["function"]["name"], "a@x.de");
+        assert_eq!(tool["owner"], "[[EMAIL_1]]");
+        assert_eq!(tool["function"]["x_note"], "[[EMAIL_1]]");
+    }
+
+    #[test]
+    fn a_name_field_becomes_the_token_of_the_name_it_holds_most_of() {
+        let body = r#"{"messages":[{"role":"user","name":"max_mustermann_2","content":"Max sagt: ich bin Max Mustermann."}]}"#;
+        let (out, _) = run(&OpenAi, body);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let content = v["messages"][0]["content"].as_str().unwrap();
+        let name = v["messages"][0]["name"].as_str().unwrap();
+        assert!(!content.contains("Mustermann"), "{content}");
+        let full = content.rsplit("bin ").next().unwrap().trim_end_matches('.');
+        assert_eq!(format!("[[{name}]]"), full, "{out}");
     }
 
     #[test]

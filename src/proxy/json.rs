@@ -170,6 +170,18 @@ pub fn escape_into(s: &str, out: &mut String) {
     out.push_str(&s[start..]);
 }
 
+/// The length of `s` escaped for the inside of a JSON string (what [`escape_into`] appends),
+/// computed without building it.
+pub fn escaped_len(s: &str) -> usize {
+    s.bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
+            0..=0x1f => 6,
+            _ => 1,
+        })
+        .sum()
+}
+
 /// The length of the leading run of `s` that a JSON string holds as is: no `"`, no `\`, no
 /// control character. Strings are mostly such runs, and prompts are long: eight bytes are
 /// tested at a time (bit tricks on a `u64`), which makes parsing and writing a 100 KB prompt
@@ -440,6 +452,22 @@ impl Parser<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn escaped_len_is_what_escape_into_appends() {
+        for s in [
+            "",
+            "plain",
+            "a\"b\\c",
+            "\n\r\t\u{8}\u{c}",
+            "\u{1}\u{1f}x",
+            "Zoë 😀",
+        ] {
+            let mut out = String::new();
+            escape_into(s, &mut out);
+            assert_eq!(escaped_len(s), out.len(), "{s:?}");
+        }
+    }
 
     #[test]
     fn round_trips_order_numbers_and_escapes() {

@@ -9,6 +9,7 @@
 //! event by event.
 
 pub mod anon;
+pub mod embedded;
 pub mod format;
 pub mod json;
 pub mod ndjson;
@@ -18,7 +19,7 @@ pub mod sse;
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use bytes::Bytes;
@@ -39,6 +40,7 @@ pub struct Gateway {
     routes: Routes,
     connect_timeout: Duration,
     read_timeout: Duration,
+    body_timeout: Duration,
 }
 
 impl Gateway {
@@ -50,6 +52,7 @@ impl Gateway {
         Ok(Gateway {
             connect_timeout: Duration::from_millis(app.config.upstream.connect_timeout_ms.max(1)),
             read_timeout: Duration::from_millis(app.config.upstream.read_timeout_ms.max(1)),
+            body_timeout: Duration::from_millis(app.config.server.client_body_timeout_ms.max(1)),
             routes,
             app,
         })
@@ -76,6 +79,8 @@ pub struct RequestCtx {
     deferred: Option<Vec<u8>>,
     /// Why a deferred body was refused: answered in `fail_to_proxy`.
     refusal: Option<(u16, String)>,
+    /// The request body must be complete by then (`server.client_body_timeout_ms`).
+    body_deadline: Option<Instant>,
 }
 
 /// Pingora hands a body read in `request_filter` on to `request_body_filter` only through its
@@ -138,9 +143,21 @@ fn header_str<'a>(req: &'a RequestHeader, name: &str) -> Option<&'a str> {
 enum BodyRead {
     Ok(Vec<u8>),
     TooLarge,
+    TimedOut,
 }
 
-async fn read_body(session: &mut Session, cap: usize) -> Result<BodyRead> {
+const BODY_TIMEOUT: &str = "The request body was not received in time.";
+
+/// [`read_body_within`] until `deadline`.
+async fn read_body(session: &mut Session, cap: usize, deadline: Instant) -> Result<BodyRead> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    match tokio::time::timeout(left, read_body_within(session, cap)).await {
+        Ok(r) => r,
+        Err(_) => Ok(BodyRead::TimedOut),
+    }
+}
+
+async fn read_body_within(session: &mut Session, cap: usize) -> Result<BodyRead> {
     let length = header_str(session.req_header(), "content-length")
         .and_then(|v| v.trim().parse::<usize>().ok());
     if length.is_some_and(|len| len > cap) {
@@ -153,7 +170,12 @@ async fn read_body(session: &mut Session, cap: usize) -> Result<BodyRead> {
     }
     // sized once: a body arriving in several reads is not copied again as the buffer grows
     let mut body = Vec::with_capacity(length.unwrap_or(0));
-    while let Some(chunk) = session.read_request_body().await? {
+    // errors reading the client's body are the client's (a closed connection is a 499)
+    while let Some(chunk) = session
+        .read_request_body()
+        .await
+        .map_err(|e| e.into_down())?
+    {
         if body.len() + chunk.len() > cap {
             return Ok(BodyRead::TooLarge);
         }
@@ -176,6 +198,60 @@ fn frame_rewritten_body(req: &mut RequestHeader, body: Option<&Bytes>) -> Result
     Ok(())
 }
 
+/// Removes Tarnkappe's own credentials from a request bound upstream: the web page's tenant
+/// cookie (other cookies stay), and `X-API-Key` when it is ours — always on a route that
+/// requires a key (there the header is the proxy key by definition), elsewhere when its value is
+/// one of the configured keys. Any other `X-API-Key` is the provider's credential (Anthropic)
+/// and passes unchanged.
+fn strip_own_credentials(
+    req: &mut RequestHeader,
+    keyed_route: bool,
+    keys: &crate::api::auth::KeyRing,
+) -> Result<()> {
+    let presented: Vec<http::HeaderValue> =
+        req.headers.get_all("x-api-key").iter().cloned().collect();
+    let kept: Vec<http::HeaderValue> = presented
+        .iter()
+        .filter(|v| !keyed_route && !keys.holds(v.as_bytes()))
+        .cloned()
+        .collect();
+    if kept.len() != presented.len() {
+        req.remove_header("x-api-key");
+        for v in kept {
+            req.append_header("x-api-key", v)?;
+        }
+    }
+    let cookies: Vec<http::HeaderValue> = req
+        .headers
+        .get_all(http::header::COOKIE)
+        .iter()
+        .cloned()
+        .collect();
+    let ours = |pair: &str| {
+        pair.split_once('=')
+            .is_some_and(|(name, _)| name.trim() == crate::web::COOKIE_NAME)
+    };
+    let holds_ours = cookies
+        .iter()
+        .any(|h| h.to_str().map_or(true, |h| h.split(';').any(ours)));
+    if holds_ours {
+        req.remove_header(http::header::COOKIE.as_str());
+        for h in &cookies {
+            // A header that is not visible ASCII cannot be split safely: it is dropped whole.
+            let Ok(h) = h.to_str() else { continue };
+            let rest: Vec<&str> = h
+                .split(';')
+                .map(str::trim)
+                .filter(|p| !p.is_empty() && !ours(p))
+                .collect();
+            if !rest.is_empty() {
+                req.append_header(http::header::COOKIE.as_str(), rest.join("; "))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 impl Gateway {
     /// Everything `request_filter` does for a proxy route. `Ok(true)`: answered locally.
     async fn prepare(
@@ -188,7 +264,8 @@ impl Gateway {
         let req = session.req_header();
         if route.require_key {
             // The REST API's gate: same keys, same per-tenant rate limit (401, then 429).
-            if let Err(e) = crate::api::limit::admit(req, &self.app).await {
+            let peer = crate::web::client::Peer::of(session);
+            if let Err(e) = crate::api::limit::admit(req, peer, &self.app).await {
                 let retry_after = match &e {
                     crate::api::ApiError::RateLimited(d) => Some(d.retry_after.as_secs().max(1)),
                     _ => None,
@@ -274,8 +351,16 @@ impl Gateway {
             return Ok(false);
         }
         session.as_mut().enable_retry_buffering();
-        let body = match read_body(session, cap).await? {
+        let deadline = ctx
+            .body_deadline
+            .unwrap_or_else(|| Instant::now() + self.body_timeout);
+        let body = match read_body(session, cap, deadline).await? {
             BodyRead::Ok(b) => b,
+            BodyRead::TimedOut => {
+                session.set_keepalive(None);
+                refuse(session, format, 408, BODY_TIMEOUT).await?;
+                return Ok(true);
+            }
             BodyRead::TooLarge => {
                 refuse(
                     session,
@@ -292,7 +377,7 @@ impl Gateway {
                 ctx.entities = a.count;
                 crate::telemetry::record_entities(a.table.entries().iter().map(|m| m.entity_type));
                 if !a.table.is_empty() {
-                    ctx.exchange = Some(Arc::new(Exchange::new(a.table.entries())));
+                    ctx.exchange = Some(Arc::new(reply::exchange_for(a.table.entries(), &body)));
                 }
                 ctx.body = Some(match a.body {
                     Some(b) => Bytes::from(b),
@@ -325,6 +410,19 @@ impl ProxyHttp for Gateway {
 
     fn new_ctx(&self) -> RequestCtx {
         RequestCtx::default()
+    }
+
+    async fn early_request_filter(
+        &self,
+        session: &mut Session,
+        ctx: &mut RequestCtx,
+    ) -> Result<()> {
+        // the header is complete: its deadline is off, the body's starts
+        crate::slow_clients::header_received(session);
+        ctx.body_deadline = Some(Instant::now() + self.body_timeout);
+        // a single stalled read of the body never waits past the body's whole time
+        session.set_read_timeout(Some(self.body_timeout));
+        Ok(())
     }
 
     async fn request_filter(&self, session: &mut Session, ctx: &mut RequestCtx) -> Result<bool> {
@@ -403,9 +501,7 @@ impl ProxyHttp for Gateway {
             frame_rewritten_body(req, ctx.body.as_ref())?;
         }
         req.insert_header("accept-encoding", "identity")?;
-        if route.require_key {
-            req.remove_header("x-api-key");
-        }
+        strip_own_credentials(req, route.require_key, &self.app.keys)?;
         if let Some((name, value)) = &route.credential {
             req.insert_header(name.clone(), value.as_str())?;
         }
@@ -419,6 +515,13 @@ impl ProxyHttp for Gateway {
         end_of_stream: bool,
         ctx: &mut RequestCtx,
     ) -> Result<()> {
+        if !end_of_stream && ctx.body_deadline.is_some_and(|d| Instant::now() > d) {
+            ctx.refusal = Some((408, BODY_TIMEOUT.into()));
+            return Err(Error::explain(
+                ErrorType::HTTPStatus(408),
+                "request body too slow",
+            ));
+        }
         if let Some(acc) = ctx.deferred.as_mut() {
             if let Some(chunk) = body.as_ref() {
                 if acc.len() + chunk.len() > self.app.config.api.max_body_bytes {
@@ -448,7 +551,7 @@ impl ProxyHttp for Gateway {
                         a.table.entries().iter().map(|m| m.entity_type),
                     );
                     if !a.table.is_empty() {
-                        ctx.exchange = Some(Arc::new(Exchange::new(a.table.entries())));
+                        ctx.exchange = Some(Arc::new(reply::exchange_for(a.table.entries(), &acc)));
                     }
                     *body = Some(match a.body {
                         Some(b) => Bytes::from(b),
@@ -572,6 +675,7 @@ impl ProxyHttp for Gateway {
                 ErrorSource::Upstream => 502,
                 ErrorSource::Downstream => match e.etype() {
                     ErrorType::WriteError | ErrorType::ReadError | ErrorType::ConnectionClosed => 0,
+                    ErrorType::ReadTimedout => 408,
                     _ => 400,
                 },
                 ErrorSource::Internal | ErrorSource::Unset => 500,
@@ -586,6 +690,9 @@ impl ProxyHttp for Gateway {
                 can_reuse_downstream: false,
             };
         };
+        if code == 408 && ctx.refusal.is_none() {
+            ctx.refusal = Some((408, BODY_TIMEOUT.into()));
+        }
         if let Some((status, message)) = ctx.refusal.take() {
             if session.response_written().is_none() {
                 let _ = refuse(session, route.format, status, &message).await;
@@ -631,8 +738,9 @@ impl ProxyHttp for Gateway {
     }
 
     async fn logging(&self, session: &mut Session, e: Option<&Error>, ctx: &mut RequestCtx) {
+        crate::slow_clients::request_finished(session);
         crate::telemetry::finish_session(session, e, &ctx.telemetry, &self.app.config);
-        let status = session.response_written().map_or(0, |r| r.status.as_u16());
+        let status = crate::telemetry::final_status(session, e);
         let Some(route) = ctx.route.as_ref() else {
             return;
         };
@@ -643,6 +751,13 @@ impl ProxyHttp for Gateway {
                 ex.counts.restored.load(Ordering::Relaxed),
             )
         });
+        let restore_limited = ctx
+            .exchange
+            .as_ref()
+            .is_some_and(|ex| ex.budget_exhausted());
+        if restore_limited {
+            crate::telemetry::metrics().restore_limited();
+        }
         tracing::info!(
             route = %route.prefix,
             format = route.format.name(),
@@ -652,6 +767,7 @@ impl ProxyHttp for Gateway {
             restored,
             tolerant_restores = tolerant,
             unrestored_tokens = unrestored,
+            restore_limited,
             "proxied exchange"
         );
     }

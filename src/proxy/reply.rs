@@ -1,12 +1,61 @@
 //! Reply side: restores this exchange's tokens in the upstream's reply — whole JSON field by
 //! field, SSE and NDJSON event by event through the format's stream handler.
+//!
+//! Restoring is bounded: it may add at most [`GROWTH_PER_BYTE`] bytes per byte the upstream
+//! sent plus [`GROWTH_ALLOWANCE`], so a restored reply is never larger than
+//! `(1 + GROWTH_PER_BYTE) × upstream bytes + GROWTH_ALLOWANCE`. A reply that would grow past
+//! that (a model repeating the token of a long value thousands of times) is not refused: from
+//! that point on its token forms pass as the model wrote them (placeholders, no personal data),
+//! and the exchange is logged and counted as `restore_limited`.
 
 use std::sync::Arc;
 
 use super::format::{restore_tree, StreamHandler, WireFormat};
 use super::json::{self, Node};
 use super::{ndjson, sse};
-use crate::tokens::Exchange;
+use crate::tokens::{Exchange, MappingEntry};
+
+/// Bytes restoring may add per byte of the upstream's reply.
+pub const GROWTH_PER_BYTE: u64 = 16;
+/// Bytes restoring may add to any reply regardless of its size (one long value in a short reply).
+pub const GROWTH_ALLOWANCE: u64 = 1024 * 1024;
+
+/// The exchange of one proxied request: the tokens its anonymization issued (`entries`), told
+/// which of them the client's own request (`original`, the body as received) already wrote in
+/// a tolerant form, with the reply growth budget.
+pub fn exchange_for(entries: &[MappingEntry], original: &[u8]) -> Exchange {
+    let mut ex = Exchange::new(entries);
+    if let Ok(text) = std::str::from_utf8(original) {
+        match json::parse(text) {
+            Ok(root) => note_strings(&mut ex, &root),
+            Err(_) => ex.note_client_text(text),
+        }
+    }
+    ex.limit_growth(GROWTH_ALLOWANCE);
+    ex
+}
+
+fn note_strings(ex: &mut Exchange, node: &Node) {
+    match node {
+        Node::Str(s) => {
+            ex.note_client_text(s);
+            // JSON source inside a string (tool-call arguments): its strings too
+            if s.starts_with('{') || s.starts_with('[') {
+                if let Ok(inner) = json::parse(s) {
+                    note_strings(ex, &inner);
+                }
+            }
+        }
+        Node::Arr(items) => items.iter().for_each(|i| note_strings(ex, i)),
+        Node::Obj(members) => {
+            for (k, v) in members {
+                ex.note_client_text(k);
+                note_strings(ex, v);
+            }
+        }
+        Node::Null | Node::Bool(_) | Node::Num(_) => {}
+    }
+}
 
 /// How the reply body is framed, decided from its `Content-Type`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,6 +133,8 @@ impl ReplyRewriter {
         if self.finished {
             return Vec::new();
         }
+        self.ex
+            .grant(GROWTH_PER_BYTE.saturating_mul(bytes.len() as u64));
         let mut out = Vec::with_capacity(bytes.len() + 64);
         match &mut self.state {
             State::Buffer(buf) => {

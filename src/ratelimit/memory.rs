@@ -1,4 +1,5 @@
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
@@ -9,11 +10,17 @@ use crate::vault::StoreError;
 
 const WINDOW: Duration = Duration::from_secs(60);
 
+/// Every this many checks, windows without a request in the last minute are dropped.
+const PRUNE_EVERY: u64 = 4096;
+
 /// A sliding-window log per tenant: the times of the allowed requests of the last minute.
 /// Exact (the 121st request within any 60 s is refused) and bounded by `limit` entries per tenant.
+/// Windows of tenants (or client addresses) that went quiet are dropped from time to time, so
+/// that many one-off callers do not accumulate.
 #[derive(Default)]
 pub struct MemoryLimiter {
     windows: DashMap<String, VecDeque<Instant>>,
+    checks: AtomicU64,
 }
 
 impl MemoryLimiter {
@@ -22,6 +29,9 @@ impl MemoryLimiter {
     }
 
     fn check_at(&self, tenant: &str, limit: u32, now: Instant) -> Decision {
+        if self.checks.fetch_add(1, Ordering::Relaxed) % PRUNE_EVERY == PRUNE_EVERY - 1 {
+            self.prune(now);
+        }
         let mut log = self.windows.entry(tenant.to_owned()).or_default();
         while log
             .front()
@@ -51,6 +61,14 @@ impl MemoryLimiter {
     }
 }
 
+impl MemoryLimiter {
+    /// Drops every window whose newest request is a minute old or older.
+    fn prune(&self, now: Instant) {
+        self.windows
+            .retain(|_, log| log.back().is_some_and(|&t| now.duration_since(t) < WINDOW));
+    }
+}
+
 #[async_trait]
 impl RateLimiter for MemoryLimiter {
     async fn check(&self, tenant: &str, limit: u32) -> Result<Decision, StoreError> {
@@ -76,5 +94,20 @@ mod tests {
         assert_eq!(refused.retry_after, Duration::from_secs(50));
         assert!(l.check_at("b", 3, t0).allowed, "tenants are independent");
         assert!(l.check_at("a", 3, t0 + WINDOW).allowed);
+    }
+
+    #[test]
+    fn quiet_windows_are_dropped() {
+        let l = MemoryLimiter::new();
+        let t0 = Instant::now();
+        for i in 0..100 {
+            l.check_at(&format!("once-{i}"), 3, t0);
+        }
+        assert_eq!(l.windows.len(), 100);
+        let later = t0 + WINDOW + Duration::from_secs(1);
+        for _ in 0..PRUNE_EVERY {
+            assert!(l.check_at("busy", u32::MAX, later).allowed);
+        }
+        assert_eq!(l.windows.len(), 1, "only the busy window is left");
     }
 }

@@ -47,6 +47,43 @@ struct SessionLabels {
     event: SessionEvent,
 }
 
+/// What authenticated a keyed request, in `tarnkappe_authenticated_requests_total{auth}`.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
+#[allow(non_camel_case_types)]
+pub enum AuthLabel {
+    /// `X-API-Key`.
+    key,
+    /// The web page's tenant cookie.
+    cookie,
+}
+
+/// Whether an authenticated request passed its rate limit.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
+#[allow(non_camel_case_types)]
+enum Outcome {
+    admitted,
+    rate_limited,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct AuthLabels {
+    auth: AuthLabel,
+    outcome: Outcome,
+}
+
+/// What became of a request for a fresh web-page cookie, in `tarnkappe_web_cookies_total`.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
+#[allow(non_camel_case_types)]
+pub enum CookieOutcome {
+    issued,
+    rate_limited,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CookieLabels {
+    outcome: CookieOutcome,
+}
+
 /// Why an exchange with an upstream LLM failed, counted in `tarnkappe_upstream_errors_total{kind}`.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
 #[allow(non_camel_case_types)]
@@ -101,8 +138,11 @@ pub struct Metrics {
     entities: Family<EntityLabels, Counter>,
     sessions: Family<SessionLabels, Counter>,
     rate_limited: Counter,
+    authenticated: Family<AuthLabels, Counter>,
+    cookies: Family<CookieLabels, Counter>,
     upstream_errors: Family<UpstreamLabels, Counter>,
     store_errors: Counter,
+    restore_limited: Counter,
 }
 
 impl Default for Metrics {
@@ -145,6 +185,18 @@ impl Metrics {
             "Requests refused with 429 by the rate limit (REST API and keyed proxy routes)",
             rate_limited.clone(),
         );
+        let authenticated = Family::<AuthLabels, Counter>::default();
+        registry.register(
+            "authenticated_requests",
+            "Requests that passed authentication (REST API and keyed proxy routes), by credential (key or web-page cookie) and whether the rate limit admitted them",
+            authenticated.clone(),
+        );
+        let cookies = Family::<CookieLabels, Counter>::default();
+        registry.register(
+            "web_cookies",
+            "Requests of the web page that would issue a fresh tenant cookie: issued, or refused by the per-address limit",
+            cookies.clone(),
+        );
         let upstream_errors = Family::<UpstreamLabels, Counter>::default();
         registry.register(
             "upstream_errors",
@@ -157,6 +209,12 @@ impl Metrics {
             "Session-store operations that failed (store unreachable or erroring)",
             store_errors.clone(),
         );
+        let restore_limited = Counter::default();
+        registry.register(
+            "restore_limited",
+            "Proxied replies whose restoring stopped at the growth bound (tokens passed as written)",
+            restore_limited.clone(),
+        );
         Metrics {
             registry,
             requests,
@@ -164,9 +222,17 @@ impl Metrics {
             entities,
             sessions,
             rate_limited,
+            authenticated,
+            cookies,
             upstream_errors,
             store_errors,
+            restore_limited,
         }
+    }
+
+    /// A proxied reply reached the restore growth bound.
+    pub fn restore_limited(&self) {
+        self.restore_limited.inc();
     }
 
     /// One answered request. `route` must come from [`super::route_template`], `method` from
@@ -202,6 +268,22 @@ impl Metrics {
 
     pub fn rate_limited(&self) {
         self.rate_limited.inc();
+    }
+
+    /// One request authenticated by `auth`; `admitted` unless its rate limit refused it.
+    pub fn authenticated(&self, auth: AuthLabel, admitted: bool) {
+        let outcome = if admitted {
+            Outcome::admitted
+        } else {
+            Outcome::rate_limited
+        };
+        self.authenticated
+            .get_or_create(&AuthLabels { auth, outcome })
+            .inc();
+    }
+
+    pub fn web_cookie(&self, outcome: CookieOutcome) {
+        self.cookies.get_or_create(&CookieLabels { outcome }).inc();
     }
 
     pub fn upstream_error(&self, kind: UpstreamErrorKind) {
@@ -246,6 +328,11 @@ mod tests {
         m.session(SessionEvent::deleted);
         m.upstream_error(UpstreamErrorKind::timeout);
         m.store_error();
+        m.authenticated(AuthLabel::key, true);
+        m.authenticated(AuthLabel::cookie, true);
+        m.authenticated(AuthLabel::cookie, false);
+        m.web_cookie(CookieOutcome::issued);
+        m.web_cookie(CookieOutcome::issued);
         let text = m.render();
         assert!(text.contains(
             r#"tarnkappe_http_requests_total{route="/api/v1/anonymize",method="POST",status="200"} 2"#
@@ -262,6 +349,14 @@ mod tests {
         assert!(text.contains("tarnkappe_rate_limited_requests_total 1"));
         assert!(text.contains(r#"tarnkappe_upstream_errors_total{kind="timeout"} 1"#));
         assert!(text.contains("tarnkappe_store_errors_total 1"));
+        for line in [
+            r#"tarnkappe_authenticated_requests_total{auth="key",outcome="admitted"} 1"#,
+            r#"tarnkappe_authenticated_requests_total{auth="cookie",outcome="admitted"} 1"#,
+            r#"tarnkappe_authenticated_requests_total{auth="cookie",outcome="rate_limited"} 1"#,
+            r#"tarnkappe_web_cookies_total{outcome="issued"} 2"#,
+        ] {
+            assert!(text.contains(line), "{line} missing in {text}");
+        }
         assert!(text.ends_with("# EOF\n"));
     }
 

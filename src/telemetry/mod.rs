@@ -13,7 +13,10 @@ use std::time::{Duration, Instant};
 use pingora::http::{RequestHeader, ResponseHeader};
 
 pub use logging::{init_logging, LogInitError};
-pub use metrics::{metrics, Metrics, SessionEvent, UpstreamErrorKind, METRICS_CONTENT_TYPE};
+pub use metrics::{
+    metrics, AuthLabel, CookieOutcome, Metrics, SessionEvent, UpstreamErrorKind,
+    METRICS_CONTENT_TYPE,
+};
 
 /// The response header (and, towards upstreams, request header) that carries the request id.
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
@@ -218,6 +221,28 @@ pub fn route_of(config: &crate::config::Config, path: &str) -> String {
     route_template(path, config.routes.iter().map(|r| r.prefix.as_str()))
 }
 
+/// Status logged and counted for a client that closed its connection before any response
+/// (nginx's convention; not an HTTP status anyone receives).
+pub const CLIENT_CLOSED: u16 = 499;
+
+/// Whether `e` means the client went away (closed or broke its connection), as opposed to a
+/// failure of this server or the upstream.
+pub fn client_gone(e: &pingora::Error) -> bool {
+    use pingora::ErrorType::*;
+    *e.esource() != pingora::ErrorSource::Upstream
+        && matches!(e.etype(), ConnectionClosed | ReadError | WriteError)
+}
+
+/// The status of a finished request for logs and metrics: the one written, or 499 when the
+/// client left before any response, or 0 when nothing was written for another reason.
+pub fn final_status(session: &pingora::proxy::Session, error: Option<&pingora::Error>) -> u16 {
+    match session.response_written() {
+        Some(r) => r.status.as_u16(),
+        None if error.is_some_and(client_gone) => CLIENT_CLOSED,
+        None => 0,
+    }
+}
+
 /// [`finish_request`] for the gateway's `logging` hook: everything read from the session.
 pub fn finish_session(
     session: &pingora::proxy::Session,
@@ -225,7 +250,7 @@ pub fn finish_session(
     telemetry: &RequestTelemetry,
     config: &crate::config::Config,
 ) {
-    let status = session.response_written().map_or(0, |r| r.status.as_u16());
+    let status = final_status(session, error);
     let req = session.req_header();
     let route = route_of(config, req.uri.path());
     finish_request(telemetry, &route, &req.method, status, error);

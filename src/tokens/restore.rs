@@ -33,6 +33,17 @@ impl Restorer {
         Restorer { matcher, values }
     }
 
+    /// The length in bytes of `restore(text)`, computed from the matches without building it
+    /// (so that an oversized result can be refused before any memory is spent on it).
+    pub fn restored_len(&self, text: &str) -> usize {
+        let Some(matcher) = &self.matcher else {
+            return text.len();
+        };
+        matcher.find_iter(text).fold(text.len(), |len, m| {
+            len - m.len() + self.values[m.pattern().as_usize()].len()
+        })
+    }
+
     pub fn restore(&self, text: &str) -> String {
         let Some(matcher) = &self.matcher else {
             return text.to_owned();
@@ -57,6 +68,15 @@ mod tests {
             r.restore("[[NAME_1]], [[NAME_10]], [[NAME_2]], [NAME_1]"),
             "Anna, Zoe, [[NAME_2]], [NAME_1]"
         );
+    }
+
+    #[test]
+    fn restored_len_is_the_length_of_the_result() {
+        let r = Restorer::new([("a", "bcd"), ("[[NAME_1]]", ""), ("aa", "ü")]);
+        for text in ["", "a", "aaa", "x [[NAME_1]] a aa", "[[NAME_1]][[NAME_1]]"] {
+            assert_eq!(r.restored_len(text), r.restore(text).len(), "{text}");
+        }
+        assert_eq!(Restorer::new([]).restored_len("abc"), 3);
     }
 
     #[test]

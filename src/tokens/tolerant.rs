@@ -5,9 +5,17 @@
 //!
 //! The same grammar drives the streaming restorer ([`super::StreamRestorer`]): [`Exchange::scan`]
 //! reports where a possible partial token starts so that exactly that suffix is held back.
+//!
+//! Two guards keep restoring honest:
+//! - The client's own words are never rewritten: a token of which the client's request already
+//!   held any tolerant form (`EMAIL_1`, `[NAME_1]`, `[[name_1]]`, …) is restored only from its
+//!   canonical form, which the proxy itself issued ([`Exchange::note_client_text`]). A literal
+//!   canonical token in a request is never issued in the first place (its number is skipped).
+//! - The output is bounded: with a [`Exchange::limit_growth`] budget, a form is restored only
+//!   while the bytes it adds fit the budget; past it, forms stay as written.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use super::MappingEntry;
 use crate::detect::EntityType;
@@ -24,6 +32,16 @@ pub struct RestoreCounts {
     pub unrestored: AtomicUsize,
     /// Tokens restored in total.
     pub restored: AtomicUsize,
+    /// Forms left as written because restoring them would have exceeded the growth budget.
+    pub over_budget: AtomicUsize,
+}
+
+/// How many bytes restoring may still add to the output (see [`Exchange::limit_growth`]).
+#[derive(Debug)]
+struct GrowthBudget {
+    allowed: AtomicU64,
+    used: AtomicU64,
+    exhausted: AtomicBool,
 }
 
 /// The issued tokens of one exchange and the tolerant grammar over them.
@@ -36,8 +54,12 @@ pub struct Exchange {
     longest_prefix: usize,
     /// First bytes of issued prefixes (upper case), for the bare form.
     first_letters: [bool; 26],
-    /// All 13 known prefixes, to count unrestored foreign tokens.
+    /// All known prefixes (every type of `GET /entities`), to count unrestored foreign tokens.
     known_prefixes: HashSet<&'static str>,
+    /// Tokens of which the client's own request held a tolerant form: restored only from their
+    /// canonical form.
+    client_forms: HashSet<(String, u64)>,
+    budget: Option<GrowthBudget>,
     pub counts: RestoreCounts,
 }
 
@@ -94,23 +116,110 @@ impl Exchange {
         self.values.is_empty()
     }
 
+    /// Records the tolerant forms of this exchange's tokens that occur in `text`, a string of
+    /// the client's own request (before anonymization): those tokens are then restored only
+    /// from their canonical `[[PREFIX_n]]` form, so that a reply quoting the client's
+    /// `EMAIL_1` or `[NAME_1]` keeps it as written.
+    pub fn note_client_text(&mut self, text: &str) {
+        if self.values.is_empty() {
+            return;
+        }
+        let b = text.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            let candidate = c == b'['
+                || c == b'\\'
+                || (c.is_ascii_uppercase() && self.first_letters[(c - b'A') as usize]);
+            if !candidate {
+                i += 1;
+                continue;
+            }
+            let before = i.checked_sub(1).map(|j| b[j]);
+            let before2 = i.checked_sub(2).map(|j| b[j]);
+            let step = if c.is_ascii_uppercase() {
+                if bare_boundary_before(before, before2) {
+                    self.bare(b, i, true)
+                } else {
+                    Step::No
+                }
+            } else {
+                self.bracketed(b, i, true, true)
+            };
+            match step {
+                Step::Hit {
+                    len,
+                    key,
+                    canonical,
+                } => {
+                    if !canonical {
+                        self.client_forms.insert(key);
+                    }
+                    i += len.max(1);
+                }
+                _ => i += 1,
+            }
+        }
+    }
+
+    /// Bounds what restoring may add: `initial` bytes now, more with [`Exchange::grant`]. A
+    /// restored value counts with its JSON escaping (the larger of its two lengths), minus the
+    /// form it replaces.
+    pub fn limit_growth(&mut self, initial: u64) {
+        self.budget = Some(GrowthBudget {
+            allowed: AtomicU64::new(initial),
+            used: AtomicU64::new(0),
+            exhausted: AtomicBool::new(false),
+        });
+    }
+
+    /// Raises the growth budget by `bytes` (no-op without a budget).
+    pub fn grant(&self, bytes: u64) {
+        if let Some(b) = &self.budget {
+            b.allowed.fetch_add(bytes, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether a form was left unrestored because of the growth budget.
+    pub fn budget_exhausted(&self) -> bool {
+        self.budget
+            .as_ref()
+            .is_some_and(|b| b.exhausted.load(Ordering::Relaxed))
+    }
+
+    /// Takes `growth` bytes from the budget; false (and nothing taken) when they do not fit.
+    fn take_growth(&self, growth: u64) -> bool {
+        let Some(b) = &self.budget else {
+            return true;
+        };
+        let allowed = b.allowed.load(Ordering::Relaxed);
+        let used = b.used.load(Ordering::Relaxed);
+        if used.saturating_add(growth) > allowed {
+            b.exhausted.store(true, Ordering::Relaxed);
+            return false;
+        }
+        b.used.fetch_add(growth, Ordering::Relaxed);
+        true
+    }
+
     /// Restores every form in `text`. With `json_escape`, `text` is the inside of a JSON string
     /// or JSON source text (tool arguments): values are escaped for it and the
     /// markdown-escaped forms are not recognised.
     pub fn restore(&self, text: &str, json_escape: bool) -> String {
         let mut out = String::with_capacity(text.len() + 16);
-        let held = self.scan(text, None, true, json_escape, &mut out);
+        let held = self.scan(text, [None, None], true, json_escape, &mut out);
         debug_assert_eq!(held, text.len());
         out
     }
 
-    /// Scans `text` (whose preceding byte was `prev`), appending restored output to `out`.
+    /// Scans `text` (whose preceding bytes were `prev`: the last, then the one before it; a
+    /// bare form's word boundary looks two bytes back), appending restored output to `out`.
     /// Returns the byte offset from which a possible partial token was held back (`text.len()`
     /// when nothing is held). With `at_end` nothing is held.
     pub fn scan(
         &self,
         text: &str,
-        prev: Option<u8>,
+        prev: [Option<u8>; 2],
         at_end: bool,
         json_escape: bool,
         out: &mut String,
@@ -131,13 +240,11 @@ impl Exchange {
                 i += 1;
                 continue;
             }
-            let before = if i == 0 { prev } else { Some(b[i - 1]) };
-            let before2 = if i >= 2 {
-                Some(b[i - 2])
-            } else if i == 1 {
-                prev
-            } else {
-                None
+            let before = if i == 0 { prev[0] } else { Some(b[i - 1]) };
+            let before2 = match i {
+                0 => prev[1],
+                1 => prev[0],
+                _ => Some(b[i - 2]),
             };
             let step = if c.is_ascii_uppercase() {
                 if bare_boundary_before(before, before2) {
@@ -158,18 +265,33 @@ impl Exchange {
                     self.counts.unrestored.fetch_add(1, Ordering::Relaxed);
                     i += len;
                 }
+                Step::Hit { canonical, key, .. }
+                    if !canonical && self.client_forms.contains(&key) =>
+                {
+                    // the client wrote this form itself: it stays as written
+                    i += 1;
+                }
                 Step::Hit {
                     len,
                     key,
                     canonical,
                 } => {
+                    let Some(v) = self.values.get(&key) else {
+                        i += 1;
+                        continue;
+                    };
+                    let growth =
+                        (crate::proxy::json::escaped_len(v) as u64).saturating_sub(len as u64);
+                    if !self.take_growth(growth) {
+                        self.counts.over_budget.fetch_add(1, Ordering::Relaxed);
+                        i += len;
+                        continue;
+                    }
                     out.push_str(&text[copied..i]);
-                    if let Some(v) = self.values.get(&key) {
-                        if json_escape {
-                            crate::proxy::json::escape_into(v, out);
-                        } else {
-                            out.push_str(v);
-                        }
+                    if json_escape {
+                        crate::proxy::json::escape_into(v, out);
+                    } else {
+                        out.push_str(v);
                     }
                     self.counts.restored.fetch_add(1, Ordering::Relaxed);
                     if !canonical {
@@ -453,6 +575,40 @@ mod tests {
     }
 
     #[test]
+    fn forms_the_client_wrote_are_restored_only_canonically() {
+        let mut e = ex();
+        e.note_client_text("Vorlage: **NAME_1** und [EMAIL_12], sonst nichts");
+        for kept in [
+            "NAME_1",
+            "**NAME_1**",
+            "[NAME_1]",
+            "[[name_1]]",
+            "[EMAIL_12]",
+        ] {
+            assert_eq!(e.restore(kept, false), kept);
+        }
+        assert_eq!(e.restore("[[NAME_1]]", false), "Jörg \"J\" Maier");
+        assert_eq!(e.restore("[[EMAIL_12]]", false), "a@b.de");
+        // a token the client wrote no form of keeps its tolerant restore
+        let mut e = ex();
+        e.note_client_text("[NAME_1]");
+        assert_eq!(e.restore("EMAIL_12", false), "a@b.de");
+    }
+
+    #[test]
+    fn the_growth_budget_stops_restoring_and_says_so() {
+        let mut e = ex();
+        // "Jörg \"J\" Maier" escapes to 17 bytes and replaces 10: 7 bytes of growth each
+        e.limit_growth(20);
+        let out = e.restore(&"[[NAME_1]]".repeat(4), false);
+        assert_eq!(out, "Jörg \"J\" Maier".repeat(2) + &"[[NAME_1]]".repeat(2));
+        assert!(e.budget_exhausted());
+        e.grant(8);
+        assert_eq!(e.restore("[[NAME_1]]", false), "Jörg \"J\" Maier");
+        assert_eq!(e.counts.over_budget.load(Ordering::Relaxed), 2);
+    }
+
+    #[test]
     fn json_escape_mode() {
         let e = ex();
         assert_eq!(
@@ -477,7 +633,7 @@ mod tests {
         ] {
             let mut out = String::new();
             assert_eq!(
-                e.scan(input, None, false, false, &mut out),
+                e.scan(input, [None, None], false, false, &mut out),
                 held_from,
                 "{input}"
             );

@@ -10,7 +10,13 @@
 //!   `Sec-Fetch-Site: same-origin`. Missing both means refused.
 //! - The page is served with a strict Content-Security-Policy that allows exactly the embedded
 //!   style and script (by hash) and connections to this origin only.
+//! - The page is a door to the API without a key, so it is on by default only on a loopback
+//!   listener ([`resolve_enabled`]), and fresh cookies and cookie calls are limited per client
+//!   address ([`client`]), not per cookie: a cookie costs one `GET /`.
 
+pub mod client;
+
+use std::net::IpAddr;
 use std::sync::OnceLock;
 
 use base64::Engine;
@@ -23,6 +29,7 @@ use sha2::{Digest, Sha256};
 
 use crate::api::Reply;
 use crate::config::WebConfig;
+use client::{Client, Peer, TrustedProxies, TrustedProxyError};
 
 /// Name of the tenant cookie.
 pub const COOKIE_NAME: &str = "tarnkappe_tenant";
@@ -46,14 +53,28 @@ type HmacSha256 = Hmac<Sha256>;
 
 /// Why the web configuration cannot be used (never contains the secret).
 #[derive(Debug, thiserror::Error)]
-#[error("invalid value for web.cookie_secret: {0}")]
-pub struct WebConfigError(&'static str);
+pub enum WebConfigError {
+    #[error("invalid value for web.cookie_secret: {0}")]
+    CookieSecret(&'static str),
+    #[error(transparent)]
+    TrustedProxy(#[from] TrustedProxyError),
+}
 
-/// The web page's process-wide state: whether it is on, and the cookie signing key.
+/// Whether the page is served: as configured, else only on a loopback listener (127.0.0.0/8,
+/// `::1`). Any other address — `0.0.0.0` included — faces a network, where a keyless door to
+/// the API must be opened on purpose.
+pub fn resolve_enabled(configured: Option<bool>, listen: IpAddr) -> bool {
+    configured.unwrap_or_else(|| listen.is_loopback())
+}
+
+/// The web page's process-wide state: whether it is on, the cookie signing key, the per-address
+/// limit and the trusted proxies that name client addresses.
 pub struct Web {
     enabled: bool,
     secret: Vec<u8>,
     cookie_max_age: u64,
+    rate_limit: u32,
+    proxies: TrustedProxies,
 }
 
 impl std::fmt::Debug for Web {
@@ -61,8 +82,20 @@ impl std::fmt::Debug for Web {
         f.debug_struct("Web")
             .field("enabled", &self.enabled)
             .field("cookie_max_age", &self.cookie_max_age)
+            .field("rate_limit", &self.rate_limit)
             .finish_non_exhaustive()
     }
+}
+
+/// What `GET /` answers (see [`page_reply`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PageAnswer {
+    /// The page with the browser's valid cookie again (its lifetime restarts).
+    Renew(String),
+    /// The reload document for a cross-site navigation (no cookie).
+    Reload,
+    /// The page with a fresh cookie: counted against the client's cookie window.
+    Issue,
 }
 
 /// What the cookie of a request without `X-API-Key` amounts to.
@@ -78,15 +111,24 @@ pub enum CookieAuth {
 
 impl Web {
     /// Builds the state from `[web]`; `cookie_max_age` is the cookie lifetime in seconds (the
-    /// session lifetime, so a browser keeps its tenant as long as its sessions live).
-    pub fn new(config: &WebConfig, cookie_max_age: u64) -> Result<Web, WebConfigError> {
+    /// session lifetime, so a browser keeps its tenant as long as its sessions live), `listen`
+    /// the listener's address (for the default of `enabled`), `default_rate` the per-address
+    /// limit when `[web]` sets none.
+    pub fn new(
+        config: &WebConfig,
+        cookie_max_age: u64,
+        listen: IpAddr,
+        default_rate: u32,
+    ) -> Result<Web, WebConfigError> {
         let secret = match &config.cookie_secret {
             Some(encoded) => {
                 let bytes = base64::engine::general_purpose::STANDARD
                     .decode(encoded.trim())
-                    .map_err(|_| WebConfigError("not valid base64"))?;
+                    .map_err(|_| WebConfigError::CookieSecret("not valid base64"))?;
                 if bytes.len() < MIN_SECRET_BYTES {
-                    return Err(WebConfigError("must decode to at least 32 bytes"));
+                    return Err(WebConfigError::CookieSecret(
+                        "must decode to at least 32 bytes",
+                    ));
                 }
                 bytes
             }
@@ -97,15 +139,32 @@ impl Web {
             }
         };
         Ok(Web {
-            enabled: config.enabled,
+            enabled: resolve_enabled(config.enabled, listen),
             secret,
             cookie_max_age: cookie_max_age.max(1),
+            rate_limit: config.rate_limit_per_minute.unwrap_or(default_rate).max(1),
+            proxies: TrustedProxies::parse(&config.trusted_proxies, config.forwarded_header)?,
         })
     }
 
     /// Whether the page is served and its cookie accepted.
     pub fn enabled(&self) -> bool {
         self.enabled
+    }
+
+    /// Fresh cookies, and cookie calls, per minute per client address (two windows).
+    pub fn rate_limit(&self) -> u32 {
+        self.rate_limit
+    }
+
+    /// Whether any trusted proxy is configured.
+    pub fn has_trusted_proxies(&self) -> bool {
+        !self.proxies.is_empty()
+    }
+
+    /// The client of a request from `peer` (a trusted proxy's forwarding header considered).
+    pub fn client(&self, peer: Peer, headers: &HeaderMap) -> Client {
+        self.proxies.client(peer, headers)
     }
 
     fn tag(&self, id: &str) -> HmacSha256 {
@@ -149,11 +208,13 @@ impl Web {
         Some(format!("{TENANT_PREFIX}{id}"))
     }
 
-    /// The `Set-Cookie` header value for a cookie value from [`Web::issue`].
-    pub fn set_cookie(&self, value: &str) -> String {
+    /// The `Set-Cookie` header value for a cookie value from [`Web::issue`]; `secure` when the
+    /// browser's connection is https (so the cookie never travels in clear text afterwards).
+    pub fn set_cookie(&self, value: &str, secure: bool) -> String {
         format!(
-            "{COOKIE_NAME}={value}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}",
-            self.cookie_max_age
+            "{COOKIE_NAME}={value}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}{}",
+            self.cookie_max_age,
+            if secure { "; Secure" } else { "" }
         )
     }
 
@@ -285,16 +346,18 @@ pub fn page_html() -> &'static str {
 /// A tiny document that reloads `/` from the page's own origin; see [`page_reply`].
 const RELOAD_HTML: &str = "<!doctype html><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0; url=/?tenant=1\"><title>Tarnkappe</title><p><a href=\"/?tenant=1\">Tarnkappe</a></p>";
 
-/// The answer to `GET /` (and `HEAD /`; the API router checks the method): the page with the
+/// What `GET /` (and `HEAD /`; the API router checks the method) answers: the page with the
 /// browser's tenant cookie — its valid one again (so the lifetime restarts with every visit),
-/// else a new one. Call only when the page is enabled.
+/// else a new one.
 ///
 /// A `SameSite=Strict` cookie is not sent on a navigation that comes from another site (a
 /// link); issuing a new cookie then would silently replace the browser's tenant and orphan its
 /// sessions. Such a navigation gets a one-line document that reloads the page from its own
 /// origin instead, where the existing cookie is sent (or a new one is issued).
-pub fn page_reply(req: &RequestHeader, web: &Web) -> Reply {
-    let existing = web.existing_cookie(&req.headers);
+pub fn page_answer(req: &RequestHeader, web: &Web) -> PageAnswer {
+    if let Some(value) = web.existing_cookie(&req.headers) {
+        return PageAnswer::Renew(value);
+    }
     let cross_site_navigation = req
         .headers
         .get("sec-fetch-site")
@@ -306,13 +369,22 @@ pub fn page_reply(req: &RequestHeader, web: &Web) -> Reply {
         .uri
         .query()
         .is_some_and(|q| q.split('&').any(|p| p == "tenant=1"));
-    let page = page();
-    let (body, set_cookie) = if let Some(value) = existing {
-        (page.html.clone(), Some(web.set_cookie(&value)))
-    } else if cross_site_navigation && !already_reloaded {
-        (Bytes::from_static(RELOAD_HTML.as_bytes()), None)
+    if cross_site_navigation && !already_reloaded {
+        PageAnswer::Reload
     } else {
-        (page.html.clone(), Some(web.set_cookie(&web.issue())))
+        PageAnswer::Issue
+    }
+}
+
+/// The reply for `answer` (from [`page_answer`], after the caller has counted a fresh cookie
+/// against the client's window); the cookie is `Secure` when `https`. Call only when the page
+/// is enabled.
+pub fn page_reply(answer: PageAnswer, web: &Web, https: bool) -> Reply {
+    let page = page();
+    let (body, set_cookie) = match answer {
+        PageAnswer::Renew(value) => (page.html.clone(), Some(web.set_cookie(&value, https))),
+        PageAnswer::Reload => (Bytes::from_static(RELOAD_HTML.as_bytes()), None),
+        PageAnswer::Issue => (page.html.clone(), Some(web.set_cookie(&web.issue(), https))),
     };
     let mut reply = Reply::raw(200, "text/html; charset=utf-8", body)
         .header("content-security-policy", page.csp.as_str())
@@ -330,8 +402,10 @@ pub fn page_reply(req: &RequestHeader, web: &Web) -> Reply {
 mod tests {
     use super::*;
 
+    const LOOPBACK: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
+
     fn web() -> Web {
-        Web::new(&WebConfig::default(), 3600).expect("default web config")
+        Web::new(&WebConfig::default(), 3600, LOOPBACK, 120).expect("default web config")
     }
 
     fn request(method: &str, headers: &[(&str, &str)]) -> RequestHeader {
@@ -358,7 +432,7 @@ mod tests {
     #[test]
     fn forged_and_foreign_cookies_fail() {
         let web = web();
-        let other = Web::new(&WebConfig::default(), 3600).expect("config");
+        let other = super::tests::web();
         let value = web.issue();
         assert_eq!(other.verify(&value), None, "another secret");
         let (id, tag) = value.split_once('.').expect("dot");
@@ -378,32 +452,38 @@ mod tests {
     fn configured_secret_is_stable_and_validated() {
         let secret = base64::engine::general_purpose::STANDARD.encode([7u8; 32]);
         let config = WebConfig {
-            enabled: true,
             cookie_secret: Some(secret),
+            ..WebConfig::default()
         };
-        let a = Web::new(&config, 60).expect("valid secret");
-        let b = Web::new(&config, 60).expect("valid secret");
+        let a = Web::new(&config, 60, LOOPBACK, 1).expect("valid secret");
+        let b = Web::new(&config, 60, LOOPBACK, 1).expect("valid secret");
         assert!(b.verify(&a.issue()).is_some(), "same secret, same verdict");
 
         let short = WebConfig {
-            enabled: true,
             cookie_secret: Some(base64::engine::general_purpose::STANDARD.encode([7u8; 16])),
+            ..WebConfig::default()
         };
-        let err = Web::new(&short, 60).expect_err("short secret").to_string();
+        let err = Web::new(&short, 60, LOOPBACK, 1)
+            .expect_err("short secret")
+            .to_string();
         assert!(err.contains("web.cookie_secret") && err.contains("32 bytes"));
         let bad = WebConfig {
-            enabled: true,
             cookie_secret: Some("not base64 !!".into()),
+            ..WebConfig::default()
         };
-        let err = Web::new(&bad, 60).expect_err("bad base64").to_string();
+        let err = Web::new(&bad, 60, LOOPBACK, 1)
+            .expect_err("bad base64")
+            .to_string();
         assert!(!err.contains("not base64 !!"), "never echo the secret");
     }
 
     #[test]
     fn set_cookie_has_the_required_attributes() {
         let web = web();
-        let header = web.set_cookie(&web.issue());
+        let header = web.set_cookie(&web.issue(), false);
         assert!(header.starts_with("tarnkappe_tenant="));
+        assert!(!header.contains("Secure"), "{header}");
+        assert!(web.set_cookie("x", true).ends_with("; Secure"));
         for attr in [
             "; HttpOnly",
             "; SameSite=Strict",
@@ -512,16 +592,79 @@ mod tests {
 
         let off = Web::new(
             &WebConfig {
-                enabled: false,
-                cookie_secret: None,
+                enabled: Some(false),
+                ..WebConfig::default()
             },
             60,
+            LOOPBACK,
+            1,
         )
         .expect("config");
         let value = off.issue();
         let cookie = format!("{COOKIE_NAME}={value}");
         let req = request("POST", &[host, same, ("cookie", &cookie)]);
         assert_eq!(off.authenticate(&req), CookieAuth::Refused);
+    }
+
+    #[test]
+    fn the_page_is_on_by_default_only_on_a_loopback_listener() {
+        for (addr, on) in [
+            ("127.0.0.1", true),
+            ("127.0.0.2", true),
+            ("::1", true),
+            ("0.0.0.0", false),
+            ("::", false),
+            ("192.0.2.10", false),
+        ] {
+            let addr: IpAddr = addr.parse().expect("address");
+            assert_eq!(resolve_enabled(None, addr), on, "{addr}");
+            assert!(resolve_enabled(Some(true), addr));
+            assert!(!resolve_enabled(Some(false), addr));
+        }
+        let config = WebConfig::default();
+        let wildcard = Web::new(&config, 60, "0.0.0.0".parse().expect("ip"), 1).expect("config");
+        assert!(!wildcard.enabled());
+    }
+
+    #[test]
+    fn the_per_address_limit_defaults_to_the_api_limit() {
+        assert_eq!(web().rate_limit(), 120);
+        let config = WebConfig {
+            rate_limit_per_minute: Some(7),
+            ..WebConfig::default()
+        };
+        let web = Web::new(&config, 60, LOOPBACK, 120).expect("config");
+        assert_eq!(web.rate_limit(), 7);
+        let bad = WebConfig {
+            trusted_proxies: vec!["10.0.0.0/8".into(), "not an address".into()],
+            ..WebConfig::default()
+        };
+        let err = Web::new(&bad, 60, LOOPBACK, 1).expect_err("bad proxy");
+        assert!(err.to_string().contains("web.trusted_proxies[1]"), "{err}");
+    }
+
+    #[test]
+    fn page_answers_renew_reload_or_issue() {
+        let web = web();
+        let value = web.issue();
+        let page = |headers: &[(&str, &str)], path: &str| {
+            let mut req = RequestHeader::build("GET", path.as_bytes(), None).expect("request");
+            for (k, v) in headers {
+                req.append_header(k.to_string(), *v).expect("header");
+            }
+            page_answer(&req, &web)
+        };
+        let cookie = format!("{COOKIE_NAME}={value}");
+        assert_eq!(page(&[("cookie", &cookie)], "/"), PageAnswer::Renew(value));
+        assert_eq!(page(&[], "/"), PageAnswer::Issue);
+        assert_eq!(
+            page(&[("sec-fetch-site", "cross-site")], "/"),
+            PageAnswer::Reload
+        );
+        assert_eq!(
+            page(&[("sec-fetch-site", "cross-site")], "/?tenant=1"),
+            PageAnswer::Issue
+        );
     }
 
     #[test]

@@ -40,9 +40,6 @@ impl TestServer {
 
     /// Like [`TestServer::start`], with extra arguments to `tarnkappe serve` (e.g. `--config`).
     pub fn start_with_args(env: &[(&str, &str)], args: &[&str]) -> TestServer {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let log_path = dir.path().join("server.log");
-        let log = std::fs::File::create(&log_path).expect("log file");
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_tarnkappe"));
         cmd.arg("serve").args(args);
         cmd.env_clear();
@@ -55,12 +52,22 @@ impl TestServer {
         for (k, v) in env {
             cmd.env(k, v);
         }
+        TestServer::try_start_command(cmd).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Starts `cmd` (program, arguments, environment and folder already set) with its stderr
+    /// captured, and waits until it listens; `Err` (with the log) when it exits or does not
+    /// listen within 20 s.
+    pub fn try_start_command(mut cmd: Command) -> Result<TestServer, String> {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let log_path = dir.path().join("server.log");
+        let log = std::fs::File::create(&log_path).expect("log file");
         let child = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::from(log))
             .spawn()
-            .expect("spawn tarnkappe");
+            .map_err(|e| format!("cannot spawn {:?}: {e}", cmd.get_program()))?;
         let mut server = TestServer {
             // replaced by the bound address in `wait_until_listening`
             addr: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
@@ -68,25 +75,31 @@ impl TestServer {
             log_path,
             _dir: dir,
         };
-        server.wait_until_listening();
-        server
+        server.wait_until_listening()?;
+        Ok(server)
     }
 
-    fn wait_until_listening(&mut self) {
+    fn wait_until_listening(&mut self) -> Result<(), String> {
         let deadline = Instant::now() + Duration::from_secs(20);
         while Instant::now() < deadline {
             if let Ok(Some(status)) = self.child.try_wait() {
-                panic!("tarnkappe exited early with {status}; log:\n{}", self.log());
+                return Err(format!(
+                    "tarnkappe exited early with {status}; log:\n{}",
+                    self.log()
+                ));
             }
             if let Some(addr) = listening_addr(self.child.id()) {
                 if TcpStream::connect_timeout(&addr, Duration::from_millis(100)).is_ok() {
                     self.addr = addr;
-                    return;
+                    return Ok(());
                 }
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        panic!("tarnkappe did not listen within 20 s; log:\n{}", self.log());
+        Err(format!(
+            "tarnkappe did not listen within 20 s; log:\n{}",
+            self.log()
+        ))
     }
 
     /// `http://127.0.0.1:PORT` + `path`.
@@ -133,10 +146,20 @@ impl Drop for TestServer {
     }
 }
 
-/// The address of a TCP socket that process `pid` itself listens on (Linux `/proc`): its
-/// socket inodes, matched against the listening rows of the TCP tables. A wildcard address is
+/// The address of a TCP socket that process `pid` itself listens on; a wildcard address is
 /// reached over loopback.
 fn listening_addr(pid: u32) -> Option<SocketAddr> {
+    let addr = listening_socket(pid)?;
+    Some(match addr {
+        SocketAddr::V4(a) if a.ip().is_unspecified() => (Ipv4Addr::LOCALHOST, a.port()).into(),
+        SocketAddr::V6(a) if a.ip().is_unspecified() => (Ipv6Addr::LOCALHOST, a.port()).into(),
+        a => a,
+    })
+}
+
+/// The address a TCP socket of process `pid` listens on, as bound (a wildcard stays one):
+/// its socket inodes (Linux `/proc`), matched against the listening rows of the TCP tables.
+pub fn listening_socket(pid: u32) -> Option<SocketAddr> {
     let inodes: HashSet<u64> = std::fs::read_dir(format!("/proc/{pid}/fd"))
         .ok()?
         .flatten()
@@ -163,8 +186,10 @@ fn listening_addr(pid: u32) -> Option<SocketAddr> {
             let port = u16::from_str_radix(port, 16).ok()?;
             let ip = match (table, u32::from_str_radix(ip, 16)) {
                 // IPv4 is printed as the host-order u32 of the network-order bytes
-                ("tcp", Ok(v)) if v != 0 => Ipv4Addr::from(v.to_le_bytes()).into(),
-                ("tcp", _) => Ipv4Addr::LOCALHOST.into(),
+                ("tcp", Ok(v)) => Ipv4Addr::from(v.to_le_bytes()).into(),
+                ("tcp", _) => return None,
+                // IPv6: only whether it is the wildcard matters to the tests
+                _ if ip.bytes().all(|b| b == b'0') => Ipv6Addr::UNSPECIFIED.into(),
                 _ => Ipv6Addr::LOCALHOST.into(),
             };
             return Some(SocketAddr::new(ip, port));
@@ -177,6 +202,18 @@ fn listening_addr(pid: u32) -> Option<SocketAddr> {
 pub fn client() -> reqwest::blocking::Client {
     reqwest::blocking::Client::builder()
         .no_proxy()
+        .timeout(Duration::from_secs(30))
+        .build()
+        .expect("http client")
+}
+
+/// Like [`client`], with the client socket bound to `local` (e.g. `127.0.0.2`): the server sees
+/// that address as the peer.
+pub fn client_from(local: &str) -> reqwest::blocking::Client {
+    let local: std::net::IpAddr = local.parse().expect("local address");
+    reqwest::blocking::Client::builder()
+        .no_proxy()
+        .local_address(local)
         .timeout(Duration::from_secs(30))
         .build()
         .expect("http client")

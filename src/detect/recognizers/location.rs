@@ -3,410 +3,90 @@
 
 use regex::Regex;
 
-use super::{cand, has_word, lower, Context};
+use super::context::lower;
+use super::{cand, Context, ContextIndex};
 use crate::detect::lexicon::{class, Lexicon};
 use crate::detect::text::Lexed;
 use crate::detect::words::{Shape, Word};
 use crate::detect::{Candidate, EntityType, Recognizer, Text};
 
-const CONTEXT: Context = Context {
-    strong: &[
-        "adresse",
-        "anschrift",
-        "wohnanschrift",
-        "meldeadresse",
-        "lieferadresse",
-        "rechnungsadresse",
-        "wohnhaft",
-        "wohnt",
-        "wohne",
-        "wohnort",
-        "wohnsitz",
-        "geburtsort",
-        "plz",
-        "postleitzahl",
-        "hausnummer",
-        "c/o",
-        "z. hd.",
-        "postfach",
-        "anfahrt",
-        "address",
-        "lives in",
-        "born in",
-        "zip",
-        "postcode",
-        "postal code",
-        "straße:",
-        "ort:",
-        "umgezogen",
-        "ziehe",
-        "zieht",
-        "lebe",
-        "lebt",
-        "standort",
-        "sitz",
-    ],
-    weak: &[
-        "ort", "straße", "strasse", "stadt", "city", "bei", "in", "nach", "aus",
-    ],
-    negative: &[
-        "euro",
-        "€",
-        "stück",
-        "bestellnummer",
-        "artikel",
-        "seite",
-        "jahr",
-        "jahre",
-    ],
-};
-
-/// Compounds that end like a street but are ordinary nouns.
-const STREET_STOP: &[&str] = &[
-    "arbeitsplatz",
-    "parkplatz",
-    "stellplatz",
-    "spielplatz",
-    "sportplatz",
-    "bahnsteig",
-    "umweg",
-    "rückweg",
-    "hinweg",
-    "lebensweg",
-    "rechtsweg",
-    "dienstweg",
-    "bildungsweg",
-    "ausweg",
-    "bahnhof",
-    "friedhof",
-    "hinterhof",
-    "innenhof",
-    "bauernhof",
-    "flughafen",
-    "kindergarten",
-    "biergarten",
-    "monitor",
-    "faktor",
-    "sektor",
-    "motor",
-    "autor",
-    "doktor",
-    "direktor",
-    "tutor",
-    "reaktor",
-    "traktor",
-    "rotor",
-    "humor",
-    "tenor",
-    "stau",
-    "bau",
-    "neubau",
-    "umbau",
-    "abbau",
-    "ausbau",
-    "anbau",
-    "aufbau",
-    "hausfrau",
-    "hintergrund",
-    "untergrund",
-    "abgrund",
-    "umfeld",
-    "vorfeld",
-    "spielfeld",
-    "textfeld",
-    "eingabefeld",
-    "datenfeld",
-    "fuhrpark",
-    "supermarkt",
-    "arbeitsmarkt",
-    "wochenmarkt",
-    "binnenmarkt",
-    "hering",
-    "schlüsselring",
-    "ehering",
-    "fahrweg",
-    "gehweg",
-    "radweg",
-    "zugang",
-    "abschnitt",
-    "eisberg",
-    "freizeitpark",
-    "wasserpark",
-    "stockwerk",
-    "teppich",
-    "marktplatz",
-    "sitzplatz",
-    "liegeplatz",
-    "ladeplatz",
-    "zeltplatz",
-    "campingplatz",
-    "schauplatz",
-    "studienplatz",
-    "kitaplatz",
-    "ausbildungsplatz",
-    "messeplatz",
-];
-
-const NUMBER_UNITS: &[&str] = &[
-    "uhr",
-    "minuten",
-    "min",
-    "jahre",
-    "jahren",
-    "prozent",
-    "euro",
-    "eur",
-    "km",
-    "m",
-    "meter",
-    "stück",
-    "mal",
-    "personen",
-    "leute",
-    "tage",
-    "tagen",
-    "wochen",
-    "monate",
-    "monaten",
-    "stunden",
-    "std",
-    "h",
-    "kg",
-    "g",
-    "cm",
-    "mm",
-    "gb",
-    "mb",
-    "seiten",
-    "plätze",
-    "zimmer",
-    "teilnehmer",
-    "mitarbeiter",
-    "kunden",
-    "einwohner",
-    "besucher",
-    "exemplare",
-    "menschen",
-    "punkte",
-    "grad",
-    "x",
-    "stufen",
-    "etagen",
-];
-
-/// Nouns after a preposition that are not streets (`Im Alter 5 …`), beyond the lexicon's stop
-/// words (months, weekdays, `Jahr`), which are checked with them.
-const PREP_STREET_STOP: &[&str] = &[
-    "alter",
-    "schnitt",
-    "durchschnitt",
-    "rahmen",
-    "vergleich",
-    "moment",
-    "prinzip",
-    "grunde",
-    "kapitel",
-    "abschnitt",
-    "raum",
-    "zimmer",
-    "stock",
-    "gebäude",
-    "haus",
-    "teil",
-    "band",
-    "level",
-    "wochenende",
-    "ganzen",
-    "gesamt",
-    "schritt",
-    "punkt",
-    "falle",
-    "fall",
-    "auftrag",
-    "namen",
-    "ende",
-    "anfang",
-    "minute",
-    "sommer",
-    "winter",
-    "herbst",
-    "frühjahr",
-    "frühling",
-    "bereich",
-    "projekt",
-    "bus",
-    "zug",
-    "netz",
-    "internet",
-    "tarif",
-    "kurs",
-];
-
-/// Words after a postcode-shaped number that are not towns, beyond the lexicon's stop words
-/// (checked with them).
-const AFTER_NUMBER_STOP: &[&str] = &[
-    "stück",
-    "mitarbeiter",
-    "menschen",
-    "einwohner",
-    "besucher",
-    "exemplare",
-    "kunden",
-    "mal",
-    "km",
-    "meter",
-    "jahren",
-    "punkte",
-    "seiten",
-    "teilnehmer",
-    "stimmen",
-    "fans",
-    "nutzer",
-    "dollar",
-    "franken",
-    "downloads",
-    "follower",
-    "artikel",
-    "produkte",
-    "bestellungen",
-    "anfragen",
-    "fälle",
-    "zeilen",
-];
-
-const ORG_WORDS: &[&str] = &[
-    "stadtwerke",
-    "finanzamt",
-    "universität",
-    "universitätsklinikum",
-    "uniklinik",
-    "sparkasse",
-    "volksbank",
-    "amtsgericht",
-    "landgericht",
-    "hochschule",
-    "klinikum",
-    "messe",
-    "flughafen",
-    "hauptbahnhof",
-    "zoo",
-    "bistum",
-    "landkreis",
-    "polizei",
-    "jobcenter",
-    "bürgeramt",
-    "rathaus",
-    "uni",
-    "tu",
-    "fc",
-    "vfb",
-    "stadtverwaltung",
-    "stadtbibliothek",
-    "theater",
-    "oper",
-    "gmbh",
-    "ag",
-    "verkehrsbetriebe",
-    "kreissparkasse",
-    "stadtsparkasse",
-    "sportverein",
-    "tsv",
-    "sv",
-    "borussia",
-    "eintracht",
-    "arena",
-    "stadion",
-    "bahnhof",
-    "diözese",
-    "erzbistum",
-    "ihk",
-    "handwerkskammer",
-    "agentur",
-    "bezirksamt",
-    "landratsamt",
-    "ordnungsamt",
-    "standesamt",
-];
-
-/// Endings of street names (lowercase; `Lindenstraße`, `Bahnhofstr.`, `Goetheweg`), in the order
-/// the street pattern tries them.
-const STREET_SUFFIXES: &[&str] = &[
-    "straße",
-    "strasse",
-    "str.",
-    "weg",
-    "allee",
-    "platz",
-    "pl.",
-    "gasse",
-    "ring",
-    "damm",
-    "ufer",
-    "chaussee",
-    "steig",
-    "stieg",
-    "pfad",
-    "markt",
-    "graben",
-    "wall",
-    "kamp",
-    "twiete",
-    "hof",
-    "höhe",
-    "berg",
-    "park",
-    "garten",
-    "anger",
-    "zeile",
-    "promenade",
-    "brücke",
-    "kai",
-    "deich",
-    "tor",
-    "winkel",
-    "siedlung",
-    "bogen",
-    "terrasse",
-    "feld",
-    "grund",
-    "au",
-    "gürtel",
-    "lände",
-    "steg",
-    "stiege",
-];
-
-/// Country codes that may lead a postcode, longest first (`DE-` before `D-`).
-const COUNTRY_PREFIXES: &[&str] = &["DE-", "AT-", "CH-", "FL-", "D-", "A-"];
-
 pub struct LocationRecognizer {
     /// Structured data: `"city": "Köln"`, `"zip": "50667"`, `"street": "Hauptstraße 1"`.
     field: Regex,
     street: Regex,
+    /// English, UK and US street addresses, the number first: `42 Baker Street`.
+    english_street: Regex,
+    /// UK postcodes with the town before them: `London NW1 6XE`.
+    uk_postcode: Regex,
+    /// US town, state and ZIP code: `Washington, DC 20500`.
+    us_zip: Regex,
+    /// Address context (`Anschrift`, `wohnt`, `in`).
+    context: ContextIndex,
+    /// Context of a town named alone: labels (`Wohnort:`) as weak, residence words as strong.
+    town_context: ContextIndex,
     lexicon: &'static Lexicon,
 }
 
 impl LocationRecognizer {
     pub fn new() -> Self {
-        let suffixes: Vec<String> = STREET_SUFFIXES.iter().map(|x| regex::escape(x)).collect();
+        let lexicon = Lexicon::get();
+        let lists = &lexicon.lists;
+        let alternatives = |words: &[&str]| {
+            words
+                .iter()
+                .map(|x| regex::escape(x).replace(' ', r"\ "))
+                .collect::<Vec<_>>()
+                .join("|")
+        };
         let street = Regex::new(
             &r"(?x)
             (?:(?P<compound>[A-ZÄÖÜ][a-zäöüß]+(?:-[A-ZÄÖÜ][a-zäöüß]*)*-?(?i:SUFFIXES))
-            | (?P<twoword>[A-ZÄÖÜ][a-zäöüß]+(?:er|e|en|es)\ (?:Straße|Strasse|Str\.|Weg|Allee|Platz|Gasse|Ring|Damm|Ufer|Chaussee|Steig|Stieg|Pfad|Markt|Graben|Wall|Promenade|Brücke|Kai|Deich|Tor|Höhe|Berg|Feld|Hof|Gürtel|Landstraße|Hauptstraße))
-            | (?P<prep>(?:Am|An\ der|An\ den|Auf\ dem|Auf\ der|Im|In\ den|In\ der|Unter\ den|Zum|Zur|Hinter\ der|Hinter\ dem|Vor\ dem|Vor\ der|Alt-)\ ?[A-ZÄÖÜ][a-zäöüß]+)
+            | (?P<twoword>[A-ZÄÖÜ][a-zäöüß]+(?:er|e|en|es)\ (?:WORDS))
+            | (?P<prep>(?:PREPS|Alt-)\ ?[A-ZÄÖÜ][a-zäöüß]+)
             | (?P<named>Straße\ des\ [0-9]{1,2}\.\ [A-ZÄÖÜ][a-zäöüß]+|Platz\ der\ [A-ZÄÖÜ][a-zäöüß]+)
             )
-            \ (?P<num>[1-9][0-9]{0,3}[a-zA-Z]?(?:\ ?[-/]\ ?[0-9]{1,4}[a-z]?)?)".replace("SUFFIXES", &suffixes.join("|")),
+            \ (?P<num>[1-9][0-9]{0,3}[a-zA-Z]?(?:\ ?[-/]\ ?[0-9]{1,4}[a-z]?)?)"
+                .replace("SUFFIXES", &alternatives(&lists.street_suffixes))
+                .replace("WORDS", &alternatives(&lists.street_words))
+                .replace("PREPS", &alternatives(&lists.street_prepositions)),
         )
         .expect("static street pattern");
-        let field = Regex::new(
-            r#"(?i)["']?(?:city|town|ort|stadt|wohnort|zip|zip_?code|plz|postcode|postal_?code|postleitzahl|street|strasse|straße|address_?line1?|adresse)["']?\s*[:=]\s*["']([^"'\n{}]{2,80})["']"#,
+        let english_street = Regex::new(&format!(
+            r"\b[1-9][0-9]{{0,4}}[A-Za-z]?,? (?:[A-Z][a-z]+ ){{1,3}}(?:{})\.?(?: (?:NW|NE|SW|SE|N|S|E|W)\b)?",
+            alternatives(&lists.english_street_types)
+        ))
+        .expect("static English street pattern");
+        let uk_postcode = Regex::new(
+            r"\b(?:[A-Z][a-z]+(?: [A-Z][a-z]+)?,? )?[A-Z]{1,2}[0-9][A-Z0-9]? [0-9][A-Z]{2}\b",
         )
+        .expect("static UK postcode pattern");
+        let us_zip = Regex::new(&format!(
+            r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)?, (?:{}) [0-9]{{5}}(?:-[0-9]{{4}})?\b",
+            lists.us_states.join("|")
+        ))
+        .expect("static US ZIP pattern");
+        let field = Regex::new(&format!(
+            r#"(?i)["']?(?:{})["']?\s*[:=]\s*["']([^"'\n{{}}]{{2,80}})["']"#,
+            lists.location_field_keys.join("|")
+        ))
         .expect("static field pattern");
         LocationRecognizer {
             field,
             street,
-            lexicon: Lexicon::get(),
+            english_street,
+            uk_postcode,
+            us_zip,
+            context: ContextIndex::new(&Context {
+                strong: &lists.location_context_strong,
+                weak: &lists.location_context_weak,
+                negative: &lists.location_context_negative,
+            }),
+            town_context: ContextIndex::new(&Context {
+                strong: &lists.town_context_strong,
+                weak: &lists.town_labels,
+                negative: &[],
+            }),
+            lexicon,
         }
     }
 
@@ -437,6 +117,7 @@ impl LocationRecognizer {
             {
                 continue;
             }
+            let lists = &self.lexicon.lists;
             let name = &s[start..num_start].trim_end();
             let name_lower = lower(name);
             let number: u32 = num
@@ -453,21 +134,21 @@ impl LocationRecognizer {
                 .take_while(|x| x.is_alphabetic() || *x == '%' || *x == '€')
                 .collect::<String>()
                 .to_lowercase();
-            if NUMBER_UNITS.contains(&next_word.as_str()) || next_word == "%" || next_word == "€"
+            if lists.number_units.contains(&next_word.as_str())
+                || next_word == "%"
+                || next_word == "€"
             {
                 continue;
             }
             let last_word = name_lower.rsplit([' ', '-']).next().unwrap_or("");
             let base = if c.name("compound").is_some() {
-                if STREET_STOP.contains(&name_lower.as_str()) || number > 2000 {
+                if lists.street_stop.contains(&name_lower.as_str()) || number > 2000 {
                     continue;
                 }
-                let weak_suffix = [
-                    "hof", "berg", "feld", "grund", "au", "tor", "park", "garten", "markt", "ring",
-                    "bogen", "kamp", "wall", "höhe", "winkel", "anger", "zeile", "kai", "steg",
-                ]
-                .iter()
-                .any(|suf| name_lower.ends_with(suf));
+                let weak_suffix = lists
+                    .weak_street_suffixes
+                    .iter()
+                    .any(|suf| name_lower.ends_with(suf));
                 if weak_suffix {
                     0.6
                 } else {
@@ -480,7 +161,7 @@ impl LocationRecognizer {
                 }
                 0.75
             } else if c.name("prep").is_some() {
-                if PREP_STREET_STOP.contains(&last_word)
+                if lists.prep_street_stop.contains(&last_word)
                     || self.lexicon.is_stop(last_word)
                     || number > 999
                 {
@@ -490,7 +171,7 @@ impl LocationRecognizer {
             } else {
                 0.75
             };
-            let ev = CONTEXT.evidence(s, start, end);
+            let ev = self.context.evidence(s, start, end);
             let score: f32 = if ev.strong { base + 0.15 } else { base };
             found.push((start, end));
             out.push(cand(
@@ -502,6 +183,49 @@ impl LocationRecognizer {
             ));
         }
         found
+    }
+
+    /// English, UK and US addresses: `42 Baker Street`, `1600 Pennsylvania Ave NW`,
+    /// `London NW1 6XE`, `Washington, DC 20500`. Every one holds a digit run, so only the text
+    /// around digit runs is searched.
+    fn english_addresses(&self, s: &str, digit_runs: &[(usize, usize)], out: &mut Vec<Candidate>) {
+        let b = s.as_bytes();
+        let followed_by_capital = |e: usize| {
+            let rest = b.get(e..).unwrap_or(&[]);
+            let rest = rest.strip_prefix(b",").unwrap_or(rest);
+            rest.first() == Some(&b' ') && rest.get(1).is_some_and(u8::is_ascii_uppercase)
+        };
+        let streets = super::widen(
+            s,
+            digit_runs
+                .iter()
+                .copied()
+                .filter(|&(a, e)| e - a <= 5 && followed_by_capital(e)),
+            0,
+            72,
+        );
+        for m in super::find_in(&self.english_street, s, &streets) {
+            let score = if self.context.evidence(s, m.start(), m.end()).strong {
+                0.85
+            } else {
+                0.75
+            };
+            out.push(cand(EntityType::Location, m.start(), m.end(), score, false));
+        }
+        // UK postcodes hold one or two digits right after a capital letter; ZIP codes five.
+        let codes = super::widen(
+            s,
+            digit_runs.iter().copied().filter(|&(a, e)| {
+                (e - a <= 2 && a > 0 && b[a - 1].is_ascii_uppercase()) || e - a == 5
+            }),
+            44,
+            12,
+        );
+        for re in [&self.uk_postcode, &self.us_zip] {
+            for m in super::find_in(re, s, &codes) {
+                out.push(cand(EntityType::Location, m.start(), m.end(), 0.8, false));
+            }
+        }
     }
 
     /// The longest run of words from `first` that names a place: `Frankfurt am Main`,
@@ -561,7 +285,9 @@ impl LocationRecognizer {
             {
                 continue;
             }
-            let start = COUNTRY_PREFIXES
+            let lists = &self.lexicon.lists;
+            let start = lists
+                .country_prefixes
                 .iter()
                 .find(|p| s[..digits_start].ends_with(**p))
                 .map_or(digits_start, |p| digits_start - p.len());
@@ -584,28 +310,7 @@ impl LocationRecognizer {
                     .next()
                     .unwrap_or(""),
             );
-            if [
-                "seit",
-                "im",
-                "jahr",
-                "bis",
-                "ab",
-                "von",
-                "ca.",
-                "über",
-                "rund",
-                "etwa",
-                "nr.",
-                "nr",
-                "nummer",
-                "bestellnummer",
-                "kundennummer",
-                "von",
-                "als",
-                "mit",
-            ]
-            .contains(&before_word.as_str())
-            {
+            if lists.postcode_not_after.contains(&before_word.as_str()) {
                 continue;
             }
             // The town: the first word after the postcode, on the same line.
@@ -616,7 +321,7 @@ impl LocationRecognizer {
                     && s[e..start].chars().all(|c| matches!(c, ',' | ' ' | '\n'))
             });
             // Context words are looked up last: most numbers fail the cheaper checks.
-            let strong_context = || CONTEXT.evidence(s, start, digits_end).strong;
+            let strong_context = || self.context.evidence(s, start, digits_end).strong;
             let town = words.get(wi).filter(|w| w.start == digits_end + 1);
             let Some(w) = town else {
                 if digits.len() == 5 && strong_context() {
@@ -626,7 +331,7 @@ impl LocationRecognizer {
             };
             let word_text = w.text(s);
             let wl = lower(word_text);
-            if AFTER_NUMBER_STOP.contains(&wl.as_str()) || self.lexicon.is_stop(&wl) {
+            if lists.after_number_stop.contains(&wl.as_str()) || self.lexicon.is_stop(&wl) {
                 continue;
             }
             let newline_gap = s[digits_end..w.start].contains('\n');
@@ -666,6 +371,8 @@ impl LocationRecognizer {
 
     fn towns(&self, s: &str, words: &[Word], lexed: &Lexed, out: &mut Vec<Candidate>) {
         let lex = self.lexicon;
+        // End of the last town seen, and whether context made it a place.
+        let mut last_town: Option<(usize, bool)> = None;
         let mut i = 0;
         while i < words.len() {
             let w = words[i];
@@ -708,62 +415,34 @@ impl LocationRecognizer {
                 || prev_text.ends_with("->")
                 || s[end..].trim_start().starts_with('→')
                 || s[end..].trim_start().starts_with("->");
-            let prep = [
-                "in", "aus", "nach", "bei", "nahe", "richtung", "raum", "gen", "from", "to",
-                "near", "via", "über", "von", "bis", "ab",
-            ]
-            .contains(&prev_lower.as_str());
-            let window = lower(super::before(s, w.start, 40));
-            let label = prev_text.ends_with(':')
-                && has_word(
-                    &window,
-                    &[
-                        "ort",
-                        "wohnort",
-                        "geburtsort",
-                        "stadt",
-                        "standort",
-                        "sitz",
-                        "wohnsitz",
-                        "city",
-                        "location",
-                        "town",
-                        "einsatzort",
-                        "arbeitsort",
-                        "abfahrt",
-                        "ankunft",
-                        "ziel",
-                        "start",
-                        "von",
-                        "nach",
-                    ],
-                );
-            let strong = has_word(
-                &window,
-                &[
-                    "wohnhaft",
-                    "wohne",
-                    "wohnt",
-                    "lebe",
-                    "lebt",
-                    "geboren",
-                    "umgezogen",
-                    "ziehe",
-                    "zieht",
-                    "wohnort",
-                    "geburtsort",
-                    "lives",
-                    "born",
-                    "moved",
-                ],
-            );
+            let lists = &lex.lists;
+            // A town that continues an enumeration of towns found with context
+            // (`in Paris, Wien und Zürich`) has the same context.
+            let enumerated = last_town.is_some_and(|(e, strong)| {
+                strong
+                    && matches!(
+                        s.get(e..w.start),
+                        Some(
+                            ", " | " und "
+                                | " oder "
+                                | " and "
+                                | " or "
+                                | " sowie "
+                                | "/"
+                                | " / "
+                                | " bzw. "
+                        )
+                    )
+            });
+            let prep = enumerated || lists.town_prepositions.contains(&prev_lower.as_str());
+            let context = self.town_context.before(s, w.start, 40);
+            let label = prev_text.ends_with(':') && context.weak;
+            let strong = context.strong;
             let org_before =
-                prev_word.is_some_and(|p| ORG_WORDS.contains(&lower(p.text(s)).as_str()));
+                prev_word.is_some_and(|p| lists.org_words.contains(&lower(p.text(s)).as_str()));
             let ambiguous = bits & class::AMBIGUOUS_TOWN != 0;
             let next_text = s[end..].trim_start_matches(' ');
-            let org_after = ["GmbH", "AG", "e.V.", "KG", "Hbf", "Airport"]
-                .iter()
-                .any(|o| next_text.starts_with(o));
+            let org_after = lex.lists.org_after.iter().any(|o| next_text.starts_with(o));
             let line_start = s[..w.start].rfind('\n').map_or(0, |p| p + 1);
             let dateline = s[line_start..w.start].trim().is_empty()
                 && s[end..].starts_with(", ")
@@ -792,6 +471,7 @@ impl LocationRecognizer {
             if score > 0.0 {
                 out.push(cand(EntityType::Location, w.start, end, score, false));
             }
+            last_town = Some((end, score >= 0.5 && (prep || arrow || label || dateline)));
             i += 1;
         }
     }
@@ -831,14 +511,6 @@ fn street_windows(s: &str, digit_runs: &[(usize, usize)]) -> Vec<(usize, usize)>
     out
 }
 
-/// Words that lead a street name made of a preposition and a name (`Am Markt`, `An der Alster`,
-/// `Zum Hafen`, `Platz der Republik`), lowercase; the `prep` and `named` branches of the street
-/// pattern.
-const STREET_NAME_LEADS: &[&str] = &[
-    "am", "an", "auf", "im", "in", "unter", "zum", "zur", "hinter", "vor", "der", "den", "dem",
-    "des", "alt-",
-];
-
 /// True when `name` (the text before a house number and its space) may end a street name: its
 /// last word ends with a street suffix (`Lindenstraße`, `Bahnhofstr.`, `Berliner Allee`), starts
 /// with `Alt-`, follows a leading word (`Am Markt`) or a day (`Straße des 17. Juni`).
@@ -849,14 +521,18 @@ fn may_end_street_name(name: &str) -> bool {
     if last.is_empty() {
         return false;
     }
-    if STREET_SUFFIXES.iter().any(|x| last.ends_with(x)) || last.starts_with("alt-") {
+    let suffixes = &Lexicon::get().lists.street_suffixes;
+    if suffixes.iter().any(|x| last.ends_with(x)) || last.starts_with("alt-") {
         return true;
     }
     let Some(before) = head.strip_suffix(' ') else {
         return false;
     };
     let lead = lower(&before[before.trim_end_matches(is_name_char).len()..]);
-    STREET_NAME_LEADS.contains(&lead.trim_end_matches('.'))
+    Lexicon::get()
+        .lists
+        .street_name_leads
+        .contains(&lead.trim_end_matches('.'))
         || before.ends_with('.')
             && before[..before.len() - 1].ends_with(|c: char| c.is_ascii_digit())
 }
@@ -881,8 +557,78 @@ impl Recognizer for LocationRecognizer {
             }
         }
         let streets = self.streets(s, &street_windows(s, text.digit_runs()), out);
+        self.english_addresses(s, text.digit_runs(), out);
         let words = text.words();
         self.postcodes(s, text.digit_runs(), words, &streets, out);
         self.towns(s, words, text.lexed(), out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::detect::recognizers::person::detected;
+    use crate::detect::EntityType;
+
+    fn places(text: &str) -> Vec<String> {
+        detected(text)
+            .into_iter()
+            .filter(|(t, _)| *t == EntityType::Location)
+            .map(|(_, v)| v)
+            .collect()
+    }
+
+    #[test]
+    fn english_street_town_and_postcode() {
+        let text = "Hi, I am John Smith and I live at 42 Baker Street, London NW1 6XE.";
+        assert_eq!(places(text), vec!["42 Baker Street", "London NW1 6XE"]);
+        assert_eq!(
+            places("The office is at 1600 Pennsylvania Ave NW, Washington, DC 20500."),
+            vec!["1600 Pennsylvania Ave NW", "Washington, DC 20500"]
+        );
+    }
+
+    #[test]
+    fn numbers_before_capitalised_words_are_no_english_street() {
+        assert_eq!(
+            places("Wir haben 42 Baker gesehen und 3 Street Fighter."),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            places("Seite 12 Absatz 3, Format A4."),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn a_town_enumeration_shares_its_context() {
+        assert_eq!(
+            places("Ich arbeite in Paris, Wien und Zürich."),
+            vec!["Paris", "Wien", "Zürich"]
+        );
+        // Without a preposition before the first town, none of them is a place.
+        assert_eq!(
+            places("Paris, Wien und Zürich sind schön."),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn german_addresses_still_hold() {
+        assert_eq!(
+            places("Anschrift: Lindenstraße 12, 50667 Köln"),
+            vec!["Lindenstraße 12", "50667 Köln"]
+        );
+    }
+
+    #[test]
+    fn one_value_gets_one_type() {
+        let found = detected("Herr Turan kommt aus Turan. Turan sagte das.");
+        let turan: Vec<EntityType> = found
+            .iter()
+            .filter(|(_, v)| v == "Turan")
+            .map(|(t, _)| *t)
+            .collect();
+        assert_eq!(turan.len(), 3, "{found:?}");
+        assert!(turan.iter().all(|t| *t == turan[0]), "{found:?}");
     }
 }

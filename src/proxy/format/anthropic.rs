@@ -12,6 +12,29 @@ pub struct Anthropic;
 pub const MESSAGES: &str = "messages";
 pub const COUNT_TOKENS: &str = "count_tokens";
 
+/// Content block types (in `messages[].content`, `system`, tool results and documents) whose
+/// fields the request walk knows. A block of any other type has every string anonymized.
+const KNOWN_BLOCKS: &[&str] = &[
+    "text",
+    "image",
+    "document",
+    "search_result",
+    "tool_use",
+    "tool_result",
+    "thinking",
+    "redacted_thinking",
+    "server_tool_use",
+    "web_search_tool_result",
+    "web_search_result",
+    "web_fetch_tool_result",
+    "code_execution_tool_result",
+    "bash_code_execution_tool_result",
+    "text_editor_code_execution_tool_result",
+    "mcp_tool_use",
+    "mcp_tool_result",
+    "container_upload",
+];
+
 impl WireFormat for Anthropic {
     fn name(&self) -> &'static str {
         "anthropic"
@@ -26,6 +49,10 @@ impl WireFormat for Anthropic {
         } else {
             None
         }
+    }
+
+    fn known_block(&self, parent: Option<&str>, ty: &str) -> bool {
+        !matches!(parent, Some("content" | "system")) || KNOWN_BLOCKS.contains(&ty)
     }
 
     fn error_body(&self, status: u16, message: &str) -> Node {

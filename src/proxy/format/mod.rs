@@ -46,6 +46,12 @@ pub trait WireFormat: Send + Sync {
         false
     }
 
+    /// Whether an object of type `ty` under member `parent` is a kind the format knows. An
+    /// unknown content block is walked as free text: every string in it is anonymized.
+    fn known_block(&self, _parent: Option<&str>, _ty: &str) -> bool {
+        true
+    }
+
     /// A complete error body in the provider's shape (messages never contain request content).
     fn error_body(&self, status: u16, message: &str) -> Node;
 
@@ -94,8 +100,13 @@ pub enum TextKind {
     Plain,
     /// A string whose content is JSON source (tool-call arguments).
     JsonSource,
-    /// Free text that must stay within `[A-Za-z0-9_-]` where tokens go.
+    /// A participant name (`messages[].name`): it must keep the identifier alphabet
+    /// `[A-Za-z0-9_-]`, and it is replaced whole when it holds any part of a detected name.
     Identifier,
+    /// Base64 of UTF-8 text (an Anthropic `text/plain` document source).
+    Base64,
+    /// A `data:` URL whose payload is base64 of UTF-8 text (Responses `input_file.file_data`).
+    DataUrl,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -107,24 +118,46 @@ enum Mode {
     Tools,
     JsonText,
     Identifier,
+    Base64,
+    DataUrl,
+    /// The value cannot be inspected: the whole request is refused for this reason.
+    Refuse(&'static str),
 }
 
-/// Keys whose values are structural in a request: never anonymized (their subtree neither).
+/// The allow-list: keys whose values the provider defines as structure, never anonymized (their
+/// subtree neither). Every key not listed here (and not handled by a rule in
+/// [`structural_rule`]) carries text, whatever its name: `customer_id`, `userId`,
+/// `prompt_cache_key`, `safety_identifier`, `user` are all anonymized.
 const STRUCTURAL_KEYS: &[&str] = &[
+    // what the request addresses and how its parts are typed
     "model",
     "role",
     "type",
-    "id",
     "object",
     "status",
+    // ids the provider (or the proxy) issued and expects back verbatim
+    "id",
+    "tool_call_id",
+    "call_id",
+    "tool_use_id",
+    "previous_response_id",
+    "file_id",
+    "item_id",
+    "response_id",
+    "conversation",
+    "container",
+    // opaque provider payloads that must come back byte for byte, credentials for MCP servers
     "signature",
     "encrypted_content",
-    "file_data",
-    "file_id",
+    "authorization_token",
+    // media and addresses the provider fetches (README: images and audio are not inspected)
     "image_url",
     "input_audio",
     "images",
     "audio",
+    "url",
+    "file_url",
+    // enumerated settings
     "media_type",
     "mime_type",
     "detail",
@@ -132,7 +165,6 @@ const STRUCTURAL_KEYS: &[&str] = &[
     "tool_choice",
     "logit_bias",
     "stream_options",
-    "options",
     "keep_alive",
     "encoding_format",
     "service_tier",
@@ -141,20 +173,16 @@ const STRUCTURAL_KEYS: &[&str] = &[
     "include",
     "truncation",
     "voice",
-    "template",
-    "prompt_cache_key",
-    "previous_response_id",
-    "conversation",
-    "url",
     "format",
     "think",
     "stream",
+    // tool and function names (identifiers the developer defined, matched by the provider)
     "name",
     "tool_name",
 ];
 
 fn is_structural_key(key: &str) -> bool {
-    STRUCTURAL_KEYS.contains(&key) || key.ends_with("_id") || key.ends_with("Id")
+    STRUCTURAL_KEYS.contains(&key)
 }
 
 /// Walks a request body in document order, handing every text string to `v`.
@@ -176,27 +204,50 @@ fn walk(
 ) {
     match (mode, node) {
         (Mode::Skip, _) => {}
+        (Mode::Refuse(reason), _) => v.refuse(reason),
         (_, Node::Null | Node::Bool(_) | Node::Num(_)) => {}
-        (Mode::Structural | Mode::Free, Node::Str(s)) => v.text(s, TextKind::Plain),
+        (Mode::Structural | Mode::Free | Mode::Schema, Node::Str(s)) => v.text(s, TextKind::Plain),
         (Mode::JsonText, Node::Str(s)) => v.text(s, TextKind::JsonSource),
         (Mode::Identifier, Node::Str(s)) => v.text(s, TextKind::Identifier),
-        (Mode::Schema | Mode::Tools, Node::Str(_)) => {}
+        (Mode::Base64, Node::Str(s)) => v.text(s, TextKind::Base64),
+        (Mode::DataUrl, Node::Str(s)) => v.text(s, TextKind::DataUrl),
+        (Mode::Tools, Node::Str(_)) => {}
         (Mode::JsonText | Mode::Identifier, other) => walk(format, other, Mode::Free, parent, v),
+        (Mode::Base64 | Mode::DataUrl, _) => v.refuse(UNREADABLE),
         (_, Node::Arr(items)) => {
             for item in items {
                 walk(format, item, mode, parent, v);
             }
         }
         (_, Node::Obj(members)) => {
-            let typed_text = members
+            let ty = members
                 .iter()
-                .any(|(k, val)| k == "type" && val.as_str() == Some("text"));
+                .find(|(k, _)| k == "type")
+                .and_then(|(_, val)| val.as_str())
+                .map(str::to_owned);
+            let media = members
+                .iter()
+                .find(|(k, _)| k == "media_type")
+                .and_then(|(_, val)| val.as_str())
+                .map(str::to_ascii_lowercase);
+            let mode = match (&mode, &ty) {
+                // A content block whose type the format does not know: nothing in it is known to
+                // be structure, so every string is text.
+                (Mode::Structural, Some(t)) if !format.known_block(parent, t) => Mode::Free,
+                _ => mode,
+            };
             for (key, value) in members.iter_mut() {
                 let child = match mode {
                     Mode::Free => Mode::Free,
                     Mode::Schema => schema_rule(key),
                     Mode::Tools => tools_rule(key),
-                    _ => structural_rule(format, key, value, parent, typed_text),
+                    _ => {
+                        let obj = ObjectFacts {
+                            ty: ty.as_deref(),
+                            media: media.as_deref(),
+                        };
+                        structural_rule(format, key, value, parent, obj)
+                    }
                 };
                 walk(format, value, child, Some(key.as_str()), v);
             }
@@ -204,53 +255,122 @@ fn walk(
     }
 }
 
+/// Refusal reason for embedded content that cannot be read as text.
+const UNREADABLE: &str =
+    "an embedded document that is not base64 text cannot be inspected by the privacy proxy; send its text";
+
+/// What the walk knows about the object whose members it is deciding.
+#[derive(Clone, Copy)]
+struct ObjectFacts<'a> {
+    /// The object's `type` member.
+    ty: Option<&'a str>,
+    /// The object's `media_type` member, lowercase.
+    media: Option<&'a str>,
+}
+
 fn structural_rule(
     format: &dyn WireFormat,
     key: &str,
     value: &Node,
     parent: Option<&str>,
-    typed_text: bool,
+    obj: ObjectFacts<'_>,
 ) -> Mode {
     match key {
         "tools" | "functions" => Mode::Tools,
         "response_format" | "json_schema" => Mode::Tools,
-        "format" if !matches!(value, Node::Str(_)) => Mode::Tools,
+        // An Ollama `format` is a JSON schema; a Responses `text.format` wraps one (its `schema`
+        // member is walked as schema all the same).
+        "format" if !matches!(value, Node::Str(_)) => Mode::Schema,
         "metadata" => Mode::Free,
         "arguments" => match value {
             Node::Str(_) => Mode::JsonText,
             _ => Mode::Free,
         },
         "input" if matches!(value, Node::Obj(_)) => Mode::Free,
-        // Anthropic text documents carry their text in `source.data`.
-        "data" if typed_text => Mode::Structural,
-        "data" => Mode::Skip,
+        "data" => data_rule(obj),
+        "file_data" => match value {
+            Node::Str(s) => file_data_rule(s),
+            _ => Mode::Refuse(UNREADABLE),
+        },
         "name" if format.name_is_identifier_text(parent) => Mode::Identifier,
         k if is_structural_key(k) => Mode::Skip,
         _ => Mode::Structural,
     }
 }
 
+/// `data` members: Anthropic text documents carry their text in `source.data` (type `text`), or
+/// base64 of it (type `base64`, a `text/*` media type): both are anonymized. Base64 images pass
+/// (images are not inspected); base64 of anything else (PDF, office files) cannot be read and
+/// is refused. Redacted thinking is the provider's own ciphertext. Any other `data` is text.
+fn data_rule(obj: ObjectFacts<'_>) -> Mode {
+    match obj.ty {
+        Some("base64") => match obj.media {
+            Some(m) if is_text_media(m) => Mode::Base64,
+            Some(m) if m.starts_with("image/") => Mode::Skip,
+            _ => Mode::Refuse(UNREADABLE),
+        },
+        Some("redacted_thinking") => Mode::Skip,
+        _ => Mode::Structural,
+    }
+}
+
+/// A Responses / chat `file_data` `data:` URL: text is decoded and anonymized, images pass,
+/// anything else is refused.
+fn file_data_rule(s: &str) -> Mode {
+    let media = s
+        .get(..5)
+        .filter(|p| p.eq_ignore_ascii_case("data:"))
+        .and_then(|_| s[5..].split([';', ',']).next())
+        .map(|m| m.trim().to_ascii_lowercase());
+    match media {
+        Some(m) if is_text_media(&m) => Mode::DataUrl,
+        Some(m) if m.starts_with("image/") => Mode::Skip,
+        _ => Mode::Refuse(UNREADABLE),
+    }
+}
+
+fn is_text_media(media: &str) -> bool {
+    let m = media.split(';').next().unwrap_or("").trim();
+    m.starts_with("text/") || m == "application/json"
+}
+
 /// Tool and function definitions, response formats: descriptions are text, names and schema
-/// structure are not.
+/// structure are not. Hosted tools' addresses, credentials and the names and ids the provider
+/// resolves (server URL and label, domains, headers, vector store ids, allowed tools) are
+/// configuration and stay; any other member is text, like everywhere else.
 fn tools_rule(key: &str) -> Mode {
     match key {
         "description" | "title" => Mode::Free,
         "parameters" | "input_schema" | "schema" | "json_schema" | "format" => Mode::Schema,
-        "input_examples" | "examples" | "metadata" => Mode::Free,
+        "input_examples" | "examples" | "metadata" | "user_location" => Mode::Free,
         "function" | "custom" => Mode::Tools,
-        _ => Mode::Skip,
+        "server_url"
+        | "server_label"
+        | "connector_id"
+        | "allowed_domains"
+        | "blocked_domains"
+        | "headers"
+        | "authorization"
+        | "authorization_token"
+        | "vector_store_ids"
+        | "allowed_tools"
+        | "strict" => Mode::Skip,
+        k if is_structural_key(k) => Mode::Skip,
+        _ => Mode::Structural,
     }
 }
 
-/// JSON schema: descriptions, titles, defaults and examples are text; property names, types,
-/// enums and patterns are structure.
+/// JSON schema: the keywords that are structure (types, enums, patterns, references, required
+/// property names) stay; everything else that is a string — descriptions, titles, defaults,
+/// examples, comments, unknown annotations — is text. Property names are member names and are
+/// never touched.
 fn schema_rule(key: &str) -> Mode {
     match key {
-        "description" | "title" => Mode::Free,
+        "description" | "title" | "$comment" => Mode::Free,
         "default" | "examples" | "example" => Mode::Free,
-        "enum" | "const" | "pattern" | "format" | "type" | "$ref" | "required" | "$schema" => {
-            Mode::Skip
-        }
+        "enum" | "const" | "pattern" | "format" | "type" | "$ref" | "required" | "$schema"
+        | "$id" | "$anchor" | "$dynamicRef" | "$dynamicAnchor" | "contentMediaType"
+        | "contentEncoding" | "dependentRequired" => Mode::Skip,
         _ => Mode::Schema,
     }
 }
@@ -308,6 +428,11 @@ fn restore_walk(node: &mut Node, ex: &Exchange, json_source: bool, done: &[*cons
                     continue;
                 }
                 let js = matches!(value, Node::Str(_)) && (k == "arguments" || k == "partial_json");
+                // a token used as a key (`{"[[EMAIL_1]]": "top"}` in tool input, JSON content)
+                let restored_key = ex.restore(k, false);
+                if restored_key != *key {
+                    *key = restored_key;
+                }
                 restore_walk(value, ex, js, done);
             }
         }

@@ -1,0 +1,103 @@
+//! Phase 2, signatures: a closing line (`Viele Grüße`, `Best regards`) followed by a line
+//! that is only a name, or a name on the closing line itself (`LG Tom`).
+
+use super::facts::{Ctx, Mode};
+use super::{push, Found, ANCHORED_STRONG};
+
+/// Appends the signature names of `cx` to `found`.
+pub(super) fn find(cx: &Ctx<'_>, found: &mut Found) {
+    let s = cx.s;
+    let words = cx.w;
+    let closings = &cx.lex.lists.closings;
+    // 2. Signatures: a closing line followed by a line that is only a name.
+    let mut line_start = 0usize;
+    for line in s.split_inclusive('\n') {
+        let ls = line_start;
+        line_start += line.len();
+        let t = line.trim().trim_end_matches([',', '.', '!']).trim();
+        if t.len() > 60 || t.is_empty() || !t.starts_with(|c: char| c.is_alphabetic()) {
+            continue;
+        }
+        let tl = t.to_lowercase();
+        if t.len() > 60 || t.is_empty() {
+            continue;
+        }
+        let Some(closing) = closings.iter().find(|c| {
+            tl == **c
+                || tl.strip_suffix(**c).is_some_and(|p| p.ends_with(' '))
+                || tl
+                    .strip_prefix(**c)
+                    .is_some_and(|r| r.starts_with([' ', ',']))
+        }) else {
+            continue;
+        };
+        // Same line: `Viele Grüße, Anna` / `LG Tom`.
+        let mut candidates_lines: Vec<(usize, usize)> = Vec::new();
+        if tl.starts_with(closing) && tl.len() > closing.len() {
+            let off =
+                line.find(|c: char| !c.is_whitespace()).unwrap_or(0) + t.len().min(closing.len());
+            candidates_lines.push((ls + off, ls + line.trim_end().len()));
+        } else {
+            let mut pos = line_start;
+            let mut taken = 0;
+            for next in s[line_start..].split_inclusive('\n') {
+                let start = pos;
+                pos += next.len();
+                if next.trim().is_empty() {
+                    continue;
+                }
+                candidates_lines.push((start, start + next.trim_end().len()));
+                taken += 1;
+                if taken == 2 {
+                    break;
+                }
+            }
+        }
+        for (a, b) in candidates_lines.into_iter().take(1) {
+            let wi = words.partition_point(|w| w.start < a);
+            let wj = words.partition_point(|w| w.start < b);
+            if wi >= wj {
+                continue;
+            }
+            let k = cx.skip_titles(wi);
+            // `i. A.` / `i.V.` / `ppa.` / `gez.`
+            let mut k = k;
+            while k < wj
+                && matches!(cx.low(k), "i" | "a" | "v" | "ppa" | "gez")
+                && cx.w[k].end - cx.w[k].start <= 3
+                && cx.info[k].dot_after
+            {
+                k += 1;
+            }
+            if k >= wj {
+                continue;
+            }
+            if let Some(j) = cx.extend(k, Mode::Anchored, 4) {
+                // The rest of the line may hold only a title/degree after a comma.
+                let rest = s[cx.w[j].end..b].trim();
+                let clean = rest.is_empty()
+                    || rest.starts_with(',')
+                    || rest.starts_with('(')
+                    || rest.starts_with('|')
+                    || rest.starts_with('-');
+                if clean && j < wj && !cx.followed_by_org(j) && !cx.info[k].stop {
+                    push(found, k, j, ANCHORED_STRONG);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::names;
+
+    #[test]
+    fn a_name_under_a_closing_line() {
+        assert_eq!(
+            names("Danke!\n\nViele Grüße\nMaria Keller"),
+            vec!["Maria Keller"]
+        );
+        assert_eq!(names("Viele Grüße\nIhr Team"), Vec::<String>::new());
+    }
+}

@@ -1,0 +1,190 @@
+//! Whether a cell's value can be of a type: the shape checks that keep ids, amounts, codes,
+//! status words and free text out of typed columns. A cell is only ever given the type of its
+//! column when its value passes here.
+
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use crate::detect::lexicon::{class, Lexicon};
+use crate::detect::EntityType;
+
+static VALUES: &str = include_str!("../../../data/record_values.txt");
+
+/// How much the column vouches for its cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Vouch {
+    /// A strong personal name in a strict shape (CSV, SQL, JSON, table): lowercase values and
+    /// common words that are also names (`Koch`) are accepted.
+    Strong,
+    /// A weak name, a loose shape (`key: value` lines) or a type taken from the other cells:
+    /// values must be capitalised and not common words.
+    Loose,
+}
+
+/// Placeholder and status values (`null`, `aktiv`, `n/a`), lowercase.
+fn placeholders() -> &'static HashSet<&'static str> {
+    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| {
+        VALUES
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect()
+    })
+}
+
+/// True when `v` (a trimmed cell value) can be a value of type `t`.
+pub(crate) fn plausible(t: EntityType, v: &str, vouch: Vouch) -> bool {
+    if v.is_empty() || v.len() > 80 || !v.chars().any(char::is_alphanumeric) {
+        return false;
+    }
+    if placeholders().contains(v.to_lowercase().as_str()) {
+        return false;
+    }
+    match t {
+        EntityType::Person => person(v, vouch),
+        EntityType::Location => location(v, vouch),
+        EntityType::Date => date(v),
+        EntityType::PhoneNumber => phone(v),
+        _ => false,
+    }
+}
+
+fn words(v: &str) -> impl Iterator<Item = &str> {
+    v.split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| !w.is_empty())
+}
+
+/// Lexicon classes of a word's lowercase form, and whether it is written capitalised.
+fn classes(w: &str) -> (u32, bool) {
+    let lower = w.to_lowercase();
+    let capital = w.chars().next().is_some_and(char::is_uppercase);
+    (Lexicon::get().form_bits(&lower), capital)
+}
+
+fn person(v: &str, vouch: Vouch) -> bool {
+    let letters = v.chars().filter(|c| c.is_alphabetic()).count();
+    let ok_chars = v.chars().all(|c| {
+        c.is_alphabetic()
+            || matches!(
+                c,
+                ' ' | '-' | '.' | '\'' | '’' | ',' | '\u{300}'..='\u{36f}'
+            )
+    });
+    let n = words(v).count();
+    if letters < 2 || !ok_chars || n > 5 {
+        return false;
+    }
+    let all_lower = !v.chars().any(char::is_uppercase);
+    let mut any_name = false;
+    for w in words(v) {
+        let (bits, capital) = classes(w.trim_end_matches('.'));
+        let particle = Lexicon::get()
+            .lists
+            .particles
+            .contains(&w.to_lowercase().as_str());
+        any_name |= bits & (class::FIRST_NAME | class::LAST_NAME) != 0;
+        if !(capital || particle || (all_lower && vouch == Vouch::Strong)) {
+            return false;
+        }
+        if bits & class::STOP != 0 && !particle {
+            return false;
+        }
+    }
+    // A lone common word (`Hammer`, `Termin`) is a name only where the column says so.
+    let (bits, _) = classes(v);
+    let common = n == 1 && bits & class::COMMON != 0;
+    !common || vouch == Vouch::Strong || any_name && bits & class::COMMON == 0
+}
+
+fn location(v: &str, vouch: Vouch) -> bool {
+    let digits = v.bytes().filter(u8::is_ascii_digit).count();
+    if digits == v.len() {
+        // A postcode (DE/AT/CH: 4 or 5 digits).
+        return (4..=5).contains(&digits);
+    }
+    let ok_chars = v.chars().all(|c| {
+        c.is_alphanumeric() || matches!(c, ' ' | '-' | '.' | '\'' | '’' | ',' | '/' | '(' | ')')
+    });
+    // Digit runs of a street address or postcode, never longer.
+    let long_number = v
+        .split(|c: char| !c.is_ascii_digit())
+        .any(|run| run.len() > 5);
+    let letters = v.chars().filter(|c| c.is_alphabetic()).count();
+    if !ok_chars || long_number || letters < 2 || words(v).count() > 8 {
+        return false;
+    }
+    let first = v.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ');
+    let Some(head) = words(first).next() else {
+        return false;
+    };
+    let (bits, capital) = classes(head);
+    // Lower case only in a strong column whose value has no capital at all (`trittin`).
+    let all_lower_ok = vouch == Vouch::Strong && !v.chars().any(char::is_uppercase);
+    if !(capital || all_lower_ok) {
+        return false;
+    }
+    let town = bits & class::TOWN != 0;
+    let lone = words(v).count() == 1 && digits == 0;
+    if bits & class::STOP != 0 && !town {
+        return false;
+    }
+    !(lone && bits & class::COMMON != 0 && !town && vouch != Vouch::Strong)
+}
+
+fn date(v: &str) -> bool {
+    static RE: OnceLock<regex::Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(
+            r"^(?:\d{1,2}\.\s?\d{1,2}\.\s?(?:\d{2}|\d{4})|\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}/(?:\d{2}|\d{4})|\d{1,2}\.?\s+\p{L}{3,}\.?\s+\d{4})$",
+        )
+        .expect("static date shape")
+    });
+    re.is_match(v)
+}
+
+fn phone(v: &str) -> bool {
+    let digits = v.bytes().filter(u8::is_ascii_digit).count();
+    (6..=20).contains(&digits)
+        && v.chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, ' ' | '+' | '-' | '/' | '(' | ')' | '.'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use EntityType::*;
+
+    #[test]
+    fn names_but_not_codes_or_status_words() {
+        assert!(plausible(Person, "Jana Brökelmann", Vouch::Loose));
+        assert!(plausible(Person, "Brökelmann, Jana", Vouch::Loose));
+        assert!(plausible(Person, "Ulrike von der Heide", Vouch::Loose));
+        assert!(plausible(Person, "Koch", Vouch::Strong));
+        assert!(plausible(Person, "trittin", Vouch::Strong));
+        assert!(!plausible(Person, "trittin", Vouch::Loose));
+        assert!(!plausible(Person, "aktiv", Vouch::Strong));
+        assert!(!plausible(Person, "NULL", Vouch::Strong));
+        assert!(!plausible(Person, "Schraube M4", Vouch::Strong));
+        assert!(!plausible(Person, "Termin", Vouch::Loose));
+        assert!(!plausible(Person, "bitte per Mail", Vouch::Loose));
+        assert!(!plausible(Person, "A-4711", Vouch::Strong));
+    }
+
+    #[test]
+    fn places_postcodes_dates_phones() {
+        assert!(plausible(Location, "Bielefeld", Vouch::Loose));
+        assert!(plausible(Location, "33602", Vouch::Strong));
+        assert!(plausible(Location, "Hauptstr. 5", Vouch::Strong));
+        assert!(plausible(Location, "Frankfurt am Main", Vouch::Loose));
+        assert!(!plausible(Location, "123456", Vouch::Strong));
+        assert!(!plausible(Location, "12,50", Vouch::Strong));
+        assert!(!plausible(Location, "siehe oben", Vouch::Loose));
+        assert!(plausible(Date, "12.03.1984", Vouch::Strong));
+        assert!(plausible(Date, "1984-03-12", Vouch::Strong));
+        assert!(plausible(Date, "1. Mai 1984", Vouch::Strong));
+        assert!(!plausible(Date, "1984", Vouch::Strong));
+        assert!(plausible(PhoneNumber, "0521 1234567", Vouch::Strong));
+        assert!(!plausible(PhoneNumber, "12,50", Vouch::Strong));
+    }
+}

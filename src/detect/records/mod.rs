@@ -1,0 +1,407 @@
+//! Records: personal data in tables and record-shaped text — CSV/TSV, Markdown tables, SQL
+//! `INSERT`, JSON objects and arrays, `key: value` / `key=value` lines and log lines.
+//!
+//! Prose rules anchor names and towns on the words around them; a table cell has no such words,
+//! but it has a column. Each shape module finds its shape cheaply (a text without one pays a few
+//! byte scans) and reports a [`Table`]: cells with the column they belong to and the column's
+//! name, if any. The shared steps here then use what the record tells:
+//!
+//! - a column named like a personal field (`data/record_fields.txt`: `nachname`, `ort`, `plz`,
+//!   `geburtstag`, …) makes its plausible cells that type ([`cells::plausible`]); a weak name
+//!   (`name`) needs the table to have another personal column or a cell found as that type;
+//! - a column without a known name whose other cells were found as PERSON or LOCATION (by the
+//!   other recognizers or the gazetteers) carries the type to cells the gazetteers do not know;
+//! - a value found so is found everywhere in the text;
+//! - a column named as not personal (`betrag`, `status`, `id`) never takes a type.
+//!
+//! Letter datelines (`Guben, den 22.07.2024`) are a LOCATION anchor ([`dateline`]).
+//!
+//! The recognizer reads the candidates the others proposed (it is registered last), so it only
+//! adds what they missed, with scores that let a whole cell win over a part of it.
+
+mod cells;
+mod dateline;
+mod delimited;
+mod fields;
+mod json;
+mod keyvalue;
+mod markdown;
+mod sql;
+
+use std::collections::HashMap;
+
+use super::lexicon::{class, Lexicon};
+use super::recognizers::cand;
+use super::{Candidate, EntityType, Recognizer, Text, DEFAULT_THRESHOLD};
+use cells::Vouch;
+use fields::Kind;
+
+/// Score of a cell whose column name gives its type.
+const NAMED: f32 = 0.9;
+/// Score of a cell that takes its type from the other cells of its column, and of a later
+/// mention of a value found in a record.
+const CARRIED: f32 = 0.8;
+
+/// One cell: the byte range of its value in the view (trimmed, quotes removed) and its column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Cell {
+    pub start: usize,
+    pub end: usize,
+    pub column: usize,
+}
+
+/// Cells of one table (or one JSON document, or all `key: value` lines of a text), by column.
+#[derive(Debug, Default)]
+pub(crate) struct Table {
+    /// Per column: the byte range of its name in the view, if the shape has one.
+    pub names: Vec<Option<(usize, usize)>>,
+    pub cells: Vec<Cell>,
+    /// A strict shape (CSV, SQL, JSON, Markdown) vouches more for its columns than loose
+    /// `key: value` lines do.
+    pub strict: bool,
+    /// Column index per normalised name, for shapes whose columns are keys.
+    by_name: HashMap<String, usize>,
+    /// The table an SQL statement writes to (lowercase), so statements into it merge.
+    pub sql_name: Option<String>,
+}
+
+impl Table {
+    pub fn new(strict: bool) -> Table {
+        Table {
+            strict,
+            ..Table::default()
+        }
+    }
+
+    /// The column named by `s[start..end]`, added on first use.
+    pub fn keyed_column(&mut self, s: &str, start: usize, end: usize) -> usize {
+        let key = fields::normalise(s.get(start..end).unwrap_or(""));
+        let next = self.names.len();
+        let names = &mut self.names;
+        *self.by_name.entry(key).or_insert_with(|| {
+            names.push(Some((start, end)));
+            next
+        })
+    }
+
+    /// Adds a cell for `s[start..end]` after trimming spaces and one pair of quotes; empty
+    /// values are dropped.
+    pub fn push(&mut self, s: &str, start: usize, end: usize, column: usize) {
+        if let Some((a, b)) = trim_value(s, start, end) {
+            self.cells.push(Cell {
+                start: a,
+                end: b,
+                column,
+            });
+        }
+    }
+}
+
+/// `[start, end)` of `s` without surrounding whitespace and one pair of matching quotes.
+pub(crate) fn trim_value(s: &str, start: usize, end: usize) -> Option<(usize, usize)> {
+    let v = s.get(start..end)?;
+    let lead = v.len() - v.trim_start().len();
+    let v = v.trim();
+    let mut a = start + lead;
+    let mut b = a + v.len();
+    let bytes = v.as_bytes();
+    if bytes.len() >= 2 {
+        let (f, l) = (bytes[0], bytes[bytes.len() - 1]);
+        if f == l && matches!(f, b'"' | b'\'' | b'`') {
+            a += 1;
+            b -= 1;
+        }
+    }
+    let inner = s.get(a..b)?;
+    let lead = inner.len() - inner.trim_start().len();
+    let b = a + inner.trim_end().len();
+    let a = a + lead;
+    (a < b).then_some((a, b))
+}
+
+/// The candidates of the other recognizers that pass the threshold, sorted by start.
+struct Known(Vec<Candidate>);
+
+impl Known {
+    fn new(out: &[Candidate]) -> Known {
+        let mut v: Vec<Candidate> = out
+            .iter()
+            .filter(|c| c.score >= DEFAULT_THRESHOLD && c.start < c.end)
+            .copied()
+            .collect();
+        v.sort_unstable_by_key(|c| c.start);
+        Known(v)
+    }
+
+    /// The candidates overlapping `[a, b)` (candidates are short; a look-back of 512 bytes
+    /// reaches every one that can).
+    fn overlapping(&self, a: usize, b: usize) -> impl Iterator<Item = &Candidate> {
+        let from = self.0.partition_point(|c| c.start + 512 < a);
+        let to = self.0.partition_point(|c| c.start < b);
+        self.0[from..to.max(from)].iter().filter(move |c| c.end > a)
+    }
+}
+
+/// True when the cell `v` at `[a, b)` shows type `t` by itself: a candidate of that type on it,
+/// or a gazetteer word (a given or uncommon surname for PERSON, a town for LOCATION).
+fn evidence(known: &Known, v: &str, a: usize, b: usize, t: EntityType) -> bool {
+    if known.overlapping(a, b).any(|c| c.entity_type == t) {
+        return true;
+    }
+    let lex = Lexicon::get();
+    match t {
+        EntityType::Person => v.split([' ', ',']).any(|w| {
+            let (_, cased) = lex.classes(w, &w.to_lowercase());
+            cased & class::FIRST_NAME != 0
+                || cased & class::LAST_NAME != 0
+                    && lex.form_bits(&w.to_lowercase()) & class::COMMON == 0
+        }),
+        EntityType::Location => {
+            let bits = lex.form_bits(&v.to_lowercase());
+            bits & class::TOWN != 0 && bits & class::AMBIGUOUS_TOWN == 0
+        }
+        _ => false,
+    }
+}
+
+/// The types a column can take from its other cells.
+const CARRIED_TYPES: [EntityType; 2] = [EntityType::Person, EntityType::Location];
+/// The types a named column gives its cells (the others have recognizers of their own that
+/// find their values anywhere; their columns only count as personal).
+fn fills(t: EntityType) -> bool {
+    matches!(
+        t,
+        EntityType::Person | EntityType::Location | EntityType::Date | EntityType::PhoneNumber
+    )
+}
+
+/// A candidate of type `t` for the whole cell `[a, b)` of `s`: scored at least as high as any
+/// candidate inside it, so the whole cell wins over a part (equal scores go to the longer
+/// span). `None` when the others already cover every letter and digit of the cell (their
+/// finer spans stand: `Hauptstraße 5, 10115 Berlin` is two), or when a value of another type
+/// than PERSON or LOCATION overlaps it (`Erstzulassung 09.10.01` is no place).
+fn whole_cell(
+    s: &str,
+    known: &Known,
+    t: EntityType,
+    a: usize,
+    b: usize,
+    base: f32,
+) -> Option<Candidate> {
+    let mut score = base;
+    let mut covered = a;
+    let mut gap = false;
+    for c in known.overlapping(a, b) {
+        let soft = matches!(c.entity_type, EntityType::Person | EntityType::Location);
+        if c.validated || !soft {
+            return None;
+        }
+        if c.start >= a && c.end <= b {
+            score = score.max(c.score);
+        }
+        let between = s.get(covered..c.start.max(covered)).unwrap_or("");
+        gap |= between.chars().any(char::is_alphanumeric);
+        covered = covered.max(c.end);
+    }
+    gap |= s
+        .get(covered.min(b)..b)
+        .unwrap_or("")
+        .chars()
+        .any(char::is_alphanumeric);
+    gap.then(|| cand(t, a, b, score, false))
+}
+
+/// Types the cells of `table`, appending candidates to `out`.
+fn type_table(s: &str, table: &Table, known: &Known, out: &mut Vec<Candidate>) {
+    let kinds: Vec<Kind> = table
+        .names
+        .iter()
+        .map(|n| match n.and_then(|(a, b)| s.get(a..b)) {
+            Some(name) => fields::kind(name),
+            None => Kind::Unknown,
+        })
+        .collect();
+    let personal_table = kinds
+        .iter()
+        .any(|k| matches!(k, Kind::Personal { strong: true, .. }));
+    let mut by_column: Vec<Vec<Cell>> = vec![Vec::new(); kinds.len()];
+    for c in &table.cells {
+        if let Some(col) = by_column.get_mut(c.column) {
+            col.push(*c);
+        }
+    }
+    let value = |c: &Cell| s.get(c.start..c.end).unwrap_or("");
+    for (kind, cells) in kinds.iter().zip(&by_column) {
+        match *kind {
+            Kind::Personal { t, strong } if fills(t) => {
+                let on = strong
+                    || personal_table
+                    || cells
+                        .iter()
+                        .any(|c| evidence(known, value(c), c.start, c.end, t));
+                if !on {
+                    continue;
+                }
+                let vouch = if strong && table.strict {
+                    Vouch::Strong
+                } else {
+                    Vouch::Loose
+                };
+                let mut memo = HashMap::new();
+                for c in cells {
+                    let v = value(c);
+                    if *memo
+                        .entry(v)
+                        .or_insert_with(|| cells::plausible(t, v, vouch))
+                    {
+                        out.extend(whole_cell(s, known, t, c.start, c.end, NAMED));
+                    }
+                }
+            }
+            Kind::Unknown if cells.len() >= 2 => {
+                for t in CARRIED_TYPES {
+                    let shown = cells
+                        .iter()
+                        .filter(|c| evidence(known, value(c), c.start, c.end, t))
+                        .count();
+                    if shown < 2 || shown * 2 < cells.len() {
+                        continue;
+                    }
+                    let mut memo = HashMap::new();
+                    for c in cells {
+                        let v = value(c);
+                        if *memo
+                            .entry(v)
+                            .or_insert_with(|| cells::plausible(t, v, Vouch::Loose))
+                        {
+                            out.extend(whole_cell(s, known, t, c.start, c.end, CARRIED));
+                        }
+                    }
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Later mentions of the PERSON and LOCATION values in `found` (whole words, 4+ bytes, not
+/// bare numbers), anywhere in `s`.
+fn mentions(s: &str, found: &[Candidate], known: &Known, out: &mut Vec<Candidate>) {
+    let mut values: Vec<(&str, EntityType)> = found
+        .iter()
+        .filter(|c| matches!(c.entity_type, EntityType::Person | EntityType::Location))
+        .filter_map(|c| Some((s.get(c.start..c.end)?, c.entity_type)))
+        .filter(|(v, _)| v.len() >= 4 && v.chars().any(char::is_alphabetic))
+        .filter(|(v, _)| v.contains(' ') || !common_word(v))
+        .collect();
+    values.sort_unstable();
+    values.dedup_by(|a, b| a.0 == b.0);
+    if values.is_empty() {
+        return;
+    }
+    let Ok(ac) = aho_corasick::AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+        .build(values.iter().map(|v| v.0))
+    else {
+        return;
+    };
+    // Occurrences that are a found cell or lie in a known candidate need nothing more.
+    let mut have: Vec<(usize, usize)> = found.iter().map(|c| (c.start, c.end)).collect();
+    have.sort_unstable();
+    for m in ac.find_iter(s) {
+        let (a, b) = (m.start(), m.end());
+        if have.binary_search(&(a, b)).is_ok()
+            || known.overlapping(a, b).any(|c| c.start <= a && c.end >= b)
+            || !super::recognizers::standalone(s, a, b)
+        {
+            continue;
+        }
+        let t = values[m.pattern().as_usize()].1;
+        out.push(cand(t, a, b, CARRIED, false));
+    }
+}
+
+/// True for a word that is also a common noun or stop word (`Koch`, `Wolf`): a later mention
+/// of it alone is not taken for the value.
+fn common_word(v: &str) -> bool {
+    Lexicon::get().form_bits(&v.to_lowercase()) & (class::COMMON | class::STOP) != 0
+}
+
+/// Finds every record shape in the view and the tables they hold.
+fn tables(s: &str) -> Vec<Table> {
+    let mut out = Vec::new();
+    markdown::find(s, &mut out);
+    delimited::find(s, &mut out);
+    sql::find(s, &mut out);
+    json::find(s, &mut out);
+    keyvalue::find(s, &mut out);
+    out
+}
+
+/// Proposes PERSON, LOCATION, DATE and PHONE_NUMBER for record cells and LOCATION for letter
+/// datelines. Must run after the other recognizers (it reads their candidates).
+pub struct RecordRecognizer {
+    dateline: dateline::Datelines,
+}
+
+impl RecordRecognizer {
+    pub fn new() -> Self {
+        RecordRecognizer {
+            dateline: dateline::Datelines::new(),
+        }
+    }
+}
+
+impl Default for RecordRecognizer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Recognizer for RecordRecognizer {
+    fn entity_type(&self) -> EntityType {
+        EntityType::Location
+    }
+
+    fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
+        let s = text.view();
+        self.dateline.find(s, out);
+        let tables = tables(s);
+        if tables.is_empty() {
+            return;
+        }
+        // Headers of strict shapes are no data (`| Ward |`, `"Koch": …`); labels of loose
+        // lines may be (`Anna Schmidt: Hallo` in a chat transcript).
+        let mut names: Vec<(usize, usize)> = tables
+            .iter()
+            .filter(|t| t.strict)
+            .flat_map(|t| t.names.iter().flatten().copied())
+            .collect();
+        names.sort_unstable();
+        out.retain(|c| {
+            let i = names.partition_point(|&(a, _)| a <= c.start);
+            c.validated || i == 0 || names[i - 1].1 < c.end
+        });
+        let known = Known::new(out);
+        let mut found = Vec::new();
+        for t in &tables {
+            type_table(s, t, &known, &mut found);
+        }
+        mentions(s, &found, &known, out);
+        out.extend(found);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_trimmed_and_unquoted() {
+        let s = r#"a, 'Jana' ,"" , x"#;
+        assert_eq!(trim_value(s, 2, 10), Some((4, 8)));
+        assert_eq!(trim_value(s, 11, 14), None);
+        assert_eq!(trim_value(s, 15, 17), Some((16, 17)));
+    }
+}
