@@ -51,6 +51,11 @@ pub trait Recognizer: Send + Sync {
     fn entity_type(&self) -> EntityType;
     /// Append candidates found in `text` to `out`. Must not panic on any input.
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>);
+    /// True for a recognizer that reads the candidates already in `out` (record awareness): it
+    /// runs after every other recognizer and after the name tagger.
+    fn reads_candidates(&self) -> bool {
+        false
+    }
 }
 
 /// Score below which a candidate is dropped (entities.md §1.6).
@@ -89,11 +94,16 @@ impl Detector {
     pub fn detect(&self, input: &str) -> Vec<Finding> {
         let text = Text::new(input);
         let mut candidates = Vec::new();
-        for recognizer in &self.recognizers {
+        let (readers, finders): (Vec<_>, Vec<_>) =
+            self.recognizers.iter().partition(|r| r.reads_candidates());
+        for recognizer in finders {
             recognizer.recognize(&text, &mut candidates);
         }
         if let Some(tagger) = &self.tagger {
             tagger::combine::apply(tagger, &text, &mut candidates);
+        }
+        for recognizer in readers {
+            recognizer.recognize(&text, &mut candidates);
         }
         candidates.retain(|c| c.score >= self.threshold && c.start < c.end);
         let mut accepted = resolve::resolve_overlaps(candidates);

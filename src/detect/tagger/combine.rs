@@ -14,9 +14,9 @@
 
 use super::features::NOUN_NAMEISH;
 use super::tables::Tables;
-use super::{Kind, Tagger};
+use super::{Kind, Mention, Tagger};
 use crate::detect::lexicon::class;
-use crate::detect::words::Shape;
+use crate::detect::words::{Shape, Word};
 use crate::detect::{Candidate, EntityType, Text};
 
 /// Score of a tagger mention: above the rules' unanchored guesses (0.4–0.6), below anchors.
@@ -43,7 +43,12 @@ pub fn apply(tagger: &Tagger, text: &Text<'_>, candidates: &mut Vec<Candidate>) 
     // Person mentions, joined across particles (`von der`).
     let mut spans: Vec<(usize, usize)> = Vec::new();
     let mut last_word = usize::MAX;
-    for m in tagging.mentions.iter().filter(|m| m.kind == Kind::Person) {
+    for m in tagging
+        .mentions
+        .iter()
+        .filter(|m| m.kind == Kind::Person)
+        .flat_map(|m| split_at_separators(s, words, m))
+    {
         if let Some(last) = spans.last_mut() {
             let between = last_word + 1..m.first_word;
             let particles = !between.is_empty()
@@ -102,6 +107,39 @@ pub fn apply(tagger: &Tagger, text: &Text<'_>, candidates: &mut Vec<Candidate>) 
     }
 }
 
+/// A mention cut where the text between two of its words holds more than a name joins with
+/// (space, hyphen, apostrophe, dot): a table cell border, a comma or a line break ends a name
+/// (`| Town | Ward |` is two cells, not one name).
+fn split_at_separators(s: &str, words: &[Word], m: &Mention) -> Vec<Mention> {
+    let joins = |gap: &str| {
+        gap.chars()
+            .all(|c| matches!(c, ' ' | '-' | '\'' | '’' | '.'))
+    };
+    let mut out = Vec::new();
+    let mut first = m.first_word;
+    for k in m.first_word..m.last_word {
+        let gap = s.get(words[k].end..words[k + 1].start).unwrap_or("|");
+        if !joins(gap) {
+            out.push(Mention {
+                start: words[first].start,
+                end: words[k].end,
+                first_word: first,
+                last_word: k,
+                kind: m.kind,
+            });
+            first = k + 1;
+        }
+    }
+    out.push(Mention {
+        start: words[first].start,
+        end: m.end,
+        first_word: first,
+        last_word: m.last_word,
+        kind: m.kind,
+    });
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use crate::detect::{Detector, EntityType};
@@ -132,6 +170,17 @@ mod tests {
     fn common_nouns_and_months_stay_text() {
         assert!(names("bis zum Verbot im Juni 1941").is_empty());
         assert!(names("Die Kosten sind im Juni 1999 gestiegen.").is_empty());
+    }
+
+    #[test]
+    fn a_name_never_spans_a_cell_border_or_comma() {
+        let n = names(
+            "| Kunde | Stadt |\n| Edeltraud Kwiatkowski | Lübbenau |\nGrüße, Henrike Saalfeld",
+        );
+        assert!(
+            n.iter().all(|x| !x.contains('|') && !x.contains(',')),
+            "{n:?}"
+        );
     }
 
     #[test]
