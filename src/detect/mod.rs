@@ -13,9 +13,12 @@ pub(crate) mod lexicon;
 pub mod recognizers;
 mod records;
 mod resolve;
+pub mod tagger;
 pub(crate) mod text;
 pub mod validate;
 pub(crate) mod words;
+
+use std::sync::Arc;
 
 pub use entity::EntityType;
 pub use text::Text;
@@ -48,35 +51,58 @@ pub trait Recognizer: Send + Sync {
     fn entity_type(&self) -> EntityType;
     /// Append candidates found in `text` to `out`. Must not panic on any input.
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>);
+    /// True for a recognizer that reads the candidates already in `out` (record awareness): it
+    /// runs after every other recognizer and after the name tagger.
+    fn reads_candidates(&self) -> bool {
+        false
+    }
 }
 
 /// Score below which a candidate is dropped (entities.md §1.6).
 pub const DEFAULT_THRESHOLD: f32 = 0.5;
 
-/// The engine: every registered recognizer plus overlap resolution.
+/// The engine: every registered recognizer, the name tagger, overlap resolution.
 pub struct Detector {
     recognizers: Vec<Box<dyn Recognizer>>,
+    /// Decides unanchored capitalised words ([`tagger::combine`]); `None` runs the rules alone.
+    tagger: Option<Arc<tagger::Tagger>>,
     threshold: f32,
 }
 
 impl Detector {
-    /// All recognizers of [`recognizers::all`], default threshold.
+    /// All recognizers of [`recognizers::all`] and the compiled-in tagger, default threshold.
     pub fn new() -> Detector {
-        Detector::with_recognizers(recognizers::all())
+        Detector::with_recognizers(recognizers::all()).with_tagger(Some(tagger::Tagger::shared()))
     }
 
+    /// The given recognizers alone (no tagger), default threshold.
     pub fn with_recognizers(recognizers: Vec<Box<dyn Recognizer>>) -> Detector {
         Detector {
             recognizers,
+            tagger: None,
             threshold: DEFAULT_THRESHOLD,
         }
+    }
+
+    /// Replaces the name tagger (`None`: rules only; evaluation trains its own per fold).
+    pub fn with_tagger(mut self, tagger: Option<Arc<tagger::Tagger>>) -> Detector {
+        self.tagger = tagger;
+        self
     }
 
     /// Findings sorted by `start`, never overlapping, offsets in code points.
     pub fn detect(&self, input: &str) -> Vec<Finding> {
         let text = Text::new(input);
         let mut candidates = Vec::new();
-        for recognizer in &self.recognizers {
+        let (readers, finders): (Vec<_>, Vec<_>) =
+            self.recognizers.iter().partition(|r| r.reads_candidates());
+        for recognizer in finders {
+            recognizer.recognize(&text, &mut candidates);
+        }
+        if let Some(tagger) = &self.tagger {
+            tagger::combine::apply(tagger, &text, &mut candidates);
+        }
+        for recognizer in readers {
             recognizer.recognize(&text, &mut candidates);
         }
         candidates.retain(|c| c.score >= self.threshold && c.start < c.end);

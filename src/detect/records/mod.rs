@@ -364,6 +364,10 @@ impl Recognizer for RecordRecognizer {
         EntityType::Location
     }
 
+    fn reads_candidates(&self) -> bool {
+        true
+    }
+
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
         self.dateline.find(s, out);

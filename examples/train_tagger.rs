@@ -1,0 +1,424 @@
+//! Trains the name tagger (`src/detect/tagger/`) and measures it, deterministically.
+//!
+//! ```bash
+//! # rebuild data/tagger/weights.bin from every corpus plus the synthetic prompts
+//! cargo run --release --example train_tagger -- train
+//! # cross-validated PERSON on GermEval's dev split: rules, tagger, rules + tagger per fold
+//! cargo run --release --example train_tagger -- cv [FOLDS]
+//! ```
+//!
+//! Material: `../shared/data/ner/` (see its README; `TARNKAPPE_NER_DIR` overrides the path) and
+//! sentences generated from `data/tagger/templates.txt` with the gazetteers in `data/`.
+
+use std::sync::Arc;
+
+use tarnkappe::detect::tagger::train::{parse_columns, train, Columns, Config, Document, Kind};
+use tarnkappe::detect::tagger::Tagger;
+use tarnkappe::detect::{Detector, EntityType, Text};
+
+#[path = "../benches/support/prose.rs"]
+#[allow(dead_code)] // shared with the benches; this example uses only `prose()`
+mod prose;
+
+type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+fn read(path: &str) -> Res<String> {
+    std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}").into())
+}
+
+fn cols(token: usize, tag: usize, from_end: bool, max: usize) -> Columns {
+    Columns {
+        token,
+        tag,
+        tag_from_end: from_end,
+        max_tokens: max,
+    }
+}
+
+fn germeval(dir: &str) -> Res<Vec<Document>> {
+    Ok(parse_columns(
+        &read(&format!("{dir}/germeval2014-dev.tsv"))?,
+        cols(1, 2, false, 0),
+    ))
+}
+
+/// Every corpus but GermEval.
+fn others(dir: &str) -> Res<Vec<Document>> {
+    let mut out = Vec::new();
+    let historical = std::env::var("TAGGER_NOHIST").is_err();
+    for f in [
+        "hipe2022-newseye-de-dev.tsv",
+        "hipe2022-newseye-de-test.tsv",
+        "hipe2022-sonar-de-dev.tsv",
+        "hipe2022-sonar-de-test.tsv",
+    ]
+    .into_iter()
+    .filter(|_| historical)
+    {
+        out.extend(parse_columns(
+            &read(&format!("{dir}/{f}"))?,
+            cols(0, 1, false, 60),
+        ));
+    }
+    for f in [
+        "europeana-de-lft.bio",
+        "europeana-de-onb.bio",
+        "europeana-de-sbb.bio",
+    ] {
+        out.extend(parse_columns(
+            &read(&format!("{dir}/{f}"))?,
+            cols(0, 1, false, 40),
+        ));
+    }
+    for f in ["train", "dev", "test"] {
+        out.extend(parse_columns(
+            &read(&format!("{dir}/mobie/{f}.conll2003"))?,
+            cols(0, 0, true, 0),
+        ));
+    }
+    Ok(out)
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        (x % n.max(1) as u64) as usize
+    }
+}
+
+fn gazetteer(path: &str) -> Res<Vec<String>> {
+    Ok(read(path)?
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.contains(' '))
+        .map(str::to_owned)
+        .collect())
+}
+
+/// `rounds` passes over the templates, placeholders filled from the gazetteers.
+fn synthetic(rounds: usize) -> Res<Vec<Document>> {
+    let first = gazetteer("data/first_names.txt")?;
+    let last = gazetteer("data/last_names.txt")?;
+    let towns = gazetteer("data/towns_dach.txt")?;
+    let templates: Vec<String> = read("data/tagger/templates.txt")?
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| l.replace("\\n", "\n"))
+        .collect();
+    let mut rng = Rng(0x5eed_7a67);
+    let mut out = Vec::new();
+    for _ in 0..rounds {
+        for t in &templates {
+            let mut d = Document::default();
+            let mut rest = t.as_str();
+            while let Some(p) = rest.find('{') {
+                let Some(q) = rest[p..].find('}') else { break };
+                let key = &rest[p + 1..p + q];
+                let (list, kind) = match key {
+                    "F" => (&first, Kind::Person),
+                    "L" => (&last, Kind::Person),
+                    "T" => (&towns, Kind::Location),
+                    _ => {
+                        d.text.push_str(&rest[..p + q + 1]);
+                        rest = &rest[p + q + 1..];
+                        continue;
+                    }
+                };
+                d.text.push_str(&rest[..p]);
+                let value = &list[rng.below(list.len())];
+                let start = d.text.len();
+                d.text.push_str(value);
+                // A surname right after a given name continues its mention.
+                match d.spans.last_mut() {
+                    Some(last)
+                        if kind == Kind::Person
+                            && last.2 == kind
+                            && last.1 + 1 == start
+                            && d.text[last.1..start] == *" " =>
+                    {
+                        last.1 = d.text.len()
+                    }
+                    _ => d.spans.push((start, d.text.len(), kind)),
+                }
+                rest = &rest[p + q + 1..];
+            }
+            d.text.push_str(rest);
+            out.push(d);
+        }
+    }
+    Ok(out)
+}
+
+fn config() -> Res<Config> {
+    let mut cfg = Config::default();
+    if let Ok(e) = std::env::var("TAGGER_EPOCHS") {
+        cfg.epochs = e.parse()?;
+    }
+    if let Ok(b) = std::env::var("TAGGER_PERSON_BIAS") {
+        cfg.person_bias = b.parse()?;
+    }
+    cfg.log2 = env_num("TAGGER_LOG2", cfg.log2 as usize)? as u32;
+    cfg.dropout = env_num("TAGGER_DROPOUT", cfg.dropout as usize)? as u32;
+    Ok(cfg)
+}
+
+fn material(dir: &str) -> Res<Vec<Document>> {
+    let mut docs = others(dir)?;
+    docs.extend(synthetic(env_num("TAGGER_SYNTH", 40)?)?);
+    Ok(docs)
+}
+
+fn env_num(key: &str, default: usize) -> Res<usize> {
+    Ok(match std::env::var(key) {
+        Ok(v) => v.parse()?,
+        Err(_) => default,
+    })
+}
+
+/// GermEval (the domain the figures are measured on) counts `TAGGER_GE_WEIGHT` times.
+fn weighted(ge: &[Document]) -> Res<Vec<Document>> {
+    let w = env_num("TAGGER_GE_WEIGHT", 1)?;
+    Ok((0..w).flat_map(|_| ge.iter().cloned()).collect())
+}
+
+/// Overlap counts as `score.py` makes them: (predictions overlapping gold, gold overlapped,
+/// predictions, gold).
+#[derive(Default, Clone, Copy)]
+struct Counts {
+    tp_p: usize,
+    tp_r: usize,
+    pred: usize,
+    gold: usize,
+}
+
+impl Counts {
+    fn add(&mut self, pred: &[(usize, usize)], gold: &[(usize, usize)]) {
+        let ov = |a: (usize, usize), b: (usize, usize)| a.0 < b.1 && b.0 < a.1;
+        self.tp_p += pred
+            .iter()
+            .filter(|p| gold.iter().any(|g| ov(**p, *g)))
+            .count();
+        self.tp_r += gold
+            .iter()
+            .filter(|g| pred.iter().any(|p| ov(*p, **g)))
+            .count();
+        self.pred += pred.len();
+        self.gold += gold.len();
+    }
+    fn merge(&mut self, o: Counts) {
+        self.tp_p += o.tp_p;
+        self.tp_r += o.tp_r;
+        self.pred += o.pred;
+        self.gold += o.gold;
+    }
+    fn show(&self) -> String {
+        let p = self.tp_p as f64 / self.pred.max(1) as f64;
+        let r = self.tp_r as f64 / self.gold.max(1) as f64;
+        let f = if p + r > 0.0 {
+            2.0 * p * r / (p + r)
+        } else {
+            0.0
+        };
+        format!("P {p:.3} R {r:.3} F1 {f:.3}")
+    }
+}
+
+fn char_span(s: &str, a: usize, b: usize) -> (usize, usize) {
+    (s[..a].chars().count(), s[..b].chars().count())
+}
+
+fn persons(detector: &Detector, s: &str) -> Vec<(usize, usize)> {
+    detector
+        .detect(s)
+        .iter()
+        .filter(|f| f.entity_type == EntityType::Person)
+        .map(|f| (f.start, f.end))
+        .collect()
+}
+
+fn cv(dir: &str, folds: usize) -> Res<()> {
+    let ge = germeval(dir)?;
+    let base = material(dir)?;
+    let rules = Detector::new().with_tagger(None);
+    let (mut tr, mut tt, mut tc) = (Counts::default(), Counts::default(), Counts::default());
+    println!("| fold | sentences | rules alone | tagger alone | rules + tagger |");
+    println!("|---|---:|---|---|---|");
+    for k in 0..folds {
+        let (lo, hi) = (ge.len() * k / folds, ge.len() * (k + 1) / folds);
+        let mut docs = base.clone();
+        docs.extend(weighted(&ge[..lo])?);
+        docs.extend(weighted(&ge[hi..])?);
+        let tagger = Arc::new(Tagger::new(train(&docs, config()?)));
+        let combined = Detector::new().with_tagger(Some(tagger.clone()));
+        let (mut cr, mut ct, mut cc) = (Counts::default(), Counts::default(), Counts::default());
+        for d in &ge[lo..hi] {
+            let s = d.text.as_str();
+            let gold: Vec<(usize, usize)> = d
+                .spans
+                .iter()
+                .filter(|x| x.2 == Kind::Person)
+                .map(|x| char_span(s, x.0, x.1))
+                .collect();
+            cr.add(&persons(&rules, s), &gold);
+            cc.add(&persons(&combined, s), &gold);
+            let text = Text::new(s);
+            // Mentions are byte ranges of the view (same code points as `s`).
+            let tagged: Vec<(usize, usize)> = tagger
+                .tag(&text)
+                .mentions
+                .iter()
+                .filter(|m| m.kind == Kind::Person)
+                .map(|m| char_span(text.view(), m.start, m.end))
+                .collect();
+            ct.add(&tagged, &gold);
+            if std::env::var("TAGGER_SHOW").is_ok() {
+                let got = persons(&combined, s);
+                let fmt = |v: &[(usize, usize)]| -> Vec<String> {
+                    v.iter()
+                        .map(|&(a, b)| s.chars().skip(a).take(b - a).collect())
+                        .collect()
+                };
+                if got != gold {
+                    eprintln!("{s}\n  gold {:?}\n  got  {:?}", fmt(&gold), fmt(&got));
+                }
+            }
+        }
+        println!(
+            "| {} | {} | {} | {} | {} |",
+            k + 1,
+            hi - lo,
+            cr.show(),
+            ct.show(),
+            cc.show()
+        );
+        tr.merge(cr);
+        tt.merge(ct);
+        tc.merge(cc);
+    }
+    println!(
+        "| all | {} | {} | {} | {} |",
+        ge.len(),
+        tr.show(),
+        tt.show(),
+        tc.show()
+    );
+    Ok(())
+}
+
+fn main() -> Res<()> {
+    // The main checkout sits next to `shared/`; a worktree under `wt/` one level deeper.
+    let dir = std::env::var("TARNKAPPE_NER_DIR").unwrap_or_else(|_| {
+        ["../shared/data/ner", "../../shared/data/ner"]
+            .into_iter()
+            .find(|d| std::path::Path::new(d).is_dir())
+            .unwrap_or("../shared/data/ner")
+            .into()
+    });
+    let mut args = std::env::args().skip(1);
+    match args.next().as_deref() {
+        Some("train") => {
+            let mut docs = material(&dir)?;
+            docs.extend(weighted(&germeval(&dir)?)?);
+            let started = std::time::Instant::now();
+            let model = train(&docs, config()?);
+            let out = "data/tagger/weights.bin";
+            std::fs::write(out, model.to_bytes())?;
+            eprintln!(
+                "trained on {} documents in {:.1} s, wrote {out}",
+                docs.len(),
+                started.elapsed().as_secs_f64()
+            );
+        }
+        Some("cv") => {
+            let folds = args.next().map(|f| f.parse()).transpose()?.unwrap_or(5);
+            cv(&dir, folds)?;
+        }
+        Some("probe") => {
+            let tagger = Arc::new(Tagger::new(train(&material(&dir)?, config()?)));
+            let d = Detector::new().with_tagger(Some(tagger));
+            for s in args {
+                let got: Vec<String> = persons(&d, &s)
+                    .iter()
+                    .map(|&(a, b)| s.chars().skip(a).take(b - a).collect())
+                    .collect();
+                println!("{s} -> {got:?}");
+            }
+        }
+        Some("cost") => {
+            // Interleaved medians, rules alone vs rules + tagger, on the bench's prose.
+            let text = prose::prose(100_000);
+            let (rules, both) = (Detector::new().with_tagger(None), Detector::new());
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for _ in 0..60 {
+                let t = std::time::Instant::now();
+                std::hint::black_box(rules.detect(&text));
+                a.push(t.elapsed().as_secs_f64() * 1e3);
+                let t = std::time::Instant::now();
+                std::hint::black_box(both.detect(&text));
+                b.push(t.elapsed().as_secs_f64() * 1e3);
+            }
+            a.sort_by(f64::total_cmp);
+            b.sort_by(f64::total_cmp);
+            println!(
+                "detect 100k: rules {:.2} ms, rules + tagger {:.2} ms",
+                a[30], b[30]
+            );
+        }
+        Some("diag") => {
+            use tarnkappe::detect::tagger::features::{extract, Features};
+            let ge = germeval(&dir)?;
+            let (mut closed, mut total) = (0, 0);
+            let mut f = Features::default();
+            for d in &ge {
+                let t = Text::new(&d.text);
+                extract(&t, 1023, &mut f);
+                for &(a, b, k) in &d.spans {
+                    if k != Kind::Person {
+                        continue;
+                    }
+                    total += 1;
+                    let open = t
+                        .words()
+                        .iter()
+                        .enumerate()
+                        .any(|(i, w)| w.start >= a && w.start < b && f.of(i).is_some());
+                    if !open {
+                        closed += 1;
+                        eprintln!("closed: {}", &d.text[a..b]);
+                    }
+                }
+            }
+            println!("{closed} of {total} gold persons have no open word");
+            // In-sample fit (capacity check, not a figure to report).
+            let tagger = Tagger::new(train(&ge, config()?));
+            let mut c = Counts::default();
+            for d in &ge {
+                let s = d.text.as_str();
+                let gold: Vec<(usize, usize)> = d
+                    .spans
+                    .iter()
+                    .filter(|x| x.2 == Kind::Person)
+                    .map(|x| char_span(s, x.0, x.1))
+                    .collect();
+                let text = Text::new(s);
+                let tagged: Vec<(usize, usize)> = tagger
+                    .tag(&text)
+                    .mentions
+                    .iter()
+                    .filter(|m| m.kind == Kind::Person)
+                    .map(|m| char_span(text.view(), m.start, m.end))
+                    .collect();
+                c.add(&tagged, &gold);
+            }
+            println!("in-sample tagger {}", c.show());
+        }
+        _ => return Err("usage: train_tagger train | cv [FOLDS]".into()),
+    }
+    Ok(())
+}

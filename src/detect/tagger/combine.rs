@@ -1,0 +1,191 @@
+//! Where the tagger meets the rules. The rules keep what they are sure of: anchored names
+//! (`Frau X`, `Name:`, signatures, greetings), structured fields and every other entity type. The
+//! tagger decides the capitalised words nobody announced:
+//!
+//! - its person mentions become PERSON candidates ([`TAGGER_SCORE`]); particles between two of
+//!   them join them (`Ursula von der Leyen`);
+//! - a PERSON candidate the rules only guessed is dropped when none of its words is in a tagger
+//!   mention and either it is a lone surname guess (below [`WEAK_BELOW`], `recognizers/person.rs`
+//!   phase 3) on a word the tagger judged, or (below [`NOUN_VETO_BELOW`]) its capitalised words
+//!   are all common nouns (`im Juni 1941`, `Sprecher`).
+//!
+//! Overlaps between the tagger's and the rules' candidates are left to the usual resolution
+//! (score, then length), so an anchored rule span (0.75 and up) always wins.
+
+use super::features::NOUN_NAMEISH;
+use super::tables::Tables;
+use super::{Kind, Mention, Tagger};
+use crate::detect::lexicon::class;
+use crate::detect::words::{Shape, Word};
+use crate::detect::{Candidate, EntityType, Text};
+
+/// Score of a tagger mention: above the rules' unanchored guesses (0.4–0.6), below anchors.
+pub const TAGGER_SCORE: f32 = 0.7;
+
+/// Rule PERSON candidates scored below this (a lone surname guess) are dropped when the tagger
+/// judged a word of theirs and found no name. Lone given names (0.55–0.6) stay unless they are
+/// common nouns: a chat message names people by given name alone.
+pub const WEAK_BELOW: f32 = 0.55;
+
+/// Rule PERSON candidates scored below this (unanchored or weakly anchored) are dropped when
+/// every capitalised word in them is a common noun that no gazetteer lists as a name.
+pub const NOUN_VETO_BELOW: f32 = 0.8;
+
+/// Adds the tagger's person mentions to `candidates` and vetoes weak rule guesses it rejects.
+pub fn apply(tagger: &Tagger, text: &Text<'_>, candidates: &mut Vec<Candidate>) {
+    if text.words().is_empty() {
+        return;
+    }
+    let tagging = tagger.tag(text);
+    let s = text.view();
+    let words = text.words();
+    let facts = text.lexed().facts();
+    // Person mentions, joined across particles (`von der`).
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut last_word = usize::MAX;
+    for m in tagging
+        .mentions
+        .iter()
+        .filter(|m| m.kind == Kind::Person)
+        .flat_map(|m| split_at_separators(s, words, m))
+    {
+        if let Some(last) = spans.last_mut() {
+            let between = last_word + 1..m.first_word;
+            let particles = !between.is_empty()
+                && between.len() <= 3
+                && between.clone().all(|k| {
+                    facts[k].bits & class::PARTICLE != 0
+                        && s[words[k].start..words[k].end].starts_with(|c: char| c.is_lowercase())
+                })
+                && s[last.1..m.start]
+                    .chars()
+                    .all(|c| c.is_alphabetic() || c == ' ');
+            if particles {
+                last.1 = m.end;
+                last_word = m.last_word;
+                continue;
+            }
+        }
+        spans.push((m.start, m.end));
+        last_word = m.last_word;
+    }
+    let in_mention = |a: usize, b: usize| spans.iter().any(|&(x, y)| x < b && a < y);
+    let tables = Tables::get();
+    // Word indices of a candidate's byte range.
+    let range = |a: usize, b: usize| {
+        let i = words.partition_point(|w| w.end <= a);
+        i..words[i..].partition_point(|w| w.start < b) + i
+    };
+    let judged = |a: usize, b: usize| range(a, b).any(|k| tagging.open[k]);
+    // Every capitalised word a common noun no gazetteer lists as a name (`Juni`, `Sprecher`).
+    let nouns_only = |a: usize, b: usize| {
+        let mut cased = range(a, b)
+            .filter(|&k| matches!(words[k].shape, Shape::Capitalised | Shape::Other))
+            .peekable();
+        cased.peek().is_some()
+            && cased.all(|k| {
+                facts[k].cased & NOUN_NAMEISH == 0
+                    && tables.is_noun(&s[words[k].start..words[k].end])
+            })
+    };
+    candidates.retain(|c| {
+        if c.entity_type != EntityType::Person || c.validated || in_mention(c.start, c.end) {
+            return true;
+        }
+        let noun_veto = c.score < NOUN_VETO_BELOW && nouns_only(c.start, c.end);
+        let weak_veto = c.score < WEAK_BELOW && judged(c.start, c.end);
+        !(noun_veto || weak_veto)
+    });
+    for (a, b) in spans {
+        candidates.push(Candidate {
+            entity_type: EntityType::Person,
+            start: a,
+            end: b,
+            score: TAGGER_SCORE,
+            validated: false,
+        });
+    }
+}
+
+/// A mention cut where the text between two of its words holds more than a name joins with
+/// (space, hyphen, apostrophe, dot): a table cell border, a comma or a line break ends a name
+/// (`| Town | Ward |` is two cells, not one name).
+fn split_at_separators(s: &str, words: &[Word], m: &Mention) -> Vec<Mention> {
+    let joins = |gap: &str| {
+        gap.chars()
+            .all(|c| matches!(c, ' ' | '-' | '\'' | '’' | '.'))
+    };
+    let mut out = Vec::new();
+    let mut first = m.first_word;
+    for k in m.first_word..m.last_word {
+        let gap = s.get(words[k].end..words[k + 1].start).unwrap_or("|");
+        if !joins(gap) {
+            out.push(Mention {
+                start: words[first].start,
+                end: words[k].end,
+                first_word: first,
+                last_word: k,
+                kind: m.kind,
+            });
+            first = k + 1;
+        }
+    }
+    out.push(Mention {
+        start: words[first].start,
+        end: m.end,
+        first_word: first,
+        last_word: m.last_word,
+        kind: m.kind,
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::detect::{Detector, EntityType};
+
+    /// PERSON values the full detector (rules + tagger) finds in `s`.
+    fn names(s: &str) -> Vec<String> {
+        Detector::new()
+            .detect(s)
+            .iter()
+            .filter(|f| f.entity_type == EntityType::Person)
+            .map(|f| s.chars().skip(f.start).take(f.end - f.start).collect())
+            .collect()
+    }
+
+    #[test]
+    fn probes_from_the_issue() {
+        // Name found, the role word and the town not.
+        assert_eq!(
+            names("Meine Kollegin Małgorzata Kowalska wohnt in Wanne-Eickel."),
+            vec!["Małgorzata Kowalska"]
+        );
+        assert!(names("Das Drehbuch war schlecht, Curtiz war schlecht.")
+            .iter()
+            .all(|n| !n.contains("Drehbuch")));
+    }
+
+    #[test]
+    fn common_nouns_and_months_stay_text() {
+        assert!(names("bis zum Verbot im Juni 1941").is_empty());
+        assert!(names("Die Kosten sind im Juni 1999 gestiegen.").is_empty());
+    }
+
+    #[test]
+    fn a_name_never_spans_a_cell_border_or_comma() {
+        let n = names(
+            "| Kunde | Stadt |\n| Edeltraud Kwiatkowski | Lübbenau |\nGrüße, Henrike Saalfeld",
+        );
+        assert!(
+            n.iter().all(|x| !x.contains('|') && !x.contains(',')),
+            "{n:?}"
+        );
+    }
+
+    #[test]
+    fn particles_join_a_name() {
+        let n = names("Die Rede hielt gestern Ursula von der Leyen in Brüssel.");
+        assert!(n.iter().any(|x| x.contains("von der Leyen")), "{n:?}");
+    }
+}
