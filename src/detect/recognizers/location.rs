@@ -213,16 +213,38 @@ impl LocationRecognizer {
             out.push(cand(EntityType::Location, m.start(), m.end(), score, false));
         }
         // UK postcodes hold one or two digits right after a capital letter; ZIP codes five.
+        let uk_run =
+            |&(a, e): &(usize, usize)| e - a <= 2 && a > 0 && b[a - 1].is_ascii_uppercase();
         let codes = super::widen(
             s,
-            digit_runs.iter().copied().filter(|&(a, e)| {
-                (e - a <= 2 && a > 0 && b[a - 1].is_ascii_uppercase()) || e - a == 5
-            }),
+            digit_runs
+                .iter()
+                .copied()
+                .filter(|r| uk_run(r) || r.1 - r.0 == 5),
             44,
             12,
         );
-        for re in [&self.uk_postcode, &self.us_zip] {
-            for m in super::find_in(re, s, &codes) {
+        // A ZIP match holds its five digits after the state and a space. Every match lies in the
+        // one window that also holds its own digit run, so a window without such a run cannot
+        // hold a match of that pattern and is skipped: the same matches, without searching a
+        // table of five-digit codes (`K-10000;…;50667;`) twice over its whole length.
+        let zip_run = |&(a, e): &(usize, usize)| e - a == 5 && a > 0 && b[a - 1] == b' ';
+        let holding = |is_run: &dyn Fn(&(usize, usize)) -> bool| -> Vec<(usize, usize)> {
+            let mut runs = digit_runs.iter().filter(|r| is_run(r)).peekable();
+            codes
+                .iter()
+                .copied()
+                .filter(|&(from, to)| {
+                    while runs.next_if(|r| r.0 < from).is_some() {}
+                    runs.peek().is_some_and(|r| r.1 <= to)
+                })
+                .collect()
+        };
+        for (re, windows) in [
+            (&self.uk_postcode, holding(&uk_run)),
+            (&self.us_zip, holding(&zip_run)),
+        ] {
+            for m in super::find_in(re, s, &windows) {
                 out.push(cand(EntityType::Location, m.start(), m.end(), 0.8, false));
             }
         }
