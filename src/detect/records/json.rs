@@ -153,16 +153,7 @@ mod tests {
     use super::*;
 
     fn columns(s: &str) -> Vec<(&str, &str)> {
-        let mut out = Vec::new();
-        find(s, &mut out);
-        out.iter()
-            .flat_map(|t| {
-                t.cells.iter().map(|c| {
-                    let (a, b) = t.names[c.column].unwrap_or((0, 0));
-                    (&s[a..b], &s[c.start..c.end])
-                })
-            })
-            .collect()
+        super::super::named_cells(s, find)
     }
 
     #[test]
