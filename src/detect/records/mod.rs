@@ -397,6 +397,22 @@ impl Recognizer for RecordRecognizer {
     }
 }
 
+/// `(column name, cell)` pairs of the tables one shape's `find` reports in `s` (test helper shared
+/// by the shape modules).
+#[cfg(test)]
+fn named_cells(s: &str, find: fn(&str, &mut Vec<Table>)) -> Vec<(&str, &str)> {
+    let mut out = Vec::new();
+    find(s, &mut out);
+    out.iter()
+        .flat_map(|t| {
+            t.cells.iter().map(|c| {
+                let (a, b) = t.names[c.column].unwrap_or((0, 0));
+                (&s[a..b], &s[c.start..c.end])
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -408,20 +424,4 @@ mod tests {
         assert_eq!(trim_value(s, 11, 14), None);
         assert_eq!(trim_value(s, 15, 17), Some((16, 17)));
     }
-}
-
-/// `(column name, cell)` pairs of the tables one shape's `find` reports in `s` (test helper shared
-/// by the shape modules).
-#[cfg(test)]
-fn named_cells<'s>(s: &'s str, find: fn(&str, &mut Vec<Table>)) -> Vec<(&'s str, &'s str)> {
-    let mut out = Vec::new();
-    find(s, &mut out);
-    out.iter()
-        .flat_map(|t| {
-            t.cells.iter().map(|c| {
-                let (a, b) = t.names[c.column].unwrap_or((0, 0));
-                (&s[a..b], &s[c.start..c.end])
-            })
-        })
-        .collect()
 }
