@@ -368,7 +368,7 @@ mod tests {
     /// The training's smoke test: a tiny corpus, trained in milliseconds, must be learnt.
     #[test]
     fn smoke_training_learns_a_tiny_corpus() {
-        let data = include_str!("../../../tests/fixtures/tagger_smoke.tsv");
+        let data = include_str!("testdata/smoke.tsv");
         let docs = parse_columns(data, GERMEVAL);
         assert!(docs.len() >= 10);
         let cfg = Config {
