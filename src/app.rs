@@ -9,6 +9,7 @@ use crate::api::auth::KeyRing;
 use crate::api::docs::Documents;
 use crate::config::{Config, StoreKind};
 use crate::detect::Detector;
+use crate::policy::Policies;
 use crate::ratelimit::{MemoryLimiter, RateLimiter};
 use crate::vault::{MemoryStore, Sealer, Store};
 use crate::web::Web;
@@ -16,6 +17,8 @@ use crate::web::Web;
 pub struct App {
     pub config: Config,
     pub detector: Detector,
+    /// The compiled policies and who gets which.
+    pub policies: Policies,
     pub sealer: Sealer,
     pub store: Arc<dyn Store>,
     /// The API keys (hashes decoded), including a generated one when none is configured.
@@ -34,6 +37,8 @@ pub struct StartError(pub String);
 
 impl App {
     pub fn new(config: Config) -> Result<App, StartError> {
+        // Policies first: a configuration mistake there is the likeliest, and costs nothing to find.
+        let policies = Policies::compile(&config).map_err(|e| StartError(e.to_string()))?;
         let keys = config
             .sealing_keys()
             .map_err(|e| StartError(e.to_string()))?;
@@ -80,6 +85,7 @@ impl App {
         Ok(App {
             web,
             detector: Detector::new(),
+            policies,
             sealer,
             store,
             keys: api_keys,

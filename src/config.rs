@@ -44,6 +44,9 @@ pub struct Config {
     pub upstream: UpstreamConfig,
     #[serde(rename = "route")]
     pub routes: Vec<RouteConfig>,
+    /// Named policies (`[policies.<name>]`), checked and compiled at start-up by
+    /// `crate::policy::Policies::compile`.
+    pub policies: std::collections::BTreeMap<String, crate::policy::PolicyConfig>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -83,6 +86,10 @@ pub struct ApiKey {
     pub sha256: String,
     /// Requests per minute for this key (default: `api.rate_limit_per_minute`).
     pub rate_limit_per_minute: Option<u32>,
+    /// The policy of this key's requests (REST and proxy routes with `require_key`); it wins
+    /// over the route's.
+    #[serde(default)]
+    pub policy: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -145,6 +152,8 @@ pub struct WebConfig {
     pub trusted_proxies: Vec<String>,
     /// Which header a trusted proxy sets: the other one is ignored (a client could send it).
     pub forwarded_header: ForwardedHeader,
+    /// The policy of the page's tenants (default: the default policy).
+    pub policy: Option<String>,
 }
 
 /// The header from which a trusted proxy's client address (and scheme) is read.
@@ -224,6 +233,9 @@ pub struct RouteConfig {
     pub credential_header: Option<String>,
     #[serde(default)]
     pub unknown: UnknownPolicy,
+    /// The policy of this route's exchanges (a key's own policy wins).
+    #[serde(default)]
+    pub policy: Option<String>,
 }
 
 fn default_listen() -> String {
@@ -405,6 +417,7 @@ impl Config {
                     name: name.to_owned(),
                     sha256: hash_key(key),
                     rate_limit_per_minute: None,
+                    policy: None,
                 });
             }
         }

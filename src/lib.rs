@@ -4,6 +4,8 @@
 //!
 //! - [`detect`] — the detection engine, a pure library: 13 German-first entity types of the contract plus 5 added ones (secrets, KVNR, ID documents, VAT ID, US SSN), one
 //!   recognizer each, validators as pure functions, overlap resolution.
+//! - [`policy`] — named policies (types, scores, allow and deny lists, custom recognizers,
+//!   mask or block), compiled once and handed to the detector per request.
 //! - [`tokens`] — reversible replacement: `[[PREFIX_n]]` tokens, the anonymize result with its
 //!   stats, and the restorer.
 //! - [`vault`] — sessions: AES-256-GCM sealing bound to session id and tenant, and the stores
@@ -23,6 +25,7 @@ pub mod api;
 pub mod app;
 pub mod config;
 pub mod detect;
+pub mod policy;
 pub mod proxy;
 pub mod ratelimit;
 pub mod server;

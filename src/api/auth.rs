@@ -178,6 +178,7 @@ mod tests {
                 name: (*name).into(),
                 sha256: hash_key(key),
                 rate_limit_per_minute: *limit,
+                policy: None,
             })
             .collect();
         c

@@ -1,6 +1,9 @@
 //! The API's error vocabulary (api.md, "Errors"): one variant per row of the error table, each
-//! with a fixed status, code and one-sentence message. Messages are static text: they can never
-//! carry submitted text or personal data.
+//! with a fixed status, code and one-sentence message. Messages are static text — the one
+//! exception names entity types (`policy_blocked`), never values — so they can never carry
+//! submitted text or personal data.
+
+use std::borrow::Cow;
 
 use crate::ratelimit::Decision;
 use crate::vault::StoreError;
@@ -26,6 +29,9 @@ pub enum ApiError {
     ClientClosed,
     /// 413 `too_large`.
     TooLarge(&'static str),
+    /// 422 `policy_blocked`: the caller's policy blocks a type found in the text (the names of
+    /// the types found, never the values).
+    PolicyBlocked(Vec<&'static str>),
     /// 429 `rate_limited`, with the decision that refused it (for `Retry-After`).
     RateLimited(Decision),
     /// 503 `store_unavailable`: the session store (Redis) could not be reached or failed.
@@ -44,6 +50,7 @@ impl ApiError {
             ApiError::Timeout => 408,
             ApiError::ClientClosed => 499,
             ApiError::TooLarge(_) => 413,
+            ApiError::PolicyBlocked(_) => 422,
             ApiError::RateLimited(_) => 429,
             ApiError::Store(_) => 503,
             ApiError::Internal(_) => 500,
@@ -61,15 +68,22 @@ impl ApiError {
             ApiError::Timeout => "request_timeout",
             ApiError::ClientClosed => "client_closed",
             ApiError::TooLarge(_) => "too_large",
+            ApiError::PolicyBlocked(_) => "policy_blocked",
             ApiError::RateLimited(_) => "rate_limited",
             ApiError::Store(_) => "store_unavailable",
             ApiError::Internal(_) => "internal",
         }
     }
 
-    pub fn message(&self) -> &'static str {
-        match self {
+    pub fn message(&self) -> Cow<'static, str> {
+        Cow::Borrowed(match self {
             ApiError::BadRequest(m) | ApiError::TooLarge(m) => m,
+            ApiError::PolicyBlocked(types) => {
+                return Cow::Owned(format!(
+                    "The text contains data of a type that this caller's policy blocks: {}.",
+                    types.join(", ")
+                ))
+            }
             ApiError::ReservedToken => {
                 "The text already contains a reserved token of the form [[PREFIX_n]]."
             }
@@ -82,7 +96,7 @@ impl ApiError {
             ApiError::RateLimited(_) => "Too many requests for this key; retry later.",
             ApiError::Store(_) => "The session store is unavailable; retry later.",
             ApiError::Internal(_) => "An internal error occurred; it has been logged.",
-        }
+        })
     }
 }
 

@@ -11,6 +11,7 @@ use super::json::parse_object;
 use super::respond::Reply;
 use super::{Exchange, MAX_TEXT_CODE_POINTS};
 use crate::app::App;
+use crate::policy::{RequestTerms, WithTerms};
 use crate::tokens::{self, contains_reserved_token, Entity, MappingEntry, Restorer, Stats};
 
 /// Most entries a stateless `mapping` may have.
@@ -96,10 +97,32 @@ struct SessionRecord {
 
 pub async fn anonymize(app: &App, caller: &Caller, obj: Object) -> Result<Reply, ApiError> {
     let text = required_text(&obj)?;
-    if contains_reserved_token(text) {
+    let policy = super::policy::of(app, caller);
+    let terms = super::policy::request_terms(&obj)?;
+    let term_token =
+        |t: &RequestTerms| tokens::TokenTable::holds_token_of(text, t.entity_type().token_prefix());
+    if contains_reserved_token(text)
+        || policy.holds_reserved_token(text)
+        || terms.as_ref().is_some_and(term_token)
+    {
         return Err(ApiError::ReservedToken);
     }
-    let result = tokens::anonymize(&app.detector, text);
+    let result = match &terms {
+        Some(terms) => tokens::anonymize_in(
+            &app.detector,
+            &WithTerms {
+                policy: &policy,
+                terms,
+            },
+            text,
+        ),
+        None => tokens::anonymize_in(&app.detector, policy.as_ref(), text),
+    };
+    let blocked = policy.blocked_among(result.entities.iter().map(|e| e.entity_type));
+    crate::telemetry::metrics().policy_applied(&policy.name, !blocked.is_empty());
+    if !blocked.is_empty() {
+        return Err(ApiError::PolicyBlocked(blocked));
+    }
     let record = SessionRecord {
         pairs: result
             .mapping

@@ -8,7 +8,8 @@
 //! - [`auth`]: `X-API-Key` → [`auth::Caller`]; [`limit`]: authentication + rate limit.
 //! - [`body`]: reading under the cap; [`json`]: depth-checked parsing.
 //! - [`respond`]: writing JSON responses (shared with the web page).
-//! - [`handlers`]: the endpoints; [`docs`]: `/entities` and the OpenAPI document.
+//! - [`handlers`]: the endpoints; [`docs`]: `/entities` and the OpenAPI document;
+//!   [`policy`]: the caller's policy, request deny terms, `/policy`.
 
 pub mod auth;
 pub mod body;
@@ -17,6 +18,7 @@ pub mod error;
 pub mod handlers;
 pub mod json;
 pub mod limit;
+pub mod policy;
 pub mod respond;
 
 use std::time::{Duration, Instant};
@@ -41,6 +43,8 @@ pub enum Route {
     /// `DELETE /api/v1/session/{id}`, with the raw id segment.
     Session(String),
     Entities,
+    /// `GET /api/v1/policy`: the caller's effective policy (key or cookie).
+    Policy,
     Health,
     Ready,
     OpenApi,
@@ -70,6 +74,7 @@ impl Route {
             "anonymize" => Route::Anonymize,
             "deanonymize" => Route::Deanonymize,
             "entities" => Route::Entities,
+            "policy" => Route::Policy,
             "health" => Route::Health,
             "health/ready" => Route::Ready,
             "openapi.json" => Route::OpenApi,
@@ -95,6 +100,7 @@ impl Route {
             Route::Deanonymize => "deanonymize",
             Route::Session(_) => "session",
             Route::Entities => "entities",
+            Route::Policy => "policy",
             Route::Health => "health",
             Route::Ready => "ready",
             Route::OpenApi => "openapi",
@@ -113,10 +119,13 @@ pub struct Exchange {
     pub body: BodyState,
     /// Set once the rate limiter counted the request: its headers go on every later answer.
     pub decision: Option<crate::ratelimit::Decision>,
+    /// The policy an `/anonymize` ran under (its name only, for the request's log line).
+    pub policy: Option<String>,
 }
 
-/// Answers one local request completely.
-pub async fn serve(session: &mut Session, app: &App) -> pingora::Result<()> {
+/// Answers one local request completely. Returns the name of the policy the request ran
+/// under, if any (for the request's log line).
+pub async fn serve(session: &mut Session, app: &App) -> pingora::Result<Option<String>> {
     let started = Instant::now();
     let req = session.req_header();
     let route = Route::of(req.uri.path());
@@ -130,6 +139,7 @@ pub async fn serve(session: &mut Session, app: &App) -> pingora::Result<()> {
         declared: Declared::of(req),
         body: BodyState::Untouched,
         decision: None,
+        policy: None,
     };
     let reply = match dispatch(session, app, &route, &method, &mut ex).await {
         Ok(reply) => reply,
@@ -174,7 +184,7 @@ pub async fn serve(session: &mut Session, app: &App) -> pingora::Result<()> {
         micros = started.elapsed().as_micros() as u64,
         "api request"
     );
-    Ok(())
+    Ok(ex.policy)
 }
 
 /// Writes the answer and ends the request body so that the connection is either reusable or
@@ -291,7 +301,9 @@ async fn dispatch(
     let Admitted { caller, decision } = limit::admit(session.req_header(), peer, app).await?;
     ex.decision = Some(decision);
     match route {
+        Route::Policy => Ok(policy::effective(app, &caller)),
         Route::Anonymize => {
+            ex.policy = Some(policy::of(app, &caller).name.clone());
             let obj = handlers::read_json(session, app, ex).await?;
             handlers::anonymize(app, &caller, obj).await
         }

@@ -23,7 +23,7 @@ pub struct Reply {
 #[derive(Serialize)]
 struct ErrorBody {
     error: &'static str,
-    message: &'static str,
+    message: std::borrow::Cow<'static, str>,
 }
 
 impl Reply {

@@ -3,13 +3,19 @@
 //! their own documented order. Everything that lists types (the entities endpoint, reserved
 //! tokens, tolerant restore, metrics) iterates [`EntityType::ALL`], so a new type is one variant
 //! here; a policy can switch each type off or raise its minimum score by name.
+//!
+//! A policy may also define types of its own (`[[PROJEKT_1]]`): [`EntityType::Custom`] carries a
+//! [`CustomType`], an interned name and token prefix. Those are never in [`EntityType::ALL`]
+//! (they are not the product's types), but travel through detection, tokens, restore and
+//! metrics exactly like the built-in ones.
+
+use std::sync::{LazyLock, Mutex};
 
 use serde::{Deserialize, Serialize};
 
 /// One kind of personal data. The order of [`EntityType::ALL`] is the order of the product
 /// description and of `GET /entities`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EntityType {
     Person,
     EmailAddress,
@@ -30,6 +36,44 @@ pub enum EntityType {
     Ausweis,
     UstId,
     UsSsn,
+    /// A type defined by a policy (deny terms, custom recognizers).
+    Custom(CustomType),
+}
+
+/// The name and token prefix of a policy-defined type. Interned: the same pair always yields
+/// the same `&'static` strings, so the set of leaked strings is bounded by the configuration
+/// (policies are compiled once at start-up; requests never create types).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CustomType {
+    name: &'static str,
+    prefix: &'static str,
+}
+
+static INTERNED: LazyLock<Mutex<Vec<CustomType>>> = LazyLock::new(|| Mutex::new(Vec::new()));
+
+impl CustomType {
+    /// The type `name` with tokens `[[prefix_n]]`. Validation (grammar, clashes) is the
+    /// caller's job (`crate::policy`).
+    pub fn intern(name: &str, prefix: &str) -> CustomType {
+        let mut all = INTERNED.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(t) = all.iter().find(|t| t.name == name && t.prefix == prefix) {
+            return *t;
+        }
+        let t = CustomType {
+            name: Box::leak(name.to_owned().into_boxed_str()),
+            prefix: Box::leak(prefix.to_owned().into_boxed_str()),
+        };
+        all.push(t);
+        t
+    }
+
+    pub fn name(self) -> &'static str {
+        self.name
+    }
+
+    pub fn prefix(self) -> &'static str {
+        self.prefix
+    }
 }
 
 impl EntityType {
@@ -87,6 +131,7 @@ impl EntityType {
             EntityType::Ausweis => "AUSWEIS",
             EntityType::UstId => "UST_ID",
             EntityType::UsSsn => "US_SSN",
+            EntityType::Custom(c) => c.name,
         }
     }
 
@@ -111,6 +156,7 @@ impl EntityType {
             EntityType::Ausweis => "AUSWEIS",
             EntityType::UstId => "USTID",
             EntityType::UsSsn => "SSN",
+            EntityType::Custom(c) => c.prefix,
         }
     }
 
@@ -138,14 +184,17 @@ impl EntityType {
             }
             EntityType::UstId => "German VAT ID (USt-IdNr.), check digit validated",
             EntityType::UsSsn => "US Social Security number",
+            EntityType::Custom(_) => "a type defined by a policy",
         }
     }
 
     /// Priority in overlap resolution (entities.md §1.7): higher wins a tie.
     /// The added types slot in: SECRET above all, the validated identifiers beside their
-    /// neighbours, US_SSN below the German numbers.
+    /// neighbours, US_SSN below the German numbers. A policy's own types come first: its
+    /// deny terms and recognizers are the operator's explicit word.
     pub fn priority(self) -> u8 {
         match self {
+            EntityType::Custom(_) => 19,
             EntityType::Secret => 18,
             EntityType::EmailAddress => 17,
             EntityType::Url => 16,
@@ -183,6 +232,21 @@ impl EntityType {
     }
 }
 
+/// On the wire a type is its name (`"PERSON"`, `"PROJEKT"`).
+impl Serialize for EntityType {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// Only the built-in names are read back (a policy's types are not known to a parser).
+impl<'de> Deserialize<'de> for EntityType {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<EntityType, D::Error> {
+        let name = String::deserialize(d)?;
+        EntityType::from_name(&name).ok_or_else(|| serde::de::Error::custom("unknown entity type"))
+    }
+}
+
 impl std::fmt::Display for EntityType {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
@@ -199,7 +263,21 @@ mod tests {
             assert_eq!(EntityType::from_name(t.name()), Some(t));
             assert_eq!(EntityType::from_prefix(t.token_prefix()), Some(t));
             assert_eq!(serde_json::to_value(t).unwrap(), t.name());
+            let back: EntityType = serde_json::from_value(serde_json::json!(t.name())).unwrap();
+            assert_eq!(back, t);
         }
+    }
+
+    #[test]
+    fn custom_types_are_interned_and_named_by_their_policy() {
+        let a = EntityType::Custom(CustomType::intern("PROJEKT", "PROJEKT"));
+        let b = EntityType::Custom(CustomType::intern("PROJEKT", "PROJEKT"));
+        assert_eq!(a, b);
+        assert_eq!((a.name(), a.token_prefix()), ("PROJEKT", "PROJEKT"));
+        assert_eq!(serde_json::to_value(a).unwrap(), "PROJEKT");
+        assert!(!EntityType::ALL.contains(&a));
+        assert!(a.priority() > EntityType::Secret.priority());
+        assert_eq!(EntityType::from_name("PROJEKT"), None);
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub(crate) mod lexicon;
 pub mod recognizers;
 mod records;
 mod resolve;
+pub mod scope;
 pub mod tagger;
 pub(crate) mod text;
 pub mod validate;
@@ -20,7 +21,8 @@ pub(crate) mod words;
 
 use std::sync::Arc;
 
-pub use entity::EntityType;
+pub use entity::{CustomType, EntityType};
+pub use scope::{Everything, Scope};
 pub use text::Text;
 
 /// A detected entity, offsets in code points into the submitted text, `end` exclusive.
@@ -92,6 +94,12 @@ impl Detector {
 
     /// Findings sorted by `start`, never overlapping, offsets in code points.
     pub fn detect(&self, input: &str) -> Vec<Finding> {
+        self.detect_in(input, &Everything)
+    }
+
+    /// [`Detector::detect`] under a policy: `scope` decides which candidates count, adds its
+    /// own and names the stretches that are never masked (see [`scope`]).
+    pub fn detect_in(&self, input: &str, scope: &dyn Scope) -> Vec<Finding> {
         let text = Text::new(input);
         let mut candidates = Vec::new();
         let (readers, finders): (Vec<_>, Vec<_>) =
@@ -105,7 +113,12 @@ impl Detector {
         for recognizer in readers {
             recognizer.recognize(&text, &mut candidates);
         }
-        candidates.retain(|c| c.score >= self.threshold && c.start < c.end);
+        scope.propose(&text, &mut candidates);
+        candidates
+            .retain(|c| c.start < c.end && scope.admits(c.entity_type, c.score, self.threshold));
+        let mut allowed = Vec::new();
+        scope.allowed(&text, &mut allowed);
+        scope::drop_allowed(&mut candidates, &mut allowed);
         let mut accepted = resolve::resolve_overlaps(candidates);
         resolve::one_type_per_value(text.view(), &mut accepted);
         text.to_findings(accepted)

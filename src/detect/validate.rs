@@ -56,6 +56,18 @@ pub fn iban_mod97(iban: &str) -> bool {
     rem == 1
 }
 
+/// ISO 7064 MOD 97-10 over the letters and digits of `value` as written (letters count 10–35,
+/// case-insensitive; other characters are ignored): true when the number is 1 modulo 97.
+pub fn mod97_10(value: &str) -> bool {
+    let mut rem = 0u32;
+    let mut n = 0;
+    for b in value.bytes().filter(u8::is_ascii_alphanumeric) {
+        rem = mod97_step(rem, b.to_ascii_uppercase());
+        n += 1;
+    }
+    n > 1 && rem == 1
+}
+
 fn mod97_step(rem: u32, b: u8) -> u32 {
     if b.is_ascii_digit() {
         (rem * 10 + u32::from(b - b'0')) % 97

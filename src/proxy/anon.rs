@@ -15,6 +15,7 @@ use super::embedded::Embedded;
 use super::format::{walk_request, TextKind, WireFormat};
 use super::json::{self, Node};
 use crate::detect::{Detector, EntityType, Finding};
+use crate::policy::Policy;
 use crate::tokens::{finding_byte_ranges, TokenTable};
 
 /// The rewritten request.
@@ -32,6 +33,18 @@ pub struct Refusal(pub String);
 
 pub fn anonymize_body(
     detector: &Detector,
+    format: &dyn WireFormat,
+    endpoint: &str,
+    body: &[u8],
+) -> Result<Anonymized, Refusal> {
+    anonymize_body_in(detector, None, format, endpoint, body)
+}
+
+/// [`anonymize_body`] under a policy (`None`: every type, nothing added or allowed). Literal
+/// tokens of the policy's own prefixes are reserved like the built-in ones.
+pub fn anonymize_body_in(
+    detector: &Detector,
+    policy: Option<&Policy>,
     format: &dyn WireFormat,
     endpoint: &str,
     body: &[u8],
@@ -54,6 +67,7 @@ pub fn anonymize_body(
     let mut table = TokenTable::new();
     let mut collect = Collector {
         detector,
+        policy,
         table: &mut table,
         values: Vec::new(),
         seen: HashMap::new(),
@@ -100,6 +114,7 @@ pub trait TextVisitor {
 
 struct Collector<'a> {
     detector: &'a Detector,
+    policy: Option<&'a Policy>,
     table: &'a mut TokenTable,
     values: Vec<(EntityType, String)>,
     seen: HashMap<String, ()>,
@@ -113,8 +128,20 @@ impl Collector<'_> {
             return;
         }
         self.table.reserve_literal_tokens(s);
-        let findings = self.detector.detect(s);
+        if let Some(p) = self.policy {
+            for token in p.reserved_tokens(s) {
+                self.table.reserve_token(token);
+            }
+        }
+        let findings = self.detect(s);
         self.keep(s, &findings, None);
+    }
+
+    fn detect(&self, s: &str) -> Vec<Finding> {
+        match self.policy {
+            Some(p) => self.detector.detect_in(s, p),
+            None => self.detector.detect(s),
+        }
     }
 
     fn keep(&mut self, s: &str, findings: &[Finding], only: Option<EntityType>) {
@@ -139,7 +166,7 @@ impl Collector<'_> {
             .collect::<Vec<_>>()
             .join(" ");
         if !spaced.is_empty() && spaced != s {
-            let findings = self.detector.detect(&spaced);
+            let findings = self.detect(&spaced);
             self.keep(&spaced, &findings, Some(EntityType::Person));
         }
     }

@@ -13,6 +13,7 @@ pub mod embedded;
 pub mod format;
 pub mod json;
 pub mod ndjson;
+pub mod policy;
 pub mod reply;
 pub mod routes;
 pub mod sse;
@@ -81,6 +82,8 @@ pub struct RequestCtx {
     refusal: Option<(u16, String)>,
     /// The request body must be complete by then (`server.client_body_timeout_ms`).
     body_deadline: Option<Instant>,
+    /// The policy of this exchange (chosen in `prepare`).
+    policy: Option<Arc<crate::policy::Policy>>,
 }
 
 /// Pingora hands a body read in `request_filter` on to `request_body_filter` only through its
@@ -262,18 +265,28 @@ impl Gateway {
     ) -> Result<bool> {
         let format = route.format;
         let req = session.req_header();
+        let mut tenant = None;
         if route.require_key {
             // The REST API's gate: same keys, same per-tenant rate limit (401, then 429).
             let peer = crate::web::client::Peer::of(session);
-            if let Err(e) = crate::api::limit::admit(req, peer, &self.app).await {
-                let retry_after = match &e {
-                    crate::api::ApiError::RateLimited(d) => Some(d.retry_after.as_secs().max(1)),
-                    _ => None,
-                };
-                refuse_with(session, format, e.status(), e.message(), retry_after).await?;
-                return Ok(true);
+            match crate::api::limit::admit(req, peer, &self.app).await {
+                Ok(admitted) => tenant = Some(admitted.caller.tenant),
+                Err(e) => {
+                    let retry_after = match &e {
+                        crate::api::ApiError::RateLimited(d) => {
+                            Some(d.retry_after.as_secs().max(1))
+                        }
+                        _ => None,
+                    };
+                    refuse_with(session, format, e.status(), &e.message(), retry_after).await?;
+                    return Ok(true);
+                }
             }
         }
+        let chosen = policy::choose(&self.app, &route.prefix, tenant.as_deref());
+        ctx.telemetry.policy = Some(chosen.name.clone());
+        ctx.policy = Some(chosen);
+        let req = session.req_header();
         if req.headers.contains_key("upgrade") {
             refuse(
                 session,
@@ -372,8 +385,23 @@ impl Gateway {
                 return Ok(true);
             }
         };
-        match anon::anonymize_body(&self.app.detector, format, endpoint, &body) {
+        match anon::anonymize_body_in(
+            &self.app.detector,
+            ctx.policy.as_deref(),
+            format,
+            endpoint,
+            &body,
+        ) {
             Ok(a) => {
+                if let Some(message) = ctx
+                    .policy
+                    .as_deref()
+                    .and_then(|p| policy::verdict(p, &a.table))
+                {
+                    tracing::info!(route = %route.prefix, format = format.name(), "request blocked by policy");
+                    refuse(session, format, policy::BLOCKED_STATUS, &message).await?;
+                    return Ok(true);
+                }
                 ctx.entities = a.count;
                 crate::telemetry::record_entities(a.table.entries().iter().map(|m| m.entity_type));
                 if !a.table.is_empty() {
@@ -429,7 +457,7 @@ impl ProxyHttp for Gateway {
         ctx.telemetry.tag_request(session.req_header_mut());
         let path = session.req_header().uri.path().to_owned();
         if is_local_path(&path) {
-            api::serve(session, &self.app).await?;
+            ctx.telemetry.policy = api::serve(session, &self.app).await?;
             return Ok(true);
         }
         if let Some(route) = self.routes.find(&path) {
@@ -544,8 +572,25 @@ impl ProxyHttp for Gateway {
             let Some(route) = ctx.route.clone() else {
                 return Err(Error::explain(ErrorType::InternalError, "no route"));
             };
-            match anon::anonymize_body(&self.app.detector, route.format, ctx.endpoint, &acc) {
+            match anon::anonymize_body_in(
+                &self.app.detector,
+                ctx.policy.as_deref(),
+                route.format,
+                ctx.endpoint,
+                &acc,
+            ) {
                 Ok(a) => {
+                    if let Some(message) = ctx
+                        .policy
+                        .as_deref()
+                        .and_then(|p| policy::verdict(p, &a.table))
+                    {
+                        ctx.refusal = Some((policy::BLOCKED_STATUS, message));
+                        return Err(Error::explain(
+                            ErrorType::HTTPStatus(policy::BLOCKED_STATUS),
+                            "request blocked by policy",
+                        ));
+                    }
                     ctx.entities = a.count;
                     crate::telemetry::record_entities(
                         a.table.entries().iter().map(|m| m.entity_type),
@@ -762,6 +807,7 @@ impl ProxyHttp for Gateway {
             route = %route.prefix,
             format = route.format.name(),
             endpoint = ctx.endpoint,
+            policy = ctx.policy.as_ref().map(|p| p.name.as_str()),
             status,
             entities = ctx.entities,
             restored,

@@ -28,6 +28,21 @@ struct RouteLabels {
     method: &'static str,
 }
 
+/// What a policy did with a request, in `tarnkappe_policy_requests_total{policy, outcome}`.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
+#[allow(non_camel_case_types)]
+pub enum PolicyOutcome {
+    applied,
+    blocked,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct PolicyLabels {
+    /// A policy name of the configuration (a fixed set).
+    policy: String,
+    outcome: PolicyOutcome,
+}
+
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct EntityLabels {
     entity_type: &'static str,
@@ -143,6 +158,7 @@ pub struct Metrics {
     upstream_errors: Family<UpstreamLabels, Counter>,
     store_errors: Counter,
     restore_limited: Counter,
+    policies: Family<PolicyLabels, Counter>,
 }
 
 impl Default for Metrics {
@@ -215,7 +231,14 @@ impl Metrics {
             "Proxied replies whose restoring stopped at the growth bound (tokens passed as written)",
             restore_limited.clone(),
         );
+        let policies = Family::<PolicyLabels, Counter>::default();
+        registry.register(
+            "policy_requests",
+            "Texts checked under a policy (REST anonymize and proxied exchanges), by policy name and outcome (applied, or blocked by an action)",
+            policies.clone(),
+        );
         Metrics {
+            policies,
             registry,
             requests,
             latency,
@@ -228,6 +251,21 @@ impl Metrics {
             store_errors,
             restore_limited,
         }
+    }
+
+    /// One text (REST) or exchange (proxy) checked under `policy`; `blocked` when refused.
+    pub fn policy_applied(&self, policy: &str, blocked: bool) {
+        let outcome = if blocked {
+            PolicyOutcome::blocked
+        } else {
+            PolicyOutcome::applied
+        };
+        self.policies
+            .get_or_create(&PolicyLabels {
+                policy: policy.to_owned(),
+                outcome,
+            })
+            .inc();
     }
 
     /// A proxied reply reached the restore growth bound.

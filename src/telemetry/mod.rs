@@ -41,6 +41,8 @@ pub struct RequestTelemetry {
     pub started: Instant,
     /// The `X-Request-Id` an upstream LLM sent with its reply (kept for the client, logged).
     pub upstream_id: Option<String>,
+    /// The policy the request ran under (its name only), when it ran under one.
+    pub policy: Option<String>,
 }
 
 impl Default for RequestTelemetry {
@@ -49,6 +51,7 @@ impl Default for RequestTelemetry {
             id: new_request_id(),
             started: Instant::now(),
             upstream_id: None,
+            policy: None,
         }
     }
 }
@@ -175,6 +178,7 @@ pub fn finish_request(
             method,
             route,
             status,
+            policy = telemetry.policy.as_deref(),
             duration_ms = elapsed.as_secs_f64() * 1000.0,
             error_type = e.etype().as_str(),
             error_source = e.esource().as_str(),
@@ -187,6 +191,7 @@ pub fn finish_request(
             method,
             route,
             status,
+            policy = telemetry.policy.as_deref(),
             duration_ms = elapsed.as_secs_f64() * 1000.0,
             "request"
         );
@@ -203,12 +208,17 @@ pub fn record_anonymized(entities: &[crate::tokens::Entity]) {
 /// Counts findings by type (REST API and LLM proxy alike).
 pub fn record_entities(types: impl IntoIterator<Item = crate::detect::EntityType>) {
     let mut counts = [0u64; crate::detect::EntityType::ALL.len()];
+    let mut custom = Vec::new();
     for t in types {
-        if let Some(i) = crate::detect::EntityType::ALL.iter().position(|&x| x == t) {
-            counts[i] += 1;
+        match crate::detect::EntityType::ALL.iter().position(|&x| x == t) {
+            Some(i) => counts[i] += 1,
+            None => custom.push(t),
         }
     }
     let m = metrics();
+    for t in custom {
+        m.entities_detected(t, 1);
+    }
     for (t, n) in crate::detect::EntityType::ALL.iter().zip(counts) {
         if n > 0 {
             m.entities_detected(*t, n);

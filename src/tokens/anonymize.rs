@@ -1,7 +1,7 @@
 use serde::Serialize;
 
 use super::{MappingEntry, Restorer, TokenTable};
-use crate::detect::{Detector, EntityType, Finding};
+use crate::detect::{Detector, EntityType, Everything, Finding, Scope};
 
 /// One replaced finding, as `POST /anonymize` reports it (offsets in code points).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -38,7 +38,12 @@ pub struct Anonymized {
 
 /// Detects and replaces personal data in `text` with a fresh token table.
 pub fn anonymize(detector: &Detector, text: &str) -> Anonymized {
-    let findings = detector.detect(text);
+    anonymize_in(detector, &Everything, text)
+}
+
+/// [`anonymize`] under a policy (`scope`, see `crate::detect::scope`).
+pub fn anonymize_in(detector: &Detector, scope: &dyn Scope, text: &str) -> Anonymized {
+    let findings = detector.detect_in(text, scope);
     let mut table = TokenTable::new();
     let (anonymized_text, entities) = anonymize_findings(&mut table, text, &findings);
     let mapping = table.into_entries();

@@ -17,7 +17,7 @@ mod table;
 pub mod tolerant;
 
 pub use anonymize::{
-    anonymize, anonymize_findings, finding_byte_ranges, Anonymized, Entity, Stats,
+    anonymize, anonymize_findings, anonymize_in, finding_byte_ranges, Anonymized, Entity, Stats,
 };
 pub use reserved::{contains_reserved_token, reserved_tokens};
 pub use restore::Restorer;

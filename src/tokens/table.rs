@@ -37,6 +37,21 @@ impl TokenTable {
         }
     }
 
+    /// Whether `text` holds a literal `[[prefix_n]]`.
+    pub fn holds_token_of(text: &str, prefix: &str) -> bool {
+        let open = format!("[[{prefix}_");
+        text.match_indices(&open).any(|(i, _)| {
+            let rest = &text[i + open.len()..];
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            digits > 0 && rest[digits..].starts_with("]]")
+        })
+    }
+
+    /// Marks one literal token (e.g. of a policy's own prefix) as taken.
+    pub fn reserve_token(&mut self, token: &str) {
+        self.taken.insert(token.to_owned());
+    }
+
     /// The token for `value` of type `entity_type`, issuing a new one on first sight.
     pub fn token_for(&mut self, entity_type: EntityType, value: &str) -> &str {
         let known = self

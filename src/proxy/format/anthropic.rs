@@ -77,7 +77,7 @@ impl WireFormat for Anthropic {
 
 fn error_object(status: u16, message: &str) -> Node {
     let kind = match status {
-        400 | 404 | 415 => "invalid_request_error",
+        400 | 404 | 415 | 422 => "invalid_request_error",
         401 => "authentication_error",
         413 => "request_too_large",
         429 => "rate_limit_error",

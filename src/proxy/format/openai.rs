@@ -86,6 +86,7 @@ fn error_object(status: u16, message: &str) -> Node {
         401 => ("authentication_error", "privacy_proxy_unauthorized"),
         404 => ("invalid_request_error", "privacy_proxy_unsupported_path"),
         413 => ("invalid_request_error", "privacy_proxy_body_too_large"),
+        422 => ("invalid_request_error", "privacy_proxy_policy_blocked"),
         415 => (
             "invalid_request_error",
             "privacy_proxy_unsupported_encoding",

@@ -1,0 +1,640 @@
+//! A policy compiled once at start-up: the checks of its configuration (one sentence per
+//! problem), and the automata it runs on every text — one Aho-Corasick automaton for the allow
+//! literals, one for the deny terms, one regex for all allow patterns, one regex per custom
+//! recognizer. [`Policy`] implements the engine's [`Scope`], so the detector takes it as input.
+
+use std::collections::BTreeMap;
+
+use aho_corasick::{AhoCorasick, MatchKind};
+use regex::Regex;
+
+use super::config::{Action, PolicyConfig, Validator};
+use super::PolicyError;
+use crate::detect::{validate, Candidate, CustomType, EntityType, Scope, Text};
+
+/// Prefix of the tokens of a request's own `deny_terms` (`[[TERM_1]]`); no policy may use it.
+pub const REQUEST_TERM_PREFIX: &str = "TERM";
+/// Type name of a request's own `deny_terms`.
+pub const REQUEST_TERM_TYPE: &str = "DENY_TERM";
+
+/// Longest regex program a policy may compile (bytes of the compiled form).
+const REGEX_SIZE_LIMIT: usize = 1 << 20;
+/// How far before a custom recognizer's match its context words are looked for (bytes).
+const CONTEXT_BEFORE: usize = 50;
+/// … and after it.
+const CONTEXT_AFTER: usize = 25;
+
+/// Terms matched as whole words, ASCII letters case-insensitive, with the type each gets.
+struct Terms {
+    matcher: AhoCorasick,
+    types: Vec<EntityType>,
+}
+
+impl Terms {
+    fn new(terms: Vec<(String, EntityType)>) -> Result<Option<Terms>, String> {
+        if terms.is_empty() {
+            return Ok(None);
+        }
+        let matcher = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(terms.iter().map(|(t, _)| t.as_str()))
+            .map_err(|e| e.to_string())?;
+        Ok(Some(Terms {
+            matcher,
+            types: terms.into_iter().map(|(_, t)| t).collect(),
+        }))
+    }
+
+    fn propose(&self, view: &str, out: &mut Vec<Candidate>) {
+        for m in self.matcher.find_iter(view) {
+            if !word_edges(view, m.start(), m.end()) {
+                continue;
+            }
+            out.push(Candidate {
+                entity_type: self.types[m.pattern().as_usize()],
+                start: m.start(),
+                end: m.end(),
+                score: 1.0,
+                validated: true,
+            });
+        }
+    }
+}
+
+/// True when `view[start..end]` neither starts nor ends inside a word.
+fn word_edges(view: &str, start: usize, end: usize) -> bool {
+    let inner = |c: char| c.is_alphanumeric();
+    let first = view[start..end].chars().next().is_some_and(inner);
+    let last = view[start..end].chars().next_back().is_some_and(inner);
+    let before = view[..start].chars().next_back().is_some_and(inner);
+    let after = view[end..].chars().next().is_some_and(inner);
+    !((first && before) || (last && after))
+}
+
+struct CustomRecognizer {
+    entity_type: EntityType,
+    regex: Regex,
+    validator: Validator,
+    context: Option<AhoCorasick>,
+    score: f32,
+}
+
+impl CustomRecognizer {
+    fn propose(&self, view: &str, out: &mut Vec<Candidate>) {
+        for m in self.regex.find_iter(view) {
+            if m.is_empty() {
+                continue;
+            }
+            let validated = match self.validator {
+                Validator::None => false,
+                v if check(v, m.as_str()) => true,
+                _ => continue,
+            };
+            if let Some(words) = &self.context {
+                let from = floor_boundary(view, m.start().saturating_sub(CONTEXT_BEFORE));
+                let to = ceil_boundary(view, m.end() + CONTEXT_AFTER);
+                let near =
+                    words.is_match(&view[from..m.start()]) || words.is_match(&view[m.end()..to]);
+                if !near {
+                    continue;
+                }
+            }
+            out.push(Candidate {
+                entity_type: self.entity_type,
+                start: m.start(),
+                end: m.end(),
+                score: self.score,
+                validated,
+            });
+        }
+    }
+}
+
+fn floor_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_boundary(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while i < s.len() && !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+/// The check digit rule `v` over `value`.
+pub fn check(v: Validator, value: &str) -> bool {
+    let digits: Vec<u8> = value
+        .bytes()
+        .filter(u8::is_ascii_digit)
+        .map(|b| b - b'0')
+        .collect();
+    match v {
+        Validator::None => true,
+        Validator::Luhn => validate::luhn(value),
+        Validator::Mod97 => validate::mod97_10(value),
+        Validator::Mod11 => match digits.split_last() {
+            Some((&last, body)) if !body.is_empty() => validate::mod11_10_check(body) == last,
+            _ => false,
+        },
+    }
+}
+
+/// One compiled policy.
+pub struct Policy {
+    pub name: String,
+    /// Per type of [`EntityType::ALL`]: detected, and its own minimum score.
+    on: [bool; EntityType::ALL.len()],
+    min: [Option<f32>; EntityType::ALL.len()],
+    custom_min: Vec<(EntityType, f32)>,
+    allow_literals: Option<AhoCorasick>,
+    allow_regex: Option<Regex>,
+    deny: Option<Terms>,
+    recognizers: Vec<CustomRecognizer>,
+    blocked: Vec<EntityType>,
+    /// Literal tokens of the policy's own prefixes (`[[PROJEKT_3]]`).
+    reserved: Option<Regex>,
+    summary: Summary,
+}
+
+/// What `GET /api/v1/policy` shows of a policy: its shape, never its terms or patterns.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Summary {
+    pub name: String,
+    /// Types detected: the built-in ones switched on, then the policy's own.
+    pub types: Vec<TypeSummary>,
+    pub allow_entries: usize,
+    pub allow_patterns: usize,
+    pub deny_terms: usize,
+    pub recognizers: usize,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TypeSummary {
+    pub entity_type: EntityType,
+    pub token_prefix: &'static str,
+    pub min_score: f32,
+    pub action: &'static str,
+    /// `built_in`, or `custom` for a type the policy defines.
+    pub origin: &'static str,
+}
+
+fn slot(t: EntityType) -> Option<usize> {
+    EntityType::ALL.iter().position(|&x| x == t)
+}
+
+fn valid_type_name(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 32
+        && b[0].is_ascii_uppercase()
+        && b.iter()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_')
+}
+
+/// The token grammar (`src/tokens/tolerant.rs`) reads a prefix as a run of capital letters.
+fn valid_prefix(s: &str) -> bool {
+    (2..=16).contains(&s.len()) && s.bytes().all(|c| c.is_ascii_uppercase())
+}
+
+/// Custom types of one policy under construction.
+struct Types<'a> {
+    policy: &'a str,
+    custom: BTreeMap<String, CustomType>,
+}
+
+impl Types<'_> {
+    fn err(&self, reason: String) -> PolicyError {
+        PolicyError::Invalid {
+            policy: self.policy.to_owned(),
+            reason,
+        }
+    }
+
+    /// A built-in type by name, or the custom type `name` with `prefix` (declared here).
+    fn declare(
+        &mut self,
+        name: &str,
+        prefix: Option<&str>,
+        what: &str,
+    ) -> Result<EntityType, PolicyError> {
+        if let Some(t) = EntityType::from_name(name) {
+            if prefix.is_some_and(|p| p != t.token_prefix()) {
+                return Err(self.err(format!(
+                    "{what} gives the built-in type {name} a token prefix of its own, which is not possible"
+                )));
+            }
+            return Ok(t);
+        }
+        if !valid_type_name(name) {
+            return Err(self.err(format!(
+                "{what} names the type \"{name}\", which is neither a built-in type nor a valid custom type name (capital letters, digits and _, at most 32)"
+            )));
+        }
+        let prefix = prefix.unwrap_or(name);
+        if !valid_prefix(prefix) {
+            return Err(self.err(format!(
+                "{what} gives type {name} the token prefix \"{prefix}\", but a prefix must be 2 to 16 capital letters A-Z (the token grammar [[PREFIX_n]])"
+            )));
+        }
+        if let Some(t) = EntityType::ALL
+            .into_iter()
+            .find(|t| t.token_prefix() == prefix || t.name() == prefix)
+        {
+            return Err(self.err(format!(
+                "{what} gives type {name} the token prefix {prefix}, which clashes with the built-in type {}",
+                t.name()
+            )));
+        }
+        if prefix == REQUEST_TERM_PREFIX {
+            return Err(self.err(format!(
+                "{what} gives type {name} the token prefix {prefix}, which is reserved for the deny_terms of a request"
+            )));
+        }
+        if let Some(known) = self.custom.get(name) {
+            if known.prefix() != prefix {
+                return Err(self.err(format!(
+                    "{what} gives type {name} the token prefix {prefix}, but it already has {}",
+                    known.prefix()
+                )));
+            }
+            return Ok(EntityType::Custom(*known));
+        }
+        if let Some(other) = self.custom.values().find(|c| c.prefix() == prefix) {
+            return Err(self.err(format!(
+                "{what} gives type {name} the token prefix {prefix}, which type {} already uses",
+                other.name()
+            )));
+        }
+        let t = CustomType::intern(name, prefix);
+        self.custom.insert(name.to_owned(), t);
+        Ok(EntityType::Custom(t))
+    }
+
+    /// A type named in `min_score` or `actions`: built-in, or declared by a deny entry or
+    /// recognizer of this policy.
+    fn known(&self, name: &str, what: &str) -> Result<EntityType, PolicyError> {
+        EntityType::from_name(name)
+            .or_else(|| self.custom.get(name).map(|c| EntityType::Custom(*c)))
+            .ok_or_else(|| {
+                self.err(format!(
+                    "{what} names the unknown entity type \"{name}\" (neither built-in nor defined by a deny entry or recognizer of this policy)"
+                ))
+            })
+    }
+}
+
+fn regex(pattern: &str) -> Result<Regex, String> {
+    regex::RegexBuilder::new(pattern)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .build()
+        .map_err(|e| match e {
+            regex::Error::CompiledTooBig(_) => "it is too large".to_owned(),
+            other => other
+                .to_string()
+                .lines()
+                .last()
+                .unwrap_or("it does not parse")
+                .trim()
+                .to_owned(),
+        })
+}
+
+impl Policy {
+    /// The built-in behaviour under `name`: every type, default threshold, mask.
+    pub fn everything(name: &str) -> Policy {
+        Policy::compile(name, &PolicyConfig::default()).unwrap_or_else(|_| unreachable!())
+    }
+
+    /// Checks and compiles `config`.
+    pub fn compile(name: &str, config: &PolicyConfig) -> Result<Policy, PolicyError> {
+        let mut types = Types {
+            policy: name,
+            custom: BTreeMap::new(),
+        };
+        let mut on = [true; EntityType::ALL.len()];
+        if let Some(listed) = &config.types {
+            on = [false; EntityType::ALL.len()];
+            for n in listed {
+                let t = EntityType::from_name(n).ok_or_else(|| {
+                    types.err(format!("types names the unknown entity type \"{n}\""))
+                })?;
+                if let Some(i) = slot(t) {
+                    on[i] = true;
+                }
+            }
+        }
+
+        let mut terms = Vec::new();
+        for (i, d) in config.deny.iter().enumerate() {
+            let what = format!("deny entry {}", i + 1);
+            let t = types.declare(&d.entity_type, d.prefix.as_deref(), &what)?;
+            if d.terms.is_empty() {
+                return Err(types.err(format!("{what} has no terms")));
+            }
+            for term in &d.terms {
+                if term.trim().is_empty() {
+                    return Err(types.err(format!("{what} has an empty term")));
+                }
+                terms.push((term.clone(), t));
+            }
+        }
+        let deny_count = terms.len();
+        let deny = Terms::new(terms)
+            .map_err(|e| types.err(format!("the deny terms cannot be compiled: {e}")))?;
+
+        let mut recognizers = Vec::new();
+        for (i, r) in config.recognizers.iter().enumerate() {
+            let what = format!("recognizer {}", i + 1);
+            let t = types.declare(&r.entity_type, r.prefix.as_deref(), &what)?;
+            let compiled = regex(&r.regex)
+                .map_err(|e| types.err(format!("{what} has an invalid regex: {e}")))?;
+            if compiled.is_match("") {
+                return Err(types.err(format!("{what} has a regex that matches the empty text")));
+            }
+            if !(r.score > 0.0 && r.score <= 1.0) {
+                return Err(types.err(format!(
+                    "{what} has the score {}, but a score must be above 0 and at most 1",
+                    r.score
+                )));
+            }
+            if r.context.iter().any(|w| w.trim().is_empty()) {
+                return Err(types.err(format!("{what} has an empty context word")));
+            }
+            let context = if r.context.is_empty() {
+                None
+            } else {
+                Some(
+                    AhoCorasick::builder()
+                        .ascii_case_insensitive(true)
+                        .build(&r.context)
+                        .map_err(|e| {
+                            types.err(format!(
+                                "{what} has context words that cannot be compiled: {e}"
+                            ))
+                        })?,
+                )
+            };
+            recognizers.push(CustomRecognizer {
+                entity_type: t,
+                regex: compiled,
+                validator: r.validator,
+                context,
+                score: r.score,
+            });
+        }
+
+        let mut min = [None; EntityType::ALL.len()];
+        let mut custom_min = Vec::new();
+        for (n, &score) in &config.min_score {
+            let t = types.known(n, "min_score")?;
+            if !(0.0..=1.0).contains(&score) {
+                return Err(types.err(format!(
+                    "min_score gives {n} the score {score}, but a score must be between 0 and 1"
+                )));
+            }
+            match slot(t) {
+                Some(i) => min[i] = Some(score),
+                None => custom_min.push((t, score)),
+            }
+        }
+        let mut blocked = Vec::new();
+        for (n, action) in &config.actions {
+            let t = types.known(n, "actions")?;
+            if *action == Action::Block {
+                blocked.push(t);
+            }
+        }
+
+        if let Some(i) = config.allow.iter().position(|a| a.is_empty()) {
+            return Err(types.err(format!("allow entry {} is empty", i + 1)));
+        }
+        let allow_literals = if config.allow.is_empty() {
+            None
+        } else {
+            Some(
+                AhoCorasick::builder()
+                    .match_kind(MatchKind::LeftmostLongest)
+                    .build(&config.allow)
+                    .map_err(|e| types.err(format!("the allow list cannot be compiled: {e}")))?,
+            )
+        };
+        for (i, p) in config.allow_regex.iter().enumerate() {
+            let r = regex(p).map_err(|e| {
+                types.err(format!(
+                    "allow_regex entry {} is an invalid regex: {e}",
+                    i + 1
+                ))
+            })?;
+            if r.is_match("") {
+                return Err(types.err(format!(
+                    "allow_regex entry {} matches the empty text",
+                    i + 1
+                )));
+            }
+        }
+        let allow_regex = if config.allow_regex.is_empty() {
+            None
+        } else {
+            let joined: Vec<String> = config
+                .allow_regex
+                .iter()
+                .map(|p| format!("(?:{p})"))
+                .collect();
+            Some(regex(&joined.join("|")).map_err(|e| {
+                types.err(format!(
+                    "the allow patterns together cannot be compiled: {e}"
+                ))
+            })?)
+        };
+
+        let prefixes: Vec<&str> = types.custom.values().map(|c| c.prefix()).collect();
+        let reserved = if prefixes.is_empty() {
+            None
+        } else {
+            Some(
+                Regex::new(&format!(r"\[\[(?:{})_[0-9]+\]\]", prefixes.join("|"))).map_err(
+                    |e| types.err(format!("the token prefixes cannot be compiled: {e}")),
+                )?,
+            )
+        };
+
+        let action = |t: EntityType| {
+            if blocked.contains(&t) {
+                "block"
+            } else {
+                "mask"
+            }
+        };
+        let mut listed: Vec<TypeSummary> = EntityType::ALL
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| on[*i])
+            .map(|(i, &t)| TypeSummary {
+                entity_type: t,
+                token_prefix: t.token_prefix(),
+                min_score: min[i].unwrap_or(crate::detect::DEFAULT_THRESHOLD),
+                action: action(t),
+                origin: "built_in",
+            })
+            .collect();
+        for c in types.custom.values() {
+            let t = EntityType::Custom(*c);
+            listed.push(TypeSummary {
+                entity_type: t,
+                token_prefix: c.prefix(),
+                min_score: custom_min
+                    .iter()
+                    .find(|(x, _)| *x == t)
+                    .map_or(crate::detect::DEFAULT_THRESHOLD, |(_, s)| *s),
+                action: action(t),
+                origin: "custom",
+            });
+        }
+        let summary = Summary {
+            name: name.to_owned(),
+            types: listed,
+            allow_entries: config.allow.len(),
+            allow_patterns: config.allow_regex.len(),
+            deny_terms: deny_count,
+            recognizers: recognizers.len(),
+        };
+        Ok(Policy {
+            name: name.to_owned(),
+            on,
+            min,
+            custom_min,
+            allow_literals,
+            allow_regex,
+            deny,
+            recognizers,
+            blocked,
+            reserved,
+            summary,
+        })
+    }
+
+    pub fn summary(&self) -> &Summary {
+        &self.summary
+    }
+
+    /// The names of the blocked types among `found`, each once, in the order of the policy's
+    /// summary. Empty: the request may pass.
+    pub fn blocked_among(&self, found: impl IntoIterator<Item = EntityType>) -> Vec<&'static str> {
+        if self.blocked.is_empty() {
+            return Vec::new();
+        }
+        let found: Vec<EntityType> = found
+            .into_iter()
+            .filter(|t| self.blocked.contains(t))
+            .collect();
+        self.summary
+            .types
+            .iter()
+            .map(|s| s.entity_type)
+            .filter(|t| found.contains(t))
+            .map(EntityType::name)
+            .collect()
+    }
+
+    /// Whether `text` already holds a literal token of one of the policy's own prefixes.
+    pub fn holds_reserved_token(&self, text: &str) -> bool {
+        self.reserved.as_ref().is_some_and(|r| r.is_match(text))
+    }
+
+    /// The literal tokens of the policy's own prefixes in `text`.
+    pub fn reserved_tokens<'t>(
+        &self,
+        text: &'t str,
+    ) -> impl Iterator<Item = &'t str> + use<'_, 't> {
+        self.reserved
+            .iter()
+            .flat_map(move |r| r.find_iter(text).map(|m| m.as_str()))
+    }
+}
+
+impl Scope for Policy {
+    fn admits(&self, t: EntityType, score: f32, default: f32) -> bool {
+        match slot(t) {
+            Some(i) => self.on[i] && score >= self.min[i].unwrap_or(default),
+            None => {
+                let min = self
+                    .custom_min
+                    .iter()
+                    .find(|(x, _)| *x == t)
+                    .map_or(default, |(_, s)| *s);
+                score >= min
+            }
+        }
+    }
+
+    fn propose(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
+        let view = text.view();
+        if let Some(d) = &self.deny {
+            d.propose(view, out);
+        }
+        for r in &self.recognizers {
+            r.propose(view, out);
+        }
+    }
+
+    fn allowed(&self, text: &Text<'_>, out: &mut Vec<(usize, usize)>) {
+        let view = text.view();
+        if let Some(a) = &self.allow_literals {
+            out.extend(a.find_iter(view).map(|m| (m.start(), m.end())));
+        }
+        if let Some(r) = &self.allow_regex {
+            out.extend(
+                r.find_iter(view)
+                    .filter(|m| !m.is_empty())
+                    .map(|m| (m.start(), m.end())),
+            );
+        }
+    }
+}
+
+/// A request's own `deny_terms` (REST `/anonymize`), all of the type [`REQUEST_TERM_TYPE`].
+pub struct RequestTerms {
+    terms: Option<Terms>,
+    entity_type: EntityType,
+}
+
+impl RequestTerms {
+    pub fn new(terms: &[String]) -> Option<RequestTerms> {
+        let entity_type =
+            EntityType::Custom(CustomType::intern(REQUEST_TERM_TYPE, REQUEST_TERM_PREFIX));
+        let terms = Terms::new(terms.iter().map(|t| (t.clone(), entity_type)).collect()).ok()?;
+        Some(RequestTerms { terms, entity_type })
+    }
+
+    pub fn entity_type(&self) -> EntityType {
+        self.entity_type
+    }
+}
+
+/// A policy plus a request's own deny terms.
+pub struct WithTerms<'a> {
+    pub policy: &'a Policy,
+    pub terms: &'a RequestTerms,
+}
+
+impl Scope for WithTerms<'_> {
+    fn admits(&self, t: EntityType, score: f32, default: f32) -> bool {
+        t == self.terms.entity_type || self.policy.admits(t, score, default)
+    }
+
+    fn propose(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
+        self.policy.propose(text, out);
+        if let Some(t) = &self.terms.terms {
+            t.propose(text.view(), out);
+        }
+    }
+
+    fn allowed(&self, text: &Text<'_>, out: &mut Vec<(usize, usize)>) {
+        self.policy.allowed(text, out);
+    }
+}
