@@ -705,7 +705,17 @@ fn us_ssn_vectors() {
     valid(UsSsn, "SSN: 536-22-8841", "536-22-8841");
     valid(UsSsn, "Social Security Number 536 22 8841", "536 22 8841");
     valid(UsSsn, "SSN 536228841", "536228841");
+    // Area 9xx (ITIN area, never an issued SSN) only when the text labels the number.
+    valid(
+        UsSsn,
+        "contact a@b.com, SSN 978-28-1044, card",
+        "978-28-1044",
+    );
+    valid(UsSsn, "ITIN: 912-22-8841", "912-22-8841");
     for v in [
+        "Bestellung 912-22-8841",
+        "SSN 912-00-8841",
+        "SSN 912-22-0000",
         "536228841",
         "536 22 8841",
         "000-22-8841",

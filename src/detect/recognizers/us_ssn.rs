@@ -3,6 +3,12 @@
 //! not 00, serial not 0000). There is no check digit, so the form and context decide. Found from
 //! the digit runs, so prose costs nothing.
 //!
+//! Area 900–999 is never issued as an SSN, but it is the area of ITINs (the IRS's taxpayer
+//! numbers for people without an SSN), and a number in SSN form that its text labels as an SSN
+//! or ITIN is a person's identifier whatever the SSA's table says (a mistyped SSN, an ITIN, a
+//! test record that stands for one). So a 9xx number counts only with a strong context word
+//! (`SSN`, `Social Security`, `ITIN`), never on its form alone.
+//!
 //! | Evidence | Score |
 //! |---|---|
 //! | `123-45-6789` (hyphens), no context | 0.6 |
@@ -26,9 +32,11 @@ const CONTEXT: Context = Context {
         "social security no.",
         "soc. sec.",
         "sozialversicherungsnummer",
+        "itin",
+        "individual taxpayer identification number",
     ],
     weak: &[
-        "taxpayer", "irs", "w-2", "w2", "payroll", "employee", "tin", "itin", "us", "usa",
+        "taxpayer", "irs", "w-2", "w2", "payroll", "employee", "tin", "us", "usa",
     ],
     negative: &[
         "phone",
@@ -95,12 +103,18 @@ impl Recognizer for UsSsnRecognizer {
                 _ => continue,
             };
             let (start, end) = (cluster.start, cluster.end);
+            let (area, group, serial) = (number(area), number(group) as u8, number(serial));
+            // 9xx: the rules of the other groups still hold (area 1 stands in for it)
+            let itin_area = (900..1000).contains(&area) && validate::us_ssn(1, group, serial);
             if !numeric_standalone(s, start, end)
-                || !validate::us_ssn(number(area), number(group) as u8, number(serial))
+                || !(itin_area || validate::us_ssn(area, group, serial))
             {
                 continue;
             }
             let ev = self.context.evidence(s, start, end);
+            if itin_area && !ev.strong {
+                continue;
+            }
             let score = ev.score(base, 0.35, 0.15, 0.3);
             out.push(cand(EntityType::UsSsn, start, end, score, false));
         }
