@@ -29,8 +29,8 @@ pub fn of(app: &App, caller: &Caller) -> Arc<Policy> {
         .clone()
 }
 
-/// The optional `deny_terms` of an `/anonymize` body: an array of at most 50 non-blank strings
-/// of at most 200 code points (400 otherwise).
+/// The optional `deny_terms` of an `/anonymize` body: an array of at most 50 strings of 1 to 200
+/// code points (400 otherwise). Blank terms are ignored (they would only mask spaces).
 pub fn request_terms(
     obj: &serde_json::Map<String, Value>,
 ) -> Result<Option<RequestTerms>, ApiError> {
