@@ -332,7 +332,9 @@ async fn anonymize_restore_and_delete_in_a_real_browser() {
         format!("{} / 100000 characters", LETTER.chars().count())
     );
 
-    // Keyboard only: Tab from the text field to "Anonymize", Enter.
+    // Keyboard only: Tab from the text field over the optional terms to "Anonymize", Enter.
+    b.keys(&Key::Tab.to_string()).await;
+    assert_eq!(b.js("document.activeElement.id").await, "anon-terms");
     b.keys(&Key::Tab.to_string()).await;
     assert_eq!(b.js("document.activeElement.id").await, "anon-submit");
     b.keys(&Key::Enter.to_string()).await;
@@ -617,6 +619,138 @@ async fn anonymize_restore_and_delete_in_a_real_browser() {
     ] {
         assert!(!log.contains(secret), "{secret} in the log");
     }
+}
+
+/// The web policy of `proxy.toml` for the policy test: a deny term of its own type, a custom
+/// recognizer, IBAN switched off, cards blocked.
+fn web_policy_config() -> String {
+    format!(
+        r#"
+[[api.keys]]
+name = "ops"
+sha256 = "{}"
+
+[web]
+policy = "kiosk"
+
+[policies.kiosk]
+types = ["PERSON", "EMAIL_ADDRESS", "CREDIT_CARD"]
+actions = {{ CREDIT_CARD = "block" }}
+allow = ["Tarnkappe GmbH"]
+
+[[policies.kiosk.deny]]
+type = "PROJEKT"
+terms = ["Falke"]
+
+[[policies.kiosk.recognizers]]
+type = "KUNDENNUMMER"
+prefix = "KUNDE"
+regex = 'KD-[0-9]{{6}}'
+"#,
+        tarnkappe::config::hash_key(KEY)
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tenants_policy_is_shown_and_a_custom_term_can_be_tried() {
+    let _one = ONE_BROWSER_TEST_AT_A_TIME.lock().await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("proxy.toml");
+    std::fs::write(&path, web_policy_config()).expect("config");
+    let server = TestServer::start_with_args(&[], &["--config", path.to_str().expect("path")]);
+    let b = Browser::start(1280, 1400).await;
+    goto_page(&b, &server).await;
+
+    // The policy panel shows the tenant's policy (the web policy), not the key's default.
+    let summary = b
+        .wait_for(
+            "document.getElementById('policy-summary').textContent",
+            "the policy from GET /policy",
+        )
+        .await;
+    let summary = summary.as_str().expect("summary").to_owned();
+    assert!(summary.starts_with("Policy \"kiosk\": 5 types detected, 1 type blocks the request, 1 deny term, 1 custom recognizer, 1 allow entry"), "{summary}");
+    let rows = b
+        .js("Array.from(document.querySelectorAll('#policy-table tbody tr')).map(tr => Array.from(tr.cells).map(td => td.textContent))")
+        .await;
+    let rows = rows.as_array().expect("rows");
+    let row = |t: &str| {
+        rows.iter()
+            .find(|r| r[0].as_str().is_some_and(|c| c.starts_with(t)))
+            .cloned()
+            .unwrap_or_else(|| panic!("no row {t}: {rows:?}"))
+    };
+    assert_eq!(
+        row("CREDIT_CARD"),
+        json!(["CREDIT_CARD", "[[KARTE_1]]", "0.50", "block"])
+    );
+    assert_eq!(
+        row("PROJEKT"),
+        json!(["PROJEKT (policy)", "[[PROJEKT_1]]", "0.50", "mask"])
+    );
+    assert!(!summary.contains("Falke") && !b.text("#policy-table").await.contains("Falke"));
+
+    // A custom term for this text only, beside the policy's own term and recognizer.
+    let text = "Projekt Falke bei Tarnkappe GmbH, Kunde KD-123456, intern Geheimsache Adler, IBAN DE89 3704 0044 0532 0130 00.";
+    type_into(&b, "#anon-input", text).await;
+    type_into(&b, "#anon-terms", " Geheimsache Adler , ").await;
+    b.el("#anon-submit").await.click().await.expect("anonymize");
+    b.wait_for("!document.getElementById('result').hidden", "the result")
+        .await;
+    let shown = b
+        .js("document.getElementById('anon-output').textContent")
+        .await;
+    assert_eq!(
+        shown,
+        "Projekt [[PROJEKT_1]] bei Tarnkappe GmbH, Kunde [[KUNDE_1]], intern [[TERM_1]], IBAN DE89 3704 0044 0532 0130 00."
+    );
+    let rows = mapping_rows(&b).await;
+    let types: Vec<&str> = rows.iter().map(|r| r.1.as_str()).collect();
+    assert_eq!(types, ["PROJEKT", "KUNDENNUMMER", "DENY_TERM"]);
+    assert_eq!(rows[2].2, "Geheimsache Adler");
+    let marks = b
+        .js("document.querySelectorAll('#anon-output mark.tok').length")
+        .await;
+    assert_eq!(marks, 3, "custom tokens are highlighted like built-in ones");
+
+    // Restoring goes through the session: custom tokens come back too.
+    type_into(
+        &b,
+        "#restore-input",
+        "Zu [[PROJEKT_1]] und [[TERM_1]]: [[KUNDE_1]].",
+    )
+    .await;
+    b.el("#restore-submit")
+        .await
+        .click()
+        .await
+        .expect("restore");
+    b.wait_for(
+        "!document.getElementById('restore-result').hidden",
+        "restored",
+    )
+    .await;
+    assert_eq!(
+        b.text("#restore-output").await,
+        "Zu Falke und Geheimsache Adler: KD-123456."
+    );
+
+    // A blocked type: the API's 422 in its own words, naming the type, never the value.
+    type_into(&b, "#anon-terms", "").await;
+    type_into(&b, "#anon-input", "Karte 4111 1111 1111 1111").await;
+    b.el("#anon-submit").await.click().await.expect("anonymize");
+    b.wait_for("!document.getElementById('anon-error').hidden", "the error")
+        .await;
+    assert_eq!(
+        b.text("#anon-error .message").await,
+        "The text contains data of a type that this caller's policy blocks: CREDIT_CARD."
+    );
+    assert!(b
+        .text("#anon-error .detail")
+        .await
+        .contains("policy_blocked"));
+    b.screenshot("web-screenshot-policy.png").await;
+    b.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

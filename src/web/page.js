@@ -219,7 +219,11 @@
     hideError('anon-error');
     hideTip();
     busy(button, true);
-    api('POST', '/anonymize', { text: $('anon-input').value })
+    var body = { text: $('anon-input').value };
+    var terms = $('anon-terms').value.split(',').map(function (t) { return t.trim(); })
+      .filter(function (t) { return t.length > 0; });
+    if (terms.length) { body.deny_terms = terms; }
+    api('POST', '/anonymize', body)
       .then(function (data) {
         renderResult(data);
         var n = state.mapping.length;
@@ -374,6 +378,35 @@
       });
   }
 
+  // ---- the policy of this browser's tenant ----
+  function plural(n, one, many) { return n + ' ' + (n === 1 ? one : many); }
+
+  function loadPolicy() {
+    api('GET', '/policy').then(function (p) {
+      var types = Array.isArray(p.types) ? p.types : [];
+      var blocked = types.filter(function (t) { return t.action === 'block'; }).length;
+      $('policy-summary').textContent = 'Policy "' + String(p.name) + '": ' +
+        plural(types.length, 'type', 'types') + ' detected, ' +
+        plural(blocked, 'type blocks', 'types block') + ' the request, ' +
+        plural(p.deny_terms | 0, 'deny term', 'deny terms') + ', ' +
+        plural(p.recognizers | 0, 'custom recognizer', 'custom recognizers') + ', ' +
+        plural((p.allow_entries | 0) + (p.allow_patterns | 0), 'allow entry', 'allow entries') + '.';
+      var tbody = $('policy-table').querySelector('tbody');
+      clear(tbody);
+      types.forEach(function (t) {
+        var tr = el('tr', { 'data-type': String(t.entity_type) });
+        tr.appendChild(el('td', null, t.entity_type + (t.origin === 'custom' ? ' (policy)' : '')));
+        var tokenCell = el('td');
+        tokenCell.appendChild(el('code', { className: 'tok', 'data-type': String(t.entity_type) }, '[[' + t.token_prefix + '_1]]'));
+        tr.appendChild(tokenCell);
+        tr.appendChild(el('td', null, scoreText(t.min_score)));
+        tr.appendChild(el('td', null, t.action));
+        tbody.appendChild(tr);
+      });
+      $('policy-wrap').hidden = types.length === 0;
+    }, function (err) { showError('policy-error', err); });
+  }
+
   // ---- legend and version ----
   function loadLegend() {
     api('GET', '/entities').then(function (data) {
@@ -459,6 +492,7 @@
 
     updateCounter();
     loadLegend();
+    loadPolicy();
   }
 
   init();
