@@ -8,7 +8,7 @@
 //! word is `O` by construction, in training as in use; that keeps the tagger off most of the text
 //! (German capitalises every noun) and keeps `Juni`, `Kosten` or `Präsident` out of names.
 
-use super::tables::Tables;
+use super::tables::{word_hash, Tables};
 use crate::detect::lexicon::class;
 use crate::detect::text::{Lexed, Text};
 use crate::detect::words::{Shape, Word};
@@ -132,16 +132,20 @@ fn prefix(s: &str, n: usize) -> &str {
 }
 
 /// What every feature template needs to know about one word, computed once per word.
-struct WordView<'a> {
+pub(crate) struct WordView<'a> {
     text: &'a str,
     low: &'a str,
+    /// [`word_hash`] of the word as written: every per-word input of the templates (lowercase
+    /// form, shape, lexicon classes, cluster, common noun) is a function of it, so it keys the
+    /// per-form sums of [`super::infer`].
+    pub(crate) key: u64,
     shape: Shape,
     bits: u32,
     cased: u32,
     cluster: u16,
     noun: bool,
-    sentence_start: bool,
-    open: bool,
+    pub(crate) sentence_start: bool,
+    pub(crate) open: bool,
 }
 
 fn sentence_start(s: &str, words: &[Word], i: usize) -> bool {
@@ -188,16 +192,22 @@ fn view<'a>(
     let text = w.text(s);
     let low = lexed.low(i);
     let facts = lexed.facts()[i];
+    let key = word_hash(text);
     let mut cluster = 0;
     if w.shape != Shape::Lower {
-        cluster = tables.cluster(text);
+        cluster = tables.cluster_of_hash(key);
     }
     if cluster == 0 {
-        cluster = tables.cluster(low);
+        cluster = if low == text {
+            tables.cluster_of_hash(key)
+        } else {
+            tables.cluster(low)
+        };
     }
     WordView {
         text,
         low,
+        key,
         shape: w.shape,
         bits: facts.bits,
         cased: facts.cased,
@@ -219,134 +229,213 @@ pub fn bias_bucket(mask: u32) -> u32 {
     (fnum(0, 0) as u32) & mask
 }
 
-/// Extracts the features of `text`'s words, each index reduced by `mask` (bucket count - 1).
-pub fn extract(text: &Text<'_>, mask: u32, out: &mut Features) {
+/// Views of the open words of a text and of their neighbours (±2); `None` for every other word,
+/// which no template reads.
+pub(crate) fn views<'a>(text: &'a Text<'_>) -> Vec<Option<WordView<'a>>> {
     let s = text.view();
     let words = text.words();
-    out.spans.clear();
-    out.idx.clear();
-    out.spans.reserve(words.len());
-    let push = |v: &mut Vec<u32>, h: u64| v.push((h as u32) & mask);
-    if words.is_empty() {
-        return;
-    }
-    // Open words are rare enough that only they and their neighbours get a full view.
     let lexed = text.lexed();
     let tables = Tables::get();
     let n = words.len();
     let openness: Vec<(bool, bool, bool)> = (0..n)
         .map(|i| openness(s, words, lexed, tables, i))
         .collect();
-    // Full views only for open words and their neighbours (±2): the rest is never read.
     let mut views: Vec<Option<WordView<'_>>> = Vec::with_capacity(n);
+    let mut next_open = n;
+    // Distance to the nearest open word at or after `i`, walking backwards.
+    let mut near_after = vec![false; n];
+    for i in (0..n).rev() {
+        if openness[i].0 {
+            next_open = i;
+        }
+        near_after[i] = next_open < n && next_open - i <= 2;
+    }
+    let mut last_open: Option<usize> = None;
     for i in 0..n {
-        let near = (i.saturating_sub(2)..(i + 3).min(n)).any(|j| openness[j].0);
+        if openness[i].0 {
+            last_open = Some(i);
+        }
+        let near = near_after[i] || last_open.is_some_and(|o| i - o <= 2);
         views.push(near.then(|| view(s, words, lexed, tables, i, openness[i])));
     }
-    let at = |j: isize| -> Option<&WordView<'_>> {
-        usize::try_from(j)
-            .ok()
-            .and_then(|j| views.get(j))
-            .and_then(Option::as_ref)
+    views
+}
+
+/// A feature index sink: hashes reduced by the model's bucket mask.
+pub(crate) struct Sink<'v> {
+    pub(crate) mask: u32,
+    pub(crate) out: &'v mut Vec<u32>,
+}
+
+impl Sink<'_> {
+    fn push(&mut self, h: u64) {
+        self.out.push((h as u32) & self.mask);
+    }
+}
+
+/// Templates of the word alone (form, affixes, shape, classes, cluster, noun) and its sentence
+/// start: the same for every occurrence of a form at the same kind of position.
+pub(crate) fn local(v: &WordView<'_>, f: &mut Sink<'_>) {
+    f.push(fnum(0, 0));
+    f.push(fh(1, v.text.as_bytes()));
+    f.push(fh(2, v.low.as_bytes()));
+    for (t, n) in [(3u8, 2usize), (4, 3), (5, 4)] {
+        f.push(fh(t, suffix(v.low, n).as_bytes()));
+    }
+    f.push(fh(6, prefix(v.low, 3).as_bytes()));
+    let (sig, n) = shape_sig(v.text);
+    f.push(fh(7, &sig[..n]));
+    f.push(fh(7, &sig));
+    f.push(fnum(8, len_bucket(v.low.chars().count())));
+    for b in 0..16 {
+        if v.bits & (1 << b) != 0 {
+            f.push(fnum(9, b));
+        }
+        if v.cased & (1 << b) != 0 {
+            f.push(fnum(10, b));
+        }
+    }
+    f.push(fnum(11, u32::from(v.cluster)));
+    for (t, k) in [(12u8, 4u32), (13, 6), (14, 10)] {
+        if let Some(p) = cluster_prefix(v.cluster, k) {
+            f.push(fnum(t, p));
+        }
+    }
+    f.push(fnum(15, u32::from(v.noun)));
+    f.push(fnum(16, u32::from(v.sentence_start)));
+    f.push(fnum(
+        19,
+        u32::from(v.sentence_start) << 1 | u32::from(v.noun),
+    ));
+    if let Some(p) = cluster_prefix(v.cluster, 6) {
+        f.push(fnum(20, u32::from(v.sentence_start) << 16 | p));
+    }
+    f.push(fnum(72, v.cased & NAMEISH | u32::from(v.noun) << 8));
+}
+
+/// The punctuation before and after word `i`.
+pub(crate) fn gaps(s: &str, words: &[Word], i: usize, f: &mut Sink<'_>) {
+    let gap_l = if i == 0 {
+        ""
+    } else {
+        s.get(words[i - 1].end..words[i].start).unwrap_or("")
     };
-    for i in 0..n {
-        let Some(v) = views[i].as_ref().filter(|v| v.open) else {
+    let gap_r = match words.get(i + 1) {
+        Some(n) => s.get(words[i].end..n.start).unwrap_or(""),
+        None => s.get(words[i].end..).unwrap_or(""),
+    };
+    let (gl, nl) = gap_sig(gap_l);
+    let (gr, nr) = gap_sig(gap_r);
+    f.push(fh(17, &gl[..nl]));
+    f.push(fh(18, &gr[..nr]));
+}
+
+/// Template ids of the lowercase neighbours at -2, -1, +1, +2.
+pub(crate) const NEAR_LOW: [(u8, isize); 4] = [(21, -2), (22, -1), (23, 1), (24, 2)];
+
+/// The lowercase form of a neighbour (`None`: past the text's edge).
+pub(crate) fn near_low(t: u8, n: Option<&WordView<'_>>, f: &mut Sink<'_>) {
+    match n {
+        Some(n) => f.push(fh(t, n.low.as_bytes())),
+        None => f.push(fh(t, b"\x00")),
+    }
+}
+
+/// Template ids of the described neighbours at -1 and +1.
+pub(crate) const NEAR_VIEW: [(u8, isize); 2] = [(30, -1), (31, 1)];
+
+/// Shape, cluster, classes, noun and openness of a direct neighbour: a function of the
+/// neighbour's form and openness alone.
+pub(crate) fn near_view(t: u8, n: Option<&WordView<'_>>, f: &mut Sink<'_>) {
+    let Some(n) = n else {
+        f.push(fnum(t, 99));
+        return;
+    };
+    let (sig, k) = shape_sig(n.text);
+    f.push(fh(t, &sig[..k]));
+    if let Some(p) = cluster_prefix(n.cluster, 6) {
+        f.push(fnum(t + 10, p));
+    }
+    for b in 0..16 {
+        if n.bits & (1 << b) != 0 {
+            f.push(fnum(t + 20, b));
+        }
+        if n.cased & (1 << b) != 0 {
+            f.push(fnum(t + 20, 16 + b));
+        }
+    }
+    f.push(fnum(t + 30, u32::from(n.noun) << 1 | u32::from(n.open)));
+}
+
+/// Conjunctions: the previous word's lowercase form with this word's shape, and the shapes of
+/// this word and the next.
+pub(crate) fn pairs(
+    v: &WordView<'_>,
+    prev: Option<&WordView<'_>>,
+    next: Option<&WordView<'_>>,
+    f: &mut Sink<'_>,
+) {
+    let prev_low = prev.map_or("\x00", |p| p.low);
+    let next_shape = next.map_or(Shape::Uncased, |n| n.shape);
+    // One write of `prev_low` + shape byte (a hash of two writes would differ).
+    let b = prev_low.as_bytes();
+    let mut buf = [0u8; 48];
+    if b.len() < buf.len() {
+        buf[..b.len()].copy_from_slice(b);
+        buf[b.len()] = v.shape as u8;
+        f.push(fh(70, &buf[..=b.len()]));
+    } else {
+        let mut long = b.to_vec();
+        long.push(v.shape as u8);
+        f.push(fh(70, &long));
+    }
+    f.push(fnum(71, (v.shape as u32) << 8 | next_shape as u32));
+}
+
+/// The view at word index `i + o`, if any.
+pub(crate) fn at<'v, 'a>(
+    views: &'v [Option<WordView<'a>>],
+    i: usize,
+    o: isize,
+) -> Option<&'v WordView<'a>> {
+    i.checked_add_signed(o)
+        .and_then(|j| views.get(j))
+        .and_then(Option::as_ref)
+}
+
+/// Extracts the features of `text`'s words, each index reduced by `mask` (bucket count - 1).
+/// Training reads these lists; tagging sums the same templates through [`super::infer`].
+pub fn extract(text: &Text<'_>, mask: u32, out: &mut Features) {
+    let s = text.view();
+    let words = text.words();
+    out.spans.clear();
+    out.idx.clear();
+    out.spans.reserve(words.len());
+    if words.is_empty() {
+        return;
+    }
+    let views = views(text);
+    for (i, v) in views.iter().enumerate() {
+        let Some(v) = v.as_ref().filter(|v| v.open) else {
             out.spans.push(None);
             continue;
         };
         let from = out.idx.len() as u32;
-        let f = &mut out.idx;
-        push(f, fnum(0, 0));
-        push(f, fh(1, v.text.as_bytes()));
-        push(f, fh(2, v.low.as_bytes()));
-        for (t, n) in [(3u8, 2usize), (4, 3), (5, 4)] {
-            push(f, fh(t, suffix(v.low, n).as_bytes()));
-        }
-        push(f, fh(6, prefix(v.low, 3).as_bytes()));
-        let (sig, n) = shape_sig(v.text);
-        push(f, fh(7, &sig[..n]));
-        push(f, fh(7, &sig));
-        push(f, fnum(8, len_bucket(v.low.chars().count())));
-        for b in 0..16 {
-            if v.bits & (1 << b) != 0 {
-                push(f, fnum(9, b));
-            }
-            if v.cased & (1 << b) != 0 {
-                push(f, fnum(10, b));
-            }
-        }
-        push(f, fnum(11, u32::from(v.cluster)));
-        for (t, k) in [(12u8, 4u32), (13, 6), (14, 10)] {
-            if let Some(p) = cluster_prefix(v.cluster, k) {
-                push(f, fnum(t, p));
-            }
-        }
-        push(f, fnum(15, u32::from(v.noun)));
-        push(f, fnum(16, u32::from(v.sentence_start)));
-        let gap_l = if i == 0 {
-            ""
-        } else {
-            s.get(words[i - 1].end..words[i].start).unwrap_or("")
+        let mut f = Sink {
+            mask,
+            out: &mut out.idx,
         };
-        let gap_r = match words.get(i + 1) {
-            Some(n) => s.get(words[i].end..n.start).unwrap_or(""),
-            None => s.get(words[i].end..).unwrap_or(""),
-        };
-        let (gl, nl) = gap_sig(gap_l);
-        let (gr, nr) = gap_sig(gap_r);
-        push(f, fh(17, &gl[..nl]));
-        push(f, fh(18, &gr[..nr]));
-        push(
-            f,
-            fnum(19, u32::from(v.sentence_start) << 1 | u32::from(v.noun)),
-        );
-        if let Some(p) = cluster_prefix(v.cluster, 6) {
-            push(f, fnum(20, u32::from(v.sentence_start) << 16 | p));
+        local(v, &mut f);
+        gaps(s, words, i, &mut f);
+        for (t, o) in NEAR_LOW {
+            near_low(t, at(&views, i, o), &mut f);
         }
-        for (t, o) in [(21u8, -2isize), (22, -1), (23, 1), (24, 2)] {
-            match at(i as isize + o) {
-                Some(n) => push(f, fh(t, n.low.as_bytes())),
-                None => push(f, fh(t, b"\x00")),
-            }
+        for (t, o) in NEAR_VIEW {
+            near_view(t, at(&views, i, o), &mut f);
         }
-        for (t, o) in [(30u8, -1isize), (31, 1)] {
-            let Some(n) = at(i as isize + o) else {
-                push(f, fnum(t, 99));
-                continue;
-            };
-            let (sig, k) = shape_sig(n.text);
-            push(f, fh(t, &sig[..k]));
-            if let Some(p) = cluster_prefix(n.cluster, 6) {
-                push(f, fnum(t + 10, p));
-            }
-            for b in 0..16 {
-                if n.bits & (1 << b) != 0 {
-                    push(f, fnum(t + 20, b));
-                }
-                if n.cased & (1 << b) != 0 {
-                    push(f, fnum(t + 20, 16 + b));
-                }
-            }
-            push(f, fnum(t + 30, u32::from(n.noun) << 1 | u32::from(n.open)));
-        }
-        let prev_low = at(i as isize - 1).map_or("\x00", |p| p.low);
-        let next_shape = at(i as isize + 1).map_or(Shape::Uncased, |n| n.shape);
-        push(
-            f,
-            fh(70, format_args_bytes(prev_low, v.shape as u8).as_slice()),
-        );
-        push(f, fnum(71, (v.shape as u32) << 8 | next_shape as u32));
-        push(f, fnum(72, v.cased & NAMEISH | u32::from(v.noun) << 8));
+        pairs(v, at(&views, i, -1), at(&views, i, 1), &mut f);
         out.spans.push(Some((from, out.idx.len() as u32)));
     }
-}
-
-/// `prev_low` followed by one shape byte, for a conjunction feature.
-fn format_args_bytes(prev_low: &str, shape: u8) -> Vec<u8> {
-    let mut v = Vec::with_capacity(prev_low.len() + 1);
-    v.extend_from_slice(prev_low.as_bytes());
-    v.push(shape);
-    v
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! text decides those, from the word's form, shape, lexicon classes, word cluster and neighbours.
 //!
 //! - [`features`]: one feature extractor for training and tagging;
+//! - [`infer`]: the label scores of a text, summed once per spelling where the templates allow;
 //! - [`model`]: weights, Viterbi decoding, the weights file;
 //! - [`tables`]: word clusters and common nouns (`data/tagger/`);
 //! - [`train`]: the averaged perceptron and corpus parsers (run by `examples/train_tagger.rs`);
@@ -13,15 +14,15 @@
 
 pub mod combine;
 pub mod features;
+pub mod infer;
 pub mod model;
 pub(crate) mod tables;
 pub mod train;
 
 use std::sync::{Arc, OnceLock};
 
-use features::{extract, Features};
 pub use model::ModelError;
-use model::{Model, B_LOC, B_PER, I_LOC, I_PER};
+use model::{viterbi, Model, B_LOC, B_PER, I_LOC, I_PER};
 pub use train::Kind;
 
 use super::Text;
@@ -75,11 +76,16 @@ impl Tagger {
             .clone()
     }
 
+    /// The model (weights and transitions).
+    #[cfg(test)]
+    pub(crate) fn model(&self) -> &Model {
+        &self.model
+    }
+
     /// Tags the words of `text`.
     pub fn tag(&self, text: &Text<'_>) -> Tagging {
-        let mut f = Features::default();
-        extract(text, self.model.mask(), &mut f);
-        let labels = self.model.decode(&f);
+        let em = infer::emissions(text, &self.model);
+        let labels = viterbi(&em, self.model.trans());
         let words = text.words();
         let mut mentions: Vec<Mention> = Vec::new();
         for (i, &l) in labels.iter().enumerate() {
@@ -104,7 +110,7 @@ impl Tagger {
             }
         }
         Tagging {
-            open: f.spans.iter().map(Option::is_some).collect(),
+            open: em.iter().map(Option::is_some).collect(),
             mentions,
         }
     }

@@ -40,54 +40,92 @@ pub fn allowed(prev: Option<u8>, label: u8) -> bool {
 
 /// Best label sequence for the per-word scores `emissions` (`None`: the word is `O`) and the
 /// transition weights `trans` (row 0 from the start, row `p + 1` from label `p`).
+///
+/// A closed word has one label, so the text falls apart into runs of open words decoded one by
+/// one: a run starts from the `O` score carried over the closed words before it (or from the
+/// text start) and ends in the label that leads best into the next closed word. The sums are the
+/// same, in the same order, as one pass over every word would make them.
 pub fn viterbi(emissions: &[Option<[f32; LABELS]>], trans: &[f32]) -> Vec<u8> {
     let n = emissions.len();
-    let mut back = vec![[0u8; LABELS]; n];
-    let mut score = [f32::NEG_INFINITY; LABELS];
-    let mut prev: Option<[f32; LABELS]> = None;
-    for (i, e) in emissions.iter().enumerate() {
-        let mut next = [f32::NEG_INFINITY; LABELS];
-        for l in 0..LABELS {
-            let em = match e {
-                Some(e) => e[l],
-                None if l == O as usize => 0.0,
-                None => continue,
-            };
-            match prev {
-                None => {
-                    if allowed(None, l as u8) {
-                        next[l] = trans[l] + em;
-                    }
-                }
-                Some(ps) => {
-                    let mut best = (f32::NEG_INFINITY, 0u8);
-                    for (p, &pv) in ps.iter().enumerate() {
-                        if pv == f32::NEG_INFINITY || !allowed(Some(p as u8), l as u8) {
-                            continue;
-                        }
-                        let v = pv + trans[(p + 1) * LABELS + l];
-                        if v > best.0 {
-                            best = (v, p as u8);
+    let mut out = vec![O; n];
+    let o = O as usize;
+    // Score of `O` at the last closed word (`None`: no word yet).
+    let mut carry: Option<f32> = None;
+    let mut back: Vec<[u8; LABELS]> = Vec::new();
+    let mut i = 0;
+    while i < n {
+        if emissions[i].is_none() {
+            carry = Some(match carry {
+                None => trans[o] + 0.0,
+                Some(c) => c + trans[(o + 1) * LABELS + o] + 0.0,
+            });
+            i += 1;
+            continue;
+        }
+        let from = i;
+        back.clear();
+        let mut score = [f32::NEG_INFINITY; LABELS];
+        match carry {
+            None => {
+                if let Some(e) = emissions[i] {
+                    for l in 0..LABELS {
+                        if allowed(None, l as u8) {
+                            score[l] = trans[l] + e[l];
                         }
                     }
-                    next[l] = best.0 + em;
-                    back[i][l] = best.1;
                 }
+                back.push([0; LABELS]);
+                i += 1;
+            }
+            Some(c) => {
+                score[o] = c;
             }
         }
-        score = next;
-        prev = Some(next);
-    }
-    let mut out = vec![O; n];
-    if n == 0 {
-        return out;
-    }
-    let mut l = (0..LABELS)
-        .max_by(|&a, &b| score[a].total_cmp(&score[b]))
-        .unwrap_or(0) as u8;
-    for i in (0..n).rev() {
-        out[i] = l;
-        l = back[i][l as usize];
+        while let Some(Some(e)) = emissions.get(i) {
+            let mut next = [f32::NEG_INFINITY; LABELS];
+            let mut from_best = [0u8; LABELS];
+            for l in 0..LABELS {
+                let mut best = (f32::NEG_INFINITY, 0u8);
+                for (p, &pv) in score.iter().enumerate() {
+                    if pv == f32::NEG_INFINITY || !allowed(Some(p as u8), l as u8) {
+                        continue;
+                    }
+                    let v = pv + trans[(p + 1) * LABELS + l];
+                    if v > best.0 {
+                        best = (v, p as u8);
+                    }
+                }
+                next[l] = best.0 + e[l];
+                from_best[l] = best.1;
+            }
+            score = next;
+            back.push(from_best);
+            i += 1;
+        }
+        // The run's last label: the best into the closed word after it, or the best at the end.
+        let mut l = if i < n {
+            let mut best = (f32::NEG_INFINITY, 0u8);
+            for (p, &pv) in score.iter().enumerate() {
+                if pv == f32::NEG_INFINITY {
+                    continue;
+                }
+                let v = pv + trans[(p + 1) * LABELS + o];
+                if v > best.0 {
+                    best = (v, p as u8);
+                }
+            }
+            carry = Some(best.0 + 0.0);
+            i += 1;
+            best.1
+        } else {
+            (0..LABELS)
+                .max_by(|&a, &b| score[a].total_cmp(&score[b]))
+                .unwrap_or(0) as u8
+        };
+        for (k, b) in back.iter().enumerate().rev() {
+            out[from + k] = l;
+            l = b[l as usize];
+        }
     }
     out
 }
@@ -171,9 +209,8 @@ impl Model {
         })
     }
 
-    /// Scores of every label for one word's features.
-    fn emission(&self, feats: &[u32]) -> [f32; LABELS] {
-        let mut acc = [0i32; LABELS];
+    /// Adds the weight rows of `feats` to `acc` (fixed point).
+    pub(crate) fn add_rows(&self, feats: &[u32], acc: &mut [i32; LABELS]) {
         for &f in feats {
             let base = f as usize * LABELS;
             if let Some(row) = self.weights.get(base..base + LABELS) {
@@ -182,7 +219,23 @@ impl Model {
                 }
             }
         }
+    }
+
+    /// Label scores of a fixed-point row sum.
+    pub(crate) fn scores(&self, acc: [i32; LABELS]) -> [f32; LABELS] {
         acc.map(|a| a as f32 * self.scale)
+    }
+
+    /// Label transition weights (row 0 from the text start, row `p + 1` from label `p`).
+    pub(crate) fn trans(&self) -> &[f32] {
+        &self.trans
+    }
+
+    /// Scores of every label for one word's features.
+    fn emission(&self, feats: &[u32]) -> [f32; LABELS] {
+        let mut acc = [0i32; LABELS];
+        self.add_rows(feats, &mut acc);
+        self.scores(acc)
     }
 
     /// Labels of every word.
@@ -206,6 +259,78 @@ mod tests {
         let labels = viterbi(&[Some(e), Some(e), None, Some(e)], &trans);
         assert_eq!(labels, vec![B_PER, I_PER, O, B_PER]);
         assert!(viterbi(&[], &trans).is_empty());
+    }
+
+    /// One pass over every word, closed ones included: what [`viterbi`] must equal.
+    fn viterbi_every_word(emissions: &[Option<[f32; LABELS]>], trans: &[f32]) -> Vec<u8> {
+        let n = emissions.len();
+        let mut back = vec![[0u8; LABELS]; n];
+        let mut score = [f32::NEG_INFINITY; LABELS];
+        for (i, e) in emissions.iter().enumerate() {
+            let mut next = [f32::NEG_INFINITY; LABELS];
+            for l in 0..LABELS {
+                let em = match e {
+                    Some(e) => e[l],
+                    None if l == O as usize => 0.0,
+                    None => continue,
+                };
+                if i == 0 {
+                    if allowed(None, l as u8) {
+                        next[l] = trans[l] + em;
+                    }
+                    continue;
+                }
+                let mut best = (f32::NEG_INFINITY, 0u8);
+                for (p, &pv) in score.iter().enumerate() {
+                    if pv == f32::NEG_INFINITY || !allowed(Some(p as u8), l as u8) {
+                        continue;
+                    }
+                    let v = pv + trans[(p + 1) * LABELS + l];
+                    if v > best.0 {
+                        best = (v, p as u8);
+                    }
+                }
+                next[l] = best.0 + em;
+                back[i][l] = best.1;
+            }
+            score = next;
+        }
+        let mut out = vec![O; n];
+        let mut l = (0..LABELS)
+            .max_by(|&a, &b| score[a].total_cmp(&score[b]))
+            .unwrap_or(0) as u8;
+        for i in (0..n).rev() {
+            out[i] = l;
+            l = back[i][l as usize];
+        }
+        out
+    }
+
+    #[test]
+    fn runs_of_open_words_decode_as_one_pass_would() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..300 {
+            let trans: Vec<f32> = (0..(LABELS + 1) * LABELS)
+                .map(|_| (next() % 21) as f32 - 10.0)
+                .collect();
+            let n = (next() % 14) as usize;
+            let em: Vec<Option<[f32; LABELS]>> = (0..n)
+                .map(|_| {
+                    (next() % 3 != 0).then(|| [0; LABELS].map(|_: u8| (next() % 41) as f32 - 20.0))
+                })
+                .collect();
+            assert_eq!(
+                viterbi(&em, &trans),
+                viterbi_every_word(&em, &trans),
+                "{em:?}"
+            );
+        }
     }
 
     #[test]

@@ -56,7 +56,12 @@ impl Tables {
 
     /// Cluster of the word as written, 0 when the word is not in the table.
     pub fn cluster(&self, word: &str) -> u16 {
-        self.clusters.get(&word_hash(word)).copied().unwrap_or(0)
+        self.cluster_of_hash(word_hash(word))
+    }
+
+    /// Cluster of the word whose [`word_hash`] is `h`.
+    pub fn cluster_of_hash(&self, h: u64) -> u16 {
+        self.clusters.get(&h).copied().unwrap_or(0)
     }
 
     /// True when the word as written is a common-noun form (`Drehbuch`, `Kosten`, `Juni`).
