@@ -4,7 +4,11 @@
 //! ever add time). Also prints what the policy's own passes cost, and the same comparison on
 //! the bench's CSV export.
 //!
-//! `cargo run --release --example policy_cost`
+//! ```bash
+//! cargo run --release --example policy_cost                  # interleaved wall clock
+//! cargo run --release --example policy_cost -- once plain|policy N   # N anonymize calls of the
+//! # prose, for callgrind: the instructions of N=2 minus N=1 are one warm call
+//! ```
 
 use std::time::Instant;
 
@@ -27,6 +31,19 @@ fn main() {
     let text = prose::prose(100_000);
     let detector = Detector::new();
     let policy = policy::large_policy();
+    let mut args = std::env::args().skip(1);
+    if args.next().as_deref() == Some("once") {
+        let with_policy = args.next().as_deref() == Some("policy");
+        let n: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(1);
+        for _ in 0..n {
+            if with_policy {
+                std::hint::black_box(anonymize_in(&detector, &policy, &text));
+            } else {
+                std::hint::black_box(anonymize(&detector, &text));
+            }
+        }
+        return;
+    }
     let table = prose::csv(100_000);
     let [mut detect, mut detect_p, mut anon, mut anon_p, mut csv, mut csv_p] = [f64::MAX; 6];
     let (mut propose, mut allowed) = (f64::MAX, f64::MAX);
