@@ -215,14 +215,20 @@ impl Types<'_> {
         }
     }
 
-    /// A built-in type by name, or the custom type `name` with `prefix` (declared here).
+    /// A built-in type by name (one the policy detects), or the custom type `name` with `prefix` (declared here).
     fn declare(
         &mut self,
         name: &str,
         prefix: Option<&str>,
         what: &str,
+        on: &[bool; EntityType::ALL.len()],
     ) -> Result<EntityType, PolicyError> {
         if let Some(t) = EntityType::from_name(name) {
+            if slot(t).is_some_and(|i| !on[i]) {
+                return Err(self.err(format!(
+                    "{what} gives its findings the type {name}, which this policy does not detect (types)"
+                )));
+            }
             if prefix.is_some_and(|p| p != t.token_prefix()) {
                 return Err(self.err(format!(
                     "{what} gives the built-in type {name} a token prefix of its own, which is not possible"
@@ -332,7 +338,7 @@ impl Policy {
         let mut terms = Vec::new();
         for (i, d) in config.deny.iter().enumerate() {
             let what = format!("deny entry {}", i + 1);
-            let t = types.declare(&d.entity_type, d.prefix.as_deref(), &what)?;
+            let t = types.declare(&d.entity_type, d.prefix.as_deref(), &what, &on)?;
             if d.terms.is_empty() {
                 return Err(types.err(format!("{what} has no terms")));
             }
@@ -350,7 +356,7 @@ impl Policy {
         let mut recognizers = Vec::new();
         for (i, r) in config.recognizers.iter().enumerate() {
             let what = format!("recognizer {}", i + 1);
-            let t = types.declare(&r.entity_type, r.prefix.as_deref(), &what)?;
+            let t = types.declare(&r.entity_type, r.prefix.as_deref(), &what, &on)?;
             let compiled = regex(&r.regex)
                 .map_err(|e| types.err(format!("{what} has an invalid regex: {e}")))?;
             if compiled.is_match("") {
