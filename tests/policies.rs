@@ -395,14 +395,27 @@ fn policy_endpoint_shows_the_callers_policy_without_its_terms() {
 }
 
 const PROMPT: &str =
-    "Projekt Falke, Kunde KD-123456, Mail an lena.vogt@example.org, Ticket TICKET-12345.";
+    "Projekt Falke, Kunde KD-123456, Mail an lena.vogt@example.org, Ticket TICKET-12345. \
+                      Kopie an support@tarnkappe.example, Termin am 12.03.2024, Treffen mit Jonas.";
 
+/// The upstream got the policy's tokens and nothing it masks; what the policy leaves alone
+/// (allow literal and pattern, a switched-off type, a name below the minimum score) passes.
 fn assert_upstream_clean(up: &FakeUpstream) {
     let body = up.last().body_str();
     for value in ["Falke", "KD-123456", "lena.vogt@example.org"] {
         assert!(!body.contains(value), "{value} went upstream: {body}");
     }
-    assert!(body.contains("TICKET-12345"), "allowed text passes: {body}");
+    for kept in [
+        "TICKET-12345",
+        "support@tarnkappe.example",
+        "12.03.2024",
+        "mit Jonas",
+    ] {
+        assert!(
+            body.contains(kept),
+            "{kept} passes under the policy: {body}"
+        );
+    }
     let toks = tokens_in(&body);
     assert_eq!(toks[0], "[[PROJEKT_1]]", "{body}");
     assert!(toks.contains(&"[[KUNDE_1]]".to_owned()), "{body}");

@@ -197,6 +197,7 @@ mod tests {
             ("[policies.p]\n[[policies.p.deny]]\ntype = \"PERSON\"\nprefix = \"PERS\"\nterms = [\"a\"]", "built-in type PERSON a token prefix of its own"),
             ("[policies.p]\n[[policies.p.recognizers]]\ntype = \"KD\"\nregex = \"KD-[0-9]+\"\nvalidator = \"crc\"", "unknown variant"),
             ("[policies.p]\n[[policies.p.recognizers]]\ntype = \"KD\"\nregex = \"KD-[0-9]+\"\nscore = 1.5", "a score must be above 0 and at most 1"),
+            ("[policies.p]\ntypes = [\"EMAIL_ADDRESS\"]\n[[policies.p.deny]]\ntype = \"PERSON\"\nterms = [\"Anna\"]", "deny entry 1 gives its findings the type PERSON, which this policy does not detect"),
         ];
         for (toml, expected) in cases {
             let text = format!("{DEFAULT_TOML}\n{toml}");
