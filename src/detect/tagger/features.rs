@@ -163,10 +163,11 @@ fn openness(
     i: usize,
 ) -> (bool, bool, bool) {
     let w = words[i];
-    let start = sentence_start(s, words, i);
+    // Only an open word's templates read its sentence start.
     if !matches!(w.shape, Shape::Capitalised | Shape::Other) {
-        return (false, false, start);
+        return (false, false, false);
     }
+    let start = sentence_start(s, words, i);
     let facts = lexed.facts()[i];
     let nameish = facts.cased & NAMEISH != 0;
     if facts.bits & class::STOP != 0 && !nameish {
