@@ -18,6 +18,7 @@ mod prepare;
 mod refuse;
 pub mod reply;
 pub mod restore;
+mod rewrite;
 pub mod routes;
 pub mod sse;
 pub mod walk;
@@ -38,7 +39,7 @@ use reply::{Framing, ReplyRewriter};
 use routes::Routes;
 
 pub use ctx::RequestCtx;
-use refuse::{refuse, BODY_TIMEOUT};
+use refuse::{refuse, Refusal};
 
 pub struct Gateway {
     app: Arc<App>,
@@ -51,7 +52,7 @@ pub struct Gateway {
 impl Gateway {
     /// Builds the gateway. Fails (naming the route and the problem) on a route that cannot be
     /// served: an upstream that is no http(s) origin, an unset `credential_env`.
-    pub fn try_new(app: Arc<App>) -> Result<Gateway, String> {
+    pub fn try_new(app: Arc<App>) -> Result<Gateway, routes::RouteError> {
         let routes = Routes::from_config(&app.config)?;
         routes.warm_up();
         Ok(Gateway {
@@ -244,7 +245,7 @@ impl ProxyHttp for Gateway {
         ctx: &mut RequestCtx,
     ) -> Result<()> {
         if !end_of_stream && ctx.body_deadline.is_some_and(|d| Instant::now() > d) {
-            ctx.refusal = Some((408, BODY_TIMEOUT.into()));
+            ctx.refusal = Some(Refusal::body_timeout());
             return Err(Error::explain(
                 ErrorType::HTTPStatus(408),
                 "request body too slow",
@@ -253,10 +254,7 @@ impl ProxyHttp for Gateway {
         if let Some(acc) = ctx.deferred.as_mut() {
             if let Some(chunk) = body.as_ref() {
                 if acc.len() + chunk.len() > self.app.config.api.max_body_bytes {
-                    ctx.refusal = Some((
-                        413,
-                        "The request body is too large for the privacy proxy.".into(),
-                    ));
+                    ctx.refusal = Some(Refusal::too_large());
                     return Err(Error::explain(
                         ErrorType::HTTPStatus(413),
                         "request body too large",
@@ -272,49 +270,16 @@ impl ProxyHttp for Gateway {
             let Some(route) = ctx.route.clone() else {
                 return Err(Error::explain(ErrorType::InternalError, "no route"));
             };
-            match anon::anonymize_body_in(
-                &self.app.detector,
-                ctx.policy.as_deref(),
-                route.format,
-                ctx.endpoint,
-                &acc,
-            ) {
-                Ok(a) => {
-                    if let Some(message) = ctx
-                        .policy
-                        .as_deref()
-                        .and_then(|p| policy::verdict(p, &a.table))
-                    {
-                        ctx.refusal = Some((policy::BLOCKED_STATUS, message));
-                        return Err(Error::explain(
-                            ErrorType::HTTPStatus(policy::BLOCKED_STATUS),
-                            "request blocked by policy",
-                        ));
-                    }
-                    ctx.entities = a.count;
-                    crate::telemetry::record_entities(
-                        a.table.entries().iter().map(|m| m.entity_type),
-                    );
-                    if !a.table.is_empty() {
-                        ctx.exchange = Some(Arc::new(reply::exchange_for(a.table.entries(), &acc)));
-                    }
-                    *body = Some(match a.body {
-                        Some(b) => Bytes::from(b),
-                        None => Bytes::from(acc),
-                    });
+            match rewrite::rewrite(&self.app, ctx, &route, acc) {
+                Ok(rewritten) => {
+                    *body = Some(rewritten);
                     return Ok(());
                 }
                 Err(refusal) => {
-                    tracing::info!(route = %route.prefix, format = route.format.name(), reason = %refusal.0, "request refused");
-                    ctx.refusal = Some((
-                        400,
-                        format!(
-                            "The privacy proxy could not rewrite the request: {}",
-                            refusal.0
-                        ),
-                    ));
+                    let status = refusal.status;
+                    ctx.refusal = Some(refusal);
                     return Err(Error::explain(
-                        ErrorType::HTTPStatus(400),
+                        ErrorType::HTTPStatus(status),
                         "request refused",
                     ));
                 }
@@ -436,14 +401,14 @@ impl ProxyHttp for Gateway {
             };
         };
         if code == 408 && ctx.refusal.is_none() {
-            ctx.refusal = Some((408, BODY_TIMEOUT.into()));
+            ctx.refusal = Some(Refusal::body_timeout());
         }
-        if let Some((status, message)) = ctx.refusal.take() {
+        if let Some(refusal) = ctx.refusal.take() {
             if session.response_written().is_none() {
-                let _ = refuse(session, route.format, status, &message).await;
+                let _ = refuse(session, route.format, refusal.status, &refusal.message).await;
             }
             return FailToProxy {
-                error_code: status,
+                error_code: refusal.status,
                 can_reuse_downstream: false,
             };
         }
