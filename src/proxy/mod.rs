@@ -6,7 +6,11 @@
 //! the client can still be answered in the provider's error shape; only a fully rewritten body
 //! is handed to `request_body_filter`. Reply side: the framing is chosen from the upstream's
 //! `Content-Type` in `upstream_response_filter`, and `response_body_filter` restores tokens
-//! event by event.
+//! event by event. The promises kept here are in `docs/proxy.md`.
+//!
+//! The phases, in the order pingora calls them, each a short function below; the work they
+//! hand off lives beside them: `prepare` (request checks and the body read),
+//! `rewrite` (anonymize-and-store, once), `refuse` (every refusal), `reply` (the reply rewrite).
 
 pub mod anon;
 mod ctx;
