@@ -5,13 +5,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::api::auth::KeyRing;
+use crate::access::{Gate, KeyRing};
 use crate::api::docs::Documents;
 use crate::config::{Config, StoreKind};
 use crate::detect::Detector;
 use crate::policy::Policies;
-use crate::ratelimit::{MemoryLimiter, RateLimiter};
-use crate::vault::{MemoryStore, Sealer, Store};
+use crate::ratelimit::{MemoryLimiter, RateLimiter, RedisLimiter};
+use crate::redis_client::RedisClient;
+use crate::vault::{MemoryStore, RedisStore, Sealer, Store};
 use crate::web::Web;
 
 pub struct App {
@@ -36,6 +37,15 @@ pub struct App {
 pub struct StartError(pub String);
 
 impl App {
+    /// What the admission gate needs of this state.
+    pub fn gate(&self) -> Gate<'_> {
+        Gate {
+            keys: &self.keys,
+            web: &self.web,
+            limiter: self.limiter.as_ref(),
+        }
+    }
+
     pub fn new(config: Config) -> Result<App, StartError> {
         // Policies first: a configuration mistake there is the likeliest, and costs nothing to find.
         let policies = Policies::compile(&config).map_err(|e| StartError(e.to_string()))?;
@@ -55,14 +65,17 @@ impl App {
                 Sealer::random()
             }
         };
-        let ttl = Duration::from_secs(config.session.ttl_seconds);
-        let store: Arc<dyn Store> = match config.session.store {
-            StoreKind::Memory => {
-                Arc::new(MemoryStore::new(ttl, config.session.memory_capacity_bytes))
+        // One Redis client for the session store and the rate limiter.
+        let redis = match config.session.store {
+            StoreKind::Memory => None,
+            StoreKind::Redis => {
+                Some(RedisClient::new(&config.redis).map_err(|e| StartError(e.to_string()))?)
             }
-            StoreKind::Redis => Arc::new(crate::vault::RedisStore::new(
-                crate::vault::RedisClient::new(&config.redis).map_err(|e| StartError(e.0))?,
-            )),
+        };
+        let ttl = Duration::from_secs(config.session.ttl_seconds);
+        let store: Arc<dyn Store> = match &redis {
+            None => Arc::new(MemoryStore::new(ttl, config.session.memory_capacity_bytes)),
+            Some(client) => Arc::new(RedisStore::new(client.clone())),
         };
         let listen = config
             .listen_addr()
@@ -75,7 +88,8 @@ impl App {
         )
         .map_err(|e| StartError(e.to_string()))?;
         announce_web(&web, config.web.enabled, listen);
-        let (api_keys, generated) = KeyRing::from_config(&config)?;
+        let (api_keys, generated) =
+            KeyRing::from_config(&config).map_err(|e| StartError(e.to_string()))?;
         if let Some(key) = generated {
             // Printed once, here, and never logged.
             eprintln!(
@@ -89,11 +103,9 @@ impl App {
             sealer,
             store,
             keys: api_keys,
-            limiter: match config.session.store {
-                StoreKind::Memory => Arc::new(MemoryLimiter::new()),
-                StoreKind::Redis => Arc::new(crate::ratelimit::RedisLimiter::new(
-                    crate::vault::RedisClient::new(&config.redis).map_err(|e| StartError(e.0))?,
-                )),
+            limiter: match redis {
+                None => Arc::new(MemoryLimiter::new()),
+                Some(client) => Arc::new(RedisLimiter::new(client)),
             },
             docs: Documents::build(),
             config,

@@ -21,13 +21,17 @@
 //!
 //! `architecture.md` in the shared docs draws the same picture.
 
+pub mod access;
 pub mod api;
 pub mod app;
 pub mod config;
 pub mod detect;
+pub mod http;
+pub mod json;
 pub mod policy;
 pub mod proxy;
 pub mod ratelimit;
+pub mod redis_client;
 pub mod server;
 pub mod slow_clients;
 pub mod telemetry;

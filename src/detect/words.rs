@@ -141,13 +141,15 @@ mod tests {
                 continue;
             }
             let (start, mut end) = (i, i + len);
-            let (mut upper, mut lower) = (usize::from(c.is_uppercase()), usize::from(c.is_lowercase()));
+            let (mut upper, mut lower) =
+                (usize::from(c.is_uppercase()), usize::from(c.is_lowercase()));
             while let Some((d, dlen)) = char_at(s, end) {
                 if is_letter(d) {
                     upper += usize::from(d.is_uppercase());
                     lower += usize::from(d.is_lowercase());
                     end += dlen;
-                } else if is_joiner(d) && char_at(s, end + dlen).is_some_and(|(e, _)| is_letter(e)) {
+                } else if is_joiner(d) && char_at(s, end + dlen).is_some_and(|(e, _)| is_letter(e))
+                {
                     end += dlen;
                 } else {
                     break;

@@ -12,9 +12,10 @@ use std::collections::HashMap;
 use aho_corasick::{packed, AhoCorasick, AhoCorasickKind, MatchKind};
 
 use super::embedded::Embedded;
-use super::format::{walk_request, TextKind, WireFormat};
-use super::json::{self, Node};
+use super::format::WireFormat;
+use super::walk::{walk_free, walk_request, TextKind, TextVisitor};
 use crate::detect::{Detector, EntityType, Finding};
+use crate::json::{self, Node};
 use crate::policy::Policy;
 use crate::tokens::{finding_byte_ranges, TokenTable};
 
@@ -104,14 +105,6 @@ pub fn anonymize_body_in(
     })
 }
 
-/// Receives every text string of a request, in document order.
-pub trait TextVisitor {
-    fn text(&mut self, s: &mut String, kind: TextKind);
-
-    /// A value the walk cannot inspect: the request must be refused for `reason`.
-    fn refuse(&mut self, _reason: &'static str) {}
-}
-
 struct Collector<'a> {
     detector: &'a Detector,
     policy: Option<&'a Policy>,
@@ -176,7 +169,7 @@ impl TextVisitor for Collector<'_> {
     fn text(&mut self, s: &mut String, kind: TextKind) {
         match kind {
             TextKind::JsonSource => match json::parse(s) {
-                Ok(mut inner) => super::format::walk_free(&mut inner, self),
+                Ok(mut inner) => walk_free(&mut inner, self),
                 Err(_) => self.collect(s),
             },
             TextKind::Base64 | TextKind::DataUrl => match Embedded::decode(s, kind) {
@@ -360,7 +353,7 @@ impl TextVisitor for Replacer<'_> {
             TextKind::JsonSource => {
                 if let Ok(mut inner) = json::parse(s) {
                     let before = self.count;
-                    super::format::walk_free(&mut inner, self);
+                    walk_free(&mut inner, self);
                     if self.count != before {
                         *s = inner.to_json_string();
                     }

@@ -27,8 +27,8 @@ use pingora::http::RequestHeader;
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 
-use crate::api::Reply;
 use crate::config::WebConfig;
+use crate::http::Reply;
 use client::{Client, Peer, TrustedProxies, TrustedProxyError};
 
 /// Name of the tenant cookie.
