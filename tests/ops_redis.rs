@@ -11,7 +11,8 @@ use ops_support::{
 };
 use tarnkappe::config::RedisConfig;
 use tarnkappe::ratelimit::{RateLimiter, RedisLimiter};
-use tarnkappe::vault::{RedisClient, RedisStore, Sealer, SealingKey, Store};
+use tarnkappe::redis_client::RedisClient;
+use tarnkappe::vault::{RedisStore, Sealer, SealingKey, Store};
 
 fn config(url: &str, prefix: &str) -> RedisConfig {
     RedisConfig {

@@ -10,8 +10,9 @@ use libfuzzer_sys::fuzz_target;
 use tarnkappe::config::WireFormatName;
 use tarnkappe::detect::Detector;
 use tarnkappe::proxy::anon::anonymize_body;
-use tarnkappe::proxy::format::{for_name, restore_tree, GENERIC};
-use tarnkappe::proxy::json;
+use tarnkappe::proxy::format::{for_name, GENERIC};
+use tarnkappe::proxy::restore::restore_tree;
+use tarnkappe::json;
 use tarnkappe::tokens::Exchange;
 
 const CASES: [(WireFormatName, &str); 10] = [

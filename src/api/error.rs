@@ -1,11 +1,13 @@
-//! The API's error vocabulary (api.md, "Errors"): one variant per row of the error table, each
+//! The API's error vocabulary (docs/api.md, "Errors"): one variant per row of the error table, each
 //! with a fixed status, code and one-sentence message. Messages are static text — the one
 //! exception names entity types (`policy_blocked`), never values — so they can never carry
 //! submitted text or personal data.
 
 use std::borrow::Cow;
 
-use crate::ratelimit::Decision;
+use crate::access::Refused;
+use crate::http::Reply;
+use crate::ratelimit::{Decision, LimitError};
 use crate::vault::StoreError;
 
 #[derive(Debug)]
@@ -97,6 +99,35 @@ impl ApiError {
             ApiError::Store(_) => "The session store is unavailable; retry later.",
             ApiError::Internal(_) => "An internal error occurred; it has been logged.",
         })
+    }
+}
+
+impl ApiError {
+    /// The JSON error body with its status, plus `Allow` (405) or `Retry-After` (429).
+    pub fn reply(&self) -> Reply {
+        let reply = Reply::error(self.status(), self.code(), &self.message());
+        match self {
+            ApiError::MethodNotAllowed { allow } => reply.header("allow", *allow),
+            ApiError::RateLimited(d) => reply.with_rate_limit(d),
+            _ => reply,
+        }
+    }
+}
+
+impl From<Refused> for ApiError {
+    fn from(r: Refused) -> ApiError {
+        match r {
+            Refused::Unauthorized => ApiError::Unauthorized,
+            Refused::RateLimited(d) => ApiError::RateLimited(d),
+            Refused::Store(e) => e.into(),
+        }
+    }
+}
+
+/// The rate limit's shared store answers as the session store does: 503 `store_unavailable`.
+impl From<LimitError> for ApiError {
+    fn from(e: LimitError) -> ApiError {
+        ApiError::Store(StoreError::Redis(e.0))
     }
 }
 

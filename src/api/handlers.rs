@@ -4,13 +4,13 @@ use pingora::proxy::Session;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::auth::Caller;
 use super::body;
+use super::call::Call;
 use super::error::ApiError;
 use super::json::parse_object;
-use super::respond::Reply;
-use super::{Exchange, MAX_TEXT_CODE_POINTS};
+use crate::access::Caller;
 use crate::app::App;
+use crate::http::Reply;
 use crate::policy::{RequestTerms, WithTerms};
 use crate::tokens::{self, contains_reserved_token, Entity, MappingEntry, Restorer, Stats};
 
@@ -22,6 +22,9 @@ pub const MAX_MAPPING_ENTRIES: usize = 100_000;
 /// what a short text that repeats the token of a long value could otherwise expand to. The
 /// length is computed from the matches before the text is built; beyond it the answer is 413
 /// `too_large`.
+/// The longest `text` (in code points) of `/anonymize` and `/deanonymize`.
+pub const MAX_TEXT_CODE_POINTS: usize = 100_000;
+
 pub const MAX_RESTORED_BYTES: usize = 1024 * 1024;
 
 type Object = Map<String, Value>;
@@ -31,7 +34,7 @@ type Object = Map<String, Value>;
 pub async fn read_json(
     session: &mut Session,
     app: &App,
-    ex: &mut Exchange,
+    ex: &mut Call,
 ) -> Result<Object, ApiError> {
     let cap = app.config.api.max_body_bytes;
     let timeout = std::time::Duration::from_millis(app.config.server.client_body_timeout_ms);
@@ -304,6 +307,7 @@ mod tests {
 
     use super::*;
     use crate::config::{Config, DEFAULT_TOML};
+    use crate::redis_client::RedisFailure;
     use crate::vault::{MemoryStore, Store, StoreError};
 
     /// A store that counts writes, over a real memory store.
@@ -341,13 +345,13 @@ mod tests {
             "redis"
         }
         async fn put(&self, _: &str, _: Vec<u8>, _: Duration) -> Result<(), StoreError> {
-            Err(StoreError("connection refused".into()))
+            Err(StoreError::Redis(RedisFailure::Unreachable))
         }
         async fn get(&self, _: &str) -> Result<Option<Vec<u8>>, StoreError> {
-            Err(StoreError("connection refused".into()))
+            Err(StoreError::Redis(RedisFailure::Unreachable))
         }
         async fn delete(&self, _: &str) -> Result<bool, StoreError> {
-            Err(StoreError("connection refused".into()))
+            Err(StoreError::Redis(RedisFailure::Unreachable))
         }
         async fn healthy(&self) -> bool {
             false
@@ -372,7 +376,7 @@ mod tests {
         Caller {
             tenant: tenant.into(),
             rate_limit: 120,
-            credential: crate::api::auth::Credential::Key,
+            credential: crate::access::Credential::Key,
         }
     }
 

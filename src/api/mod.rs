@@ -1,136 +1,44 @@
-//! The REST API under `/api/v1` (api.md), answered inside pingora's `request_filter`.
+//! The REST API under `/api/v1` (docs/api.md), answered inside pingora's `request_filter`.
 //!
-//! One request runs through: route (404/405) → for keyed endpoints the gate of [`limit::admit`]
+//! One request runs through: route (404/405) → for keyed endpoints the gate of [`access::admit`]
 //! (401 → 429) → the body under its byte cap (413) → JSON checks (413 for `text`, then 400) →
 //! the handler. Every answer is built completely before it is written, so a rejected request is
 //! never partly processed: nothing is stored.
 //!
-//! - [`auth`]: `X-API-Key` → [`auth::Caller`]; [`limit`]: authentication + rate limit.
 //! - [`body`]: reading under the cap; [`json`]: depth-checked parsing.
-//! - [`respond`]: writing JSON responses (shared with the web page).
+//! - responses are [`crate::http::Reply`]s (shared with the web page and the proxy).
 //! - [`handlers`]: the endpoints; [`docs`]: `/entities` and the OpenAPI document;
 //!   [`policy`]: the caller's policy, request deny terms, `/policy`.
 
-pub mod auth;
 pub mod body;
+mod call;
 pub mod docs;
 pub mod error;
 pub mod handlers;
 pub mod json;
-pub mod limit;
 pub mod policy;
-pub mod respond;
 
 use std::time::{Duration, Instant};
 
 use http::Method;
 use pingora::proxy::Session;
 
+use crate::access::{self, Admitted};
 use crate::app::App;
+use crate::http::Local;
+pub use crate::http::{respond_json, send, Reply};
 use body::{BodyState, Declared};
+use call::Call;
 pub use error::ApiError;
-use limit::Admitted;
-pub use respond::{respond_json, send, Reply};
-
-/// The longest `text` (in code points) of `/anonymize` and `/deanonymize`.
-pub const MAX_TEXT_CODE_POINTS: usize = 100_000;
-
-/// The local routes, after matching the path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Route {
-    Anonymize,
-    Deanonymize,
-    /// `DELETE /api/v1/session/{id}`, with the raw id segment.
-    Session(String),
-    Entities,
-    /// `GET /api/v1/policy`: the caller's effective policy (key or cookie).
-    Policy,
-    Health,
-    Ready,
-    OpenApi,
-    /// `GET /metrics`: Prometheus metrics (no key).
-    Metrics,
-    /// `/`: the web page (when `web.enabled`).
-    Page,
-    NotFound,
-}
-
-impl Route {
-    pub fn of(path: &str) -> Route {
-        if path == "/openapi.json" {
-            return Route::OpenApi;
-        }
-        let Some(rest) = path.strip_prefix("/api/v1/") else {
-            if path == "/metrics" {
-                return Route::Metrics;
-            }
-            return if path == "/" {
-                Route::Page
-            } else {
-                Route::NotFound
-            };
-        };
-        match rest {
-            "anonymize" => Route::Anonymize,
-            "deanonymize" => Route::Deanonymize,
-            "entities" => Route::Entities,
-            "policy" => Route::Policy,
-            "health" => Route::Health,
-            "health/ready" => Route::Ready,
-            "openapi.json" => Route::OpenApi,
-            _ => match rest.strip_prefix("session/") {
-                Some(id) if !id.is_empty() && !id.contains('/') => Route::Session(id.to_owned()),
-                _ => Route::NotFound,
-            },
-        }
-    }
-
-    /// The methods this route answers (the `Allow` header of a 405).
-    fn allow(&self) -> &'static str {
-        match self {
-            Route::Anonymize | Route::Deanonymize => "POST",
-            Route::Session(_) => "DELETE",
-            _ => "GET, HEAD",
-        }
-    }
-
-    fn label(&self) -> &'static str {
-        match self {
-            Route::Anonymize => "anonymize",
-            Route::Deanonymize => "deanonymize",
-            Route::Session(_) => "session",
-            Route::Entities => "entities",
-            Route::Policy => "policy",
-            Route::Health => "health",
-            Route::Ready => "ready",
-            Route::OpenApi => "openapi",
-            Route::Metrics => "metrics",
-            Route::Page => "page",
-            Route::NotFound => "unknown",
-        }
-    }
-}
-
-/// Per-request state that shapes the answer beyond its body.
-pub struct Exchange {
-    /// The request id the gateway assigned (`X-Request-Id`, see `telemetry`).
-    pub id: String,
-    pub declared: Declared,
-    pub body: BodyState,
-    /// Set once the rate limiter counted the request: its headers go on every later answer.
-    pub decision: Option<crate::ratelimit::Decision>,
-    /// The policy an `/anonymize` ran under (its name only, for the request's log line).
-    pub policy: Option<String>,
-}
 
 /// Answers one local request completely. Returns the name of the policy the request ran
 /// under, if any (for the request's log line).
 pub async fn serve(session: &mut Session, app: &App) -> pingora::Result<Option<String>> {
     let started = Instant::now();
     let req = session.req_header();
-    let route = Route::of(req.uri.path());
+    let route = Local::of(req.uri.path());
     let method = req.method.clone();
-    let mut ex = Exchange {
+    let mut ex = Call {
         id: req
             .headers
             .get(crate::telemetry::REQUEST_ID_HEADER)
@@ -167,7 +75,7 @@ pub async fn serve(session: &mut Session, app: &App) -> pingora::Result<Option<S
                 }
                 _ => {}
             }
-            Reply::error(&err)
+            err.reply()
         }
     };
     let reply = match (&ex.decision, reply.status) {
@@ -193,7 +101,7 @@ async fn finish(
     session: &mut Session,
     app: &App,
     reply: Reply,
-    ex: &Exchange,
+    ex: &Call,
     head_only: bool,
 ) -> pingora::Result<()> {
     let cap = app.config.api.max_body_bytes;
@@ -203,17 +111,17 @@ async fn finish(
         BodyState::Untouched => ex.declared.has_body(),
     };
     if !unread {
-        return respond::send(session, reply, head_only).await;
+        return send(session, reply, head_only).await;
     }
     let small = !ex.declared.chunked && ex.declared.length.is_some_and(|n| n <= cap as u64);
     if ex.body == BodyState::Untouched && small && !ex.declared.expects_continue {
         // A small declared body (e.g. with a 401): read and drop it, keep the connection.
         if session.drain_request_body().await.is_ok() {
-            return respond::send(session, reply, head_only).await;
+            return send(session, reply, head_only).await;
         }
     }
     session.set_keepalive(None);
-    respond::send(session, reply, head_only).await?;
+    send(session, reply, head_only).await?;
     if !ex.declared.expects_continue || ex.body == BodyState::Abandoned {
         body::discard_rest(session, 4 * cap, Duration::from_secs(2)).await;
     }
@@ -222,7 +130,7 @@ async fn finish(
 
 /// `GET /`: the page. A fresh cookie is counted against the client address's cookie window (429
 /// beyond); a browser that shows its valid cookie, or is sent the reload document, is not.
-async fn page(session: &Session, app: &App, ex: &mut Exchange) -> Result<Reply, ApiError> {
+async fn page(session: &Session, app: &App, ex: &mut Call) -> Result<Reply, ApiError> {
     use crate::telemetry::CookieOutcome;
     use crate::web::{page_answer, page_reply, PageAnswer};
     let req = session.req_header();
@@ -232,7 +140,10 @@ async fn page(session: &Session, app: &App, ex: &mut Exchange) -> Result<Reply, 
     let answer = page_answer(req, &app.web);
     if answer == PageAnswer::Issue {
         let window = client.window("cookie");
-        match limit::check_rate(app, &window, app.web.rate_limit()).await {
+        match access::check_rate(&app.gate(), &window, app.web.rate_limit())
+            .await
+            .map_err(ApiError::from)
+        {
             Ok(decision) => {
                 crate::telemetry::metrics().web_cookie(CookieOutcome::issued);
                 ex.decision = Some(decision);
@@ -251,18 +162,18 @@ async fn page(session: &Session, app: &App, ex: &mut Exchange) -> Result<Reply, 
 async fn dispatch(
     session: &mut Session,
     app: &App,
-    route: &Route,
+    route: &Local,
     method: &Method,
-    ex: &mut Exchange,
+    ex: &mut Call,
 ) -> Result<Reply, ApiError> {
     match route {
-        Route::NotFound => return Err(ApiError::NotFound),
-        Route::Page if !app.web.enabled() => return Err(ApiError::NotFound),
+        Local::NotFound => return Err(ApiError::NotFound),
+        Local::Page if !app.web.enabled() => return Err(ApiError::NotFound),
         _ => {}
     }
     let allowed = match route {
-        Route::Anonymize | Route::Deanonymize => method == Method::POST,
-        Route::Session(_) => method == Method::DELETE,
+        Local::Anonymize | Local::Deanonymize => method == Method::POST,
+        Local::Session(_) => method == Method::DELETE,
         _ => method == Method::GET || method == Method::HEAD,
     };
     if !allowed {
@@ -271,47 +182,48 @@ async fn dispatch(
         });
     }
     match route {
-        Route::Entities => {
+        Local::Entities => {
             return Ok(Reply::raw(
                 200,
                 "application/json",
                 app.docs.entities.clone(),
             ))
         }
-        Route::OpenApi => {
+        Local::OpenApi => {
             return Ok(Reply::raw(
                 200,
                 "application/json",
                 app.docs.openapi.clone(),
             ))
         }
-        Route::Metrics => {
+        Local::Metrics => {
             return Ok(Reply::raw(
                 200,
                 crate::telemetry::METRICS_CONTENT_TYPE,
                 bytes::Bytes::from(crate::telemetry::metrics().render()),
             ))
         }
-        Route::Page => return page(session, app, ex).await,
-        Route::Health => return Ok(handlers::health(app, false).await),
-        Route::Ready => return Ok(handlers::health(app, true).await),
+        Local::Page => return page(session, app, ex).await,
+        Local::Health => return Ok(handlers::health(app, false).await),
+        Local::Ready => return Ok(handlers::health(app, true).await),
         _ => {}
     }
     let peer = crate::web::client::Peer::of(session);
-    let Admitted { caller, decision } = limit::admit(session.req_header(), peer, app).await?;
+    let Admitted { caller, decision } =
+        access::admit(session.req_header(), peer, &app.gate()).await?;
     ex.decision = Some(decision);
     match route {
-        Route::Policy => Ok(policy::effective(app, &caller)),
-        Route::Anonymize => {
+        Local::Policy => Ok(policy::effective(app, &caller)),
+        Local::Anonymize => {
             ex.policy = Some(policy::of(app, &caller).name.clone());
             let obj = handlers::read_json(session, app, ex).await?;
             handlers::anonymize(app, &caller, obj).await
         }
-        Route::Deanonymize => {
+        Local::Deanonymize => {
             let obj = handlers::read_json(session, app, ex).await?;
             handlers::deanonymize(app, &caller, obj).await
         }
-        Route::Session(id) => {
+        Local::Session(id) => {
             // No body is expected; one that is sent is held to the same cap and ignored.
             body::read(
                 session,

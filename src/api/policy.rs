@@ -11,10 +11,10 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::auth::{Caller, Credential};
 use super::error::ApiError;
-use super::respond::Reply;
+use crate::access::{Caller, Credential};
 use crate::app::App;
+use crate::http::Reply;
 use crate::policy::{Policy, RequestTerms};
 
 /// Most `deny_terms` one request may bring.

@@ -9,7 +9,7 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use regex::Regex;
 
 use super::config::{Action, PolicyConfig, Validator};
-use super::PolicyError;
+use super::error::PolicyError;
 use crate::detect::{validate, Candidate, CustomType, EntityType, Scope, Text};
 
 /// Prefix of the tokens of a request's own `deny_terms` (`[[TERM_1]]`); no policy may use it.

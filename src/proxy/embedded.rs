@@ -7,7 +7,7 @@
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 
-use super::format::TextKind;
+use super::walk::TextKind;
 
 /// Why embedded content could not be read (no content in the message).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]

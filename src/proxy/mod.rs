@@ -6,17 +6,26 @@
 //! the client can still be answered in the provider's error shape; only a fully rewritten body
 //! is handed to `request_body_filter`. Reply side: the framing is chosen from the upstream's
 //! `Content-Type` in `upstream_response_filter`, and `response_body_filter` restores tokens
-//! event by event.
+//! event by event. The promises kept here are in `docs/proxy.md`.
+//!
+//! The phases, in the order pingora calls them, each a short function below; the work they
+//! hand off lives beside them: `prepare` (request checks and the body read),
+//! `rewrite` (anonymize-and-store, once), `refuse` (every refusal), `reply` (the reply rewrite).
 
 pub mod anon;
+mod ctx;
 pub mod embedded;
 pub mod format;
-pub mod json;
 pub mod ndjson;
 pub mod policy;
+mod prepare;
+mod refuse;
 pub mod reply;
+pub mod restore;
+mod rewrite;
 pub mod routes;
 pub mod sse;
+pub mod walk;
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -30,11 +39,11 @@ use pingora::proxy::{FailToProxy, ProxyHttp, Session};
 
 use crate::api;
 use crate::app::App;
-use crate::config::UnknownPolicy;
-use crate::tokens::Exchange;
-use format::WireFormat;
 use reply::{Framing, ReplyRewriter};
-use routes::{Route, Routes};
+use routes::Routes;
+
+pub use ctx::RequestCtx;
+use refuse::{refuse, Refusal};
 
 pub struct Gateway {
     app: Arc<App>,
@@ -47,7 +56,7 @@ pub struct Gateway {
 impl Gateway {
     /// Builds the gateway. Fails (naming the route and the problem) on a route that cannot be
     /// served: an upstream that is no http(s) origin, an unset `credential_env`.
-    pub fn try_new(app: Arc<App>) -> Result<Gateway, String> {
+    pub fn try_new(app: Arc<App>) -> Result<Gateway, routes::RouteError> {
         let routes = Routes::from_config(&app.config)?;
         routes.warm_up();
         Ok(Gateway {
@@ -58,133 +67,6 @@ impl Gateway {
             app,
         })
     }
-}
-
-/// Per-request state.
-#[derive(Default)]
-pub struct RequestCtx {
-    /// Request id and start time (logs, metrics, `X-Request-Id`).
-    pub telemetry: crate::telemetry::RequestTelemetry,
-    route: Option<Arc<Route>>,
-    endpoint: &'static str,
-    /// The rewritten body, forwarded by `request_body_filter`.
-    body: Option<Bytes>,
-    /// The body was consumed in `request_filter` and must be supplied by us.
-    body_consumed: bool,
-    exchange: Option<Arc<Exchange>>,
-    reply: Option<ReplyRewriter>,
-    /// Replace the reply with this error (the upstream's reply cannot be read).
-    reply_error: Option<Bytes>,
-    entities: usize,
-    /// Large body: accumulated and rewritten in `request_body_filter` (see [`RETRY_BUFFER`]).
-    deferred: Option<Vec<u8>>,
-    /// Why a deferred body was refused: answered in `fail_to_proxy`.
-    refusal: Option<(u16, String)>,
-    /// The request body must be complete by then (`server.client_body_timeout_ms`).
-    body_deadline: Option<Instant>,
-    /// The policy of this exchange (chosen in `prepare`).
-    policy: Option<Arc<crate::policy::Policy>>,
-}
-
-/// Pingora hands a body read in `request_filter` on to `request_body_filter` only through its
-/// retry buffer, which holds 64 KiB. Bodies known to fit are read, rewritten and refused (if
-/// need be) before any upstream connection; larger ones are accumulated in
-/// `request_body_filter` and rewritten at their end — a refusal then still answers the client
-/// and forwards no byte of the body, but the upstream has seen the request line and headers.
-const RETRY_BUFFER: usize = 64 * 1024;
-
-/// Paths served by this process itself, never proxied.
-pub fn is_local_path(path: &str) -> bool {
-    path == "/"
-        || path == "/openapi.json"
-        || path == "/metrics"
-        || path == "/api/v1"
-        || path.starts_with("/api/v1/")
-}
-
-/// Answers the client with a provider-shaped error and forwards nothing.
-async fn refuse(
-    session: &mut Session,
-    format: &dyn WireFormat,
-    status: u16,
-    message: &str,
-) -> Result<()> {
-    refuse_with(session, format, status, message, None).await
-}
-
-/// [`refuse`], with `Retry-After` (seconds) for rate-limited clients.
-async fn refuse_with(
-    session: &mut Session,
-    format: &dyn WireFormat,
-    status: u16,
-    message: &str,
-    retry_after: Option<u64>,
-) -> Result<()> {
-    let body = Bytes::from(format.error_body(status, message).to_bytes());
-    let mut header = ResponseHeader::build(status, Some(4))?;
-    header.insert_header("content-type", "application/json")?;
-    header.insert_header("content-length", body.len().to_string())?;
-    if status < 500 {
-        // a policy refusal: retrying cannot help (upstream failures stay retryable)
-        header.insert_header("x-should-retry", "false")?;
-    }
-    header.insert_header("x-tarnkappe-entities", "0")?;
-    crate::telemetry::copy_request_id(session.req_header(), &mut header);
-    if let Some(seconds) = retry_after {
-        header.insert_header("retry-after", seconds.to_string())?;
-    }
-    session
-        .write_response_header(Box::new(header), false)
-        .await?;
-    session.write_response_body(Some(body), true).await
-}
-
-fn header_str<'a>(req: &'a RequestHeader, name: &str) -> Option<&'a str> {
-    req.headers.get(name).and_then(|v| v.to_str().ok())
-}
-
-enum BodyRead {
-    Ok(Vec<u8>),
-    TooLarge,
-    TimedOut,
-}
-
-const BODY_TIMEOUT: &str = "The request body was not received in time.";
-
-/// [`read_body_within`] until `deadline`.
-async fn read_body(session: &mut Session, cap: usize, deadline: Instant) -> Result<BodyRead> {
-    let left = deadline.saturating_duration_since(Instant::now());
-    match tokio::time::timeout(left, read_body_within(session, cap)).await {
-        Ok(r) => r,
-        Err(_) => Ok(BodyRead::TimedOut),
-    }
-}
-
-async fn read_body_within(session: &mut Session, cap: usize) -> Result<BodyRead> {
-    let length = header_str(session.req_header(), "content-length")
-        .and_then(|v| v.trim().parse::<usize>().ok());
-    if length.is_some_and(|len| len > cap) {
-        return Ok(BodyRead::TooLarge);
-    }
-    if header_str(session.req_header(), "expect")
-        .is_some_and(|v| v.eq_ignore_ascii_case("100-continue"))
-    {
-        session.write_continue_response().await?;
-    }
-    // sized once: a body arriving in several reads is not copied again as the buffer grows
-    let mut body = Vec::with_capacity(length.unwrap_or(0));
-    // errors reading the client's body are the client's (a closed connection is a 499)
-    while let Some(chunk) = session
-        .read_request_body()
-        .await
-        .map_err(|e| e.into_down())?
-    {
-        if body.len() + chunk.len() > cap {
-            return Ok(BodyRead::TooLarge);
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(BodyRead::Ok(body))
 }
 
 /// Frames the body that replaces the client's. A body rewritten before the upstream request
@@ -209,7 +91,7 @@ fn frame_rewritten_body(req: &mut RequestHeader, body: Option<&Bytes>) -> Result
 fn strip_own_credentials(
     req: &mut RequestHeader,
     keyed_route: bool,
-    keys: &crate::api::auth::KeyRing,
+    keys: &crate::access::KeyRing,
 ) -> Result<()> {
     let presented: Vec<http::HeaderValue> =
         req.headers.get_all("x-api-key").iter().cloned().collect();
@@ -255,183 +137,6 @@ fn strip_own_credentials(
     Ok(())
 }
 
-impl Gateway {
-    /// Everything `request_filter` does for a proxy route. `Ok(true)`: answered locally.
-    async fn prepare(
-        &self,
-        session: &mut Session,
-        ctx: &mut RequestCtx,
-        route: Arc<Route>,
-    ) -> Result<bool> {
-        let format = route.format;
-        let req = session.req_header();
-        let mut tenant = None;
-        if route.require_key {
-            // The REST API's gate: same keys, same per-tenant rate limit (401, then 429).
-            let peer = crate::web::client::Peer::of(session);
-            match crate::api::limit::admit(req, peer, &self.app).await {
-                Ok(admitted) => tenant = Some(admitted.caller.tenant),
-                Err(e) => {
-                    let retry_after = match &e {
-                        crate::api::ApiError::RateLimited(d) => {
-                            Some(d.retry_after.as_secs().max(1))
-                        }
-                        _ => None,
-                    };
-                    refuse_with(session, format, e.status(), &e.message(), retry_after).await?;
-                    return Ok(true);
-                }
-            }
-        }
-        let chosen = policy::choose(&self.app, &route.prefix, tenant.as_deref());
-        ctx.telemetry.policy = Some(chosen.name.clone());
-        ctx.policy = Some(chosen);
-        let req = session.req_header();
-        if req.headers.contains_key("upgrade") {
-            refuse(
-                session,
-                format,
-                400,
-                "Protocol upgrades (WebSocket) cannot be inspected by the privacy proxy.",
-            )
-            .await?;
-            return Ok(true);
-        }
-        let path = req.uri.path().to_owned();
-        let method = req.method.clone();
-        let has_body = req.headers.contains_key("transfer-encoding")
-            || header_str(req, "content-length").is_some_and(|v| v.trim() != "0");
-        let encoded = header_str(req, "content-encoding")
-            .is_some_and(|v| !v.trim().eq_ignore_ascii_case("identity"));
-        session.upstream_compression.adjust_decompression(true);
-        ctx.route = Some(route.clone());
-        if method != http::Method::POST && !has_body {
-            // GET /v1/models and the like: nothing to anonymize, nothing to restore.
-            return Ok(false);
-        }
-        let endpoint = match format.endpoint(&path) {
-            Some(e) => e,
-            None => match route.unknown {
-                UnknownPolicy::Refuse => {
-                    refuse(
-                        session,
-                        format,
-                        404,
-                        "This path is not supported by the privacy proxy.",
-                    )
-                    .await?;
-                    return Ok(true);
-                }
-                UnknownPolicy::Generic => format::GENERIC,
-                UnknownPolicy::Passthrough => {
-                    tracing::warn!(route = %route.prefix, "forwarding a request unchanged (unknown = \"passthrough\")");
-                    return Ok(false);
-                }
-            },
-        };
-        ctx.endpoint = endpoint;
-        if encoded {
-            refuse(
-                session,
-                format,
-                415,
-                "Compressed request bodies are not accepted by the privacy proxy.",
-            )
-            .await?;
-            return Ok(true);
-        }
-        let length = header_str(session.req_header(), "content-length")
-            .and_then(|v| v.trim().parse::<usize>().ok());
-        let cap = self.app.config.api.max_body_bytes;
-        if length.is_some_and(|l| l > cap) {
-            refuse(
-                session,
-                format,
-                413,
-                "The request body is too large for the privacy proxy.",
-            )
-            .await?;
-            return Ok(true);
-        }
-        if length.is_none_or(|l| l > RETRY_BUFFER) {
-            if header_str(session.req_header(), "expect")
-                .is_some_and(|v| v.eq_ignore_ascii_case("100-continue"))
-            {
-                session.write_continue_response().await?;
-            }
-            ctx.deferred = Some(Vec::with_capacity(length.unwrap_or(0)));
-            ctx.body_consumed = true;
-            return Ok(false);
-        }
-        session.as_mut().enable_retry_buffering();
-        let deadline = ctx
-            .body_deadline
-            .unwrap_or_else(|| Instant::now() + self.body_timeout);
-        let body = match read_body(session, cap, deadline).await? {
-            BodyRead::Ok(b) => b,
-            BodyRead::TimedOut => {
-                session.set_keepalive(None);
-                refuse(session, format, 408, BODY_TIMEOUT).await?;
-                return Ok(true);
-            }
-            BodyRead::TooLarge => {
-                refuse(
-                    session,
-                    format,
-                    413,
-                    "The request body is too large for the privacy proxy.",
-                )
-                .await?;
-                return Ok(true);
-            }
-        };
-        match anon::anonymize_body_in(
-            &self.app.detector,
-            ctx.policy.as_deref(),
-            format,
-            endpoint,
-            &body,
-        ) {
-            Ok(a) => {
-                if let Some(message) = ctx
-                    .policy
-                    .as_deref()
-                    .and_then(|p| policy::verdict(p, &a.table))
-                {
-                    tracing::info!(route = %route.prefix, format = format.name(), "request blocked by policy");
-                    refuse(session, format, policy::BLOCKED_STATUS, &message).await?;
-                    return Ok(true);
-                }
-                ctx.entities = a.count;
-                crate::telemetry::record_entities(a.table.entries().iter().map(|m| m.entity_type));
-                if !a.table.is_empty() {
-                    ctx.exchange = Some(Arc::new(reply::exchange_for(a.table.entries(), &body)));
-                }
-                ctx.body = Some(match a.body {
-                    Some(b) => Bytes::from(b),
-                    None => Bytes::from(body),
-                });
-                ctx.body_consumed = true;
-                Ok(false)
-            }
-            Err(refusal) => {
-                tracing::info!(route = %route.prefix, format = format.name(), reason = %refusal.0, "request refused");
-                refuse(
-                    session,
-                    format,
-                    400,
-                    &format!(
-                        "The privacy proxy could not rewrite the request: {}",
-                        refusal.0
-                    ),
-                )
-                .await?;
-                Ok(true)
-            }
-        }
-    }
-}
-
 #[async_trait]
 impl ProxyHttp for Gateway {
     type CTX = RequestCtx;
@@ -456,15 +161,15 @@ impl ProxyHttp for Gateway {
     async fn request_filter(&self, session: &mut Session, ctx: &mut RequestCtx) -> Result<bool> {
         ctx.telemetry.tag_request(session.req_header_mut());
         let path = session.req_header().uri.path().to_owned();
-        if is_local_path(&path) {
+        if crate::http::is_local(&path) {
             ctx.telemetry.policy = api::serve(session, &self.app).await?;
             return Ok(true);
         }
         if let Some(route) = self.routes.find(&path) {
-            return self.prepare(session, ctx, route).await;
+            return prepare::prepare(&self.app, self.body_timeout, session, ctx, route).await;
         }
         let body = serde_json::json!({"error": {"message": "No proxy route matches this path.", "type": "invalid_request_error", "code": "no_route"}});
-        api::respond_json(session, 404, &body).await?;
+        crate::http::respond_json(session, 404, &body).await?;
         Ok(true)
     }
 
@@ -544,7 +249,7 @@ impl ProxyHttp for Gateway {
         ctx: &mut RequestCtx,
     ) -> Result<()> {
         if !end_of_stream && ctx.body_deadline.is_some_and(|d| Instant::now() > d) {
-            ctx.refusal = Some((408, BODY_TIMEOUT.into()));
+            ctx.refusal = Some(Refusal::body_timeout());
             return Err(Error::explain(
                 ErrorType::HTTPStatus(408),
                 "request body too slow",
@@ -553,10 +258,7 @@ impl ProxyHttp for Gateway {
         if let Some(acc) = ctx.deferred.as_mut() {
             if let Some(chunk) = body.as_ref() {
                 if acc.len() + chunk.len() > self.app.config.api.max_body_bytes {
-                    ctx.refusal = Some((
-                        413,
-                        "The request body is too large for the privacy proxy.".into(),
-                    ));
+                    ctx.refusal = Some(Refusal::too_large());
                     return Err(Error::explain(
                         ErrorType::HTTPStatus(413),
                         "request body too large",
@@ -572,49 +274,16 @@ impl ProxyHttp for Gateway {
             let Some(route) = ctx.route.clone() else {
                 return Err(Error::explain(ErrorType::InternalError, "no route"));
             };
-            match anon::anonymize_body_in(
-                &self.app.detector,
-                ctx.policy.as_deref(),
-                route.format,
-                ctx.endpoint,
-                &acc,
-            ) {
-                Ok(a) => {
-                    if let Some(message) = ctx
-                        .policy
-                        .as_deref()
-                        .and_then(|p| policy::verdict(p, &a.table))
-                    {
-                        ctx.refusal = Some((policy::BLOCKED_STATUS, message));
-                        return Err(Error::explain(
-                            ErrorType::HTTPStatus(policy::BLOCKED_STATUS),
-                            "request blocked by policy",
-                        ));
-                    }
-                    ctx.entities = a.count;
-                    crate::telemetry::record_entities(
-                        a.table.entries().iter().map(|m| m.entity_type),
-                    );
-                    if !a.table.is_empty() {
-                        ctx.exchange = Some(Arc::new(reply::exchange_for(a.table.entries(), &acc)));
-                    }
-                    *body = Some(match a.body {
-                        Some(b) => Bytes::from(b),
-                        None => Bytes::from(acc),
-                    });
+            match rewrite::rewrite(&self.app, ctx, &route, acc) {
+                Ok(rewritten) => {
+                    *body = Some(rewritten);
                     return Ok(());
                 }
                 Err(refusal) => {
-                    tracing::info!(route = %route.prefix, format = route.format.name(), reason = %refusal.0, "request refused");
-                    ctx.refusal = Some((
-                        400,
-                        format!(
-                            "The privacy proxy could not rewrite the request: {}",
-                            refusal.0
-                        ),
-                    ));
+                    let status = refusal.status;
+                    ctx.refusal = Some(refusal);
                     return Err(Error::explain(
-                        ErrorType::HTTPStatus(400),
+                        ErrorType::HTTPStatus(status),
                         "request refused",
                     ));
                 }
@@ -736,14 +405,14 @@ impl ProxyHttp for Gateway {
             };
         };
         if code == 408 && ctx.refusal.is_none() {
-            ctx.refusal = Some((408, BODY_TIMEOUT.into()));
+            ctx.refusal = Some(Refusal::body_timeout());
         }
-        if let Some((status, message)) = ctx.refusal.take() {
+        if let Some(refusal) = ctx.refusal.take() {
             if session.response_written().is_none() {
-                let _ = refuse(session, route.format, status, &message).await;
+                let _ = refuse(session, route.format, refusal.status, &refusal.message).await;
             }
             return FailToProxy {
-                error_code: status,
+                error_code: refusal.status,
                 can_reuse_downstream: false,
             };
         }

@@ -10,9 +10,10 @@
 
 use std::sync::Arc;
 
-use super::format::{restore_tree, StreamHandler, WireFormat};
-use super::json::{self, Node};
+use super::format::{StreamHandler, WireFormat};
+use super::restore::restore_tree;
 use super::{ndjson, sse};
+use crate::json::{self, Node};
 use crate::tokens::{Exchange, MappingEntry};
 
 /// Bytes restoring may add per byte of the upstream's reply.

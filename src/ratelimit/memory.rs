@@ -5,8 +5,7 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use dashmap::DashMap;
 
-use super::{Decision, RateLimiter};
-use crate::vault::StoreError;
+use super::decision::{Decision, LimitError, RateLimiter};
 
 const WINDOW: Duration = Duration::from_secs(60);
 
@@ -71,7 +70,7 @@ impl MemoryLimiter {
 
 #[async_trait]
 impl RateLimiter for MemoryLimiter {
-    async fn check(&self, tenant: &str, limit: u32) -> Result<Decision, StoreError> {
+    async fn check(&self, tenant: &str, limit: u32) -> Result<Decision, LimitError> {
         Ok(self.check_at(tenant, limit, Instant::now()))
     }
 }

@@ -14,8 +14,9 @@ use async_trait::async_trait;
 use redis::Script;
 use sha2::{Digest, Sha256};
 
-use super::{Decision, MemoryLimiter, RateLimiter};
-use crate::vault::{RedisClient, StoreError};
+use super::decision::{Decision, LimitError, RateLimiter};
+use super::memory::MemoryLimiter;
+use crate::redis_client::RedisClient;
 
 const WINDOW_MS: u64 = 60_000;
 
@@ -68,7 +69,7 @@ impl RedisLimiter {
     }
 
     /// Asks Redis only (no fallback); for tests and for callers that want to know.
-    pub async fn check_shared(&self, tenant: &str, limit: u32) -> Result<Decision, StoreError> {
+    pub async fn check_shared(&self, tenant: &str, limit: u32) -> Result<Decision, LimitError> {
         let key = self.key(tenant);
         let member = uuid::Uuid::new_v4().simple().to_string();
         let args = [limit.to_string(), WINDOW_MS.to_string(), member];
@@ -93,7 +94,7 @@ impl RedisLimiter {
 
 #[async_trait]
 impl RateLimiter for RedisLimiter {
-    async fn check(&self, tenant: &str, limit: u32) -> Result<Decision, StoreError> {
+    async fn check(&self, tenant: &str, limit: u32) -> Result<Decision, LimitError> {
         match self.check_shared(tenant, limit).await {
             Ok(decision) => {
                 if self.degraded.swap(false, Ordering::Relaxed) {

@@ -111,27 +111,8 @@ pub fn copy_request_id(req: &RequestHeader, resp: &mut ResponseHeader) {
 /// endpoint, the configured prefix for a proxy route (operator configuration, not request data),
 /// and placeholders for everything else. Never returns any part of the path that a client chose.
 pub fn route_template<'a>(path: &str, proxy_prefixes: impl IntoIterator<Item = &'a str>) -> String {
-    const LOCAL: [&str; 9] = [
-        "/",
-        "/openapi.json",
-        "/metrics",
-        "/api/v1/anonymize",
-        "/api/v1/deanonymize",
-        "/api/v1/entities",
-        "/api/v1/health",
-        "/api/v1/health/ready",
-        "/api/v1/openapi.json",
-    ];
-    if let Some(known) = LOCAL.iter().find(|&&p| p == path) {
-        return (*known).to_owned();
-    }
-    if let Some(rest) = path.strip_prefix("/api/v1/session/") {
-        if !rest.is_empty() && !rest.contains('/') {
-            return "/api/v1/session/{id}".to_owned();
-        }
-    }
-    if path == "/api/v1" || path.starts_with("/api/v1/") {
-        return "/api/v1/{unknown}".to_owned();
+    if let Some(local) = crate::http::template(path) {
+        return local.to_owned();
     }
     proxy_prefixes
         .into_iter()

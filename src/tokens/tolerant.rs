@@ -280,8 +280,7 @@ impl Exchange {
                         i += 1;
                         continue;
                     };
-                    let growth =
-                        (crate::proxy::json::escaped_len(v) as u64).saturating_sub(len as u64);
+                    let growth = (crate::json::escaped_len(v) as u64).saturating_sub(len as u64);
                     if !self.take_growth(growth) {
                         self.counts.over_budget.fetch_add(1, Ordering::Relaxed);
                         i += len;
@@ -289,7 +288,7 @@ impl Exchange {
                     }
                     out.push_str(&text[copied..i]);
                     if json_escape {
-                        crate::proxy::json::escape_into(v, out);
+                        crate::json::escape_into(v, out);
                     } else {
                         out.push_str(v);
                     }

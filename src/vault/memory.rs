@@ -4,7 +4,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use moka::future::Cache;
 
-use super::{Store, StoreError};
+use super::store::{Store, StoreError};
 
 /// The embedded store: a moka cache with one TTL for all records and a capacity bound in bytes
 /// (when full, moka evicts by its TinyLFU policy).

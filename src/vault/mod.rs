@@ -5,29 +5,9 @@
 mod memory;
 mod redis;
 mod sealer;
-
-use std::time::Duration;
-
-use async_trait::async_trait;
+mod store;
 
 pub use memory::MemoryStore;
-pub use redis::{RedisClient, RedisStore};
+pub use redis::RedisStore;
 pub use sealer::{OpenError, Sealer, SealingKey};
-
-/// The store could not be reached or answered with an error (never carries record contents).
-#[derive(Debug, thiserror::Error)]
-#[error("session store unavailable: {0}")]
-pub struct StoreError(pub String);
-
-/// Where sealed session records live. Implementations see opaque bytes only.
-#[async_trait]
-pub trait Store: Send + Sync {
-    /// `"memory"` or `"redis"`, as `GET /health` reports it.
-    fn kind(&self) -> &'static str;
-    async fn put(&self, id: &str, sealed: Vec<u8>, ttl: Duration) -> Result<(), StoreError>;
-    async fn get(&self, id: &str) -> Result<Option<Vec<u8>>, StoreError>;
-    /// Removes the record; true when it existed.
-    async fn delete(&self, id: &str) -> Result<bool, StoreError>;
-    /// Cheap reachability check for `/health` and `/health/ready`.
-    async fn healthy(&self) -> bool;
-}
+pub use store::{Store, StoreError};

@@ -1,4 +1,4 @@
-//! The web page at `/` (api.md, "Authentication and tenants"): one HTML document with its CSS
+//! The web page at `/` (docs/api.md, "Authentication and tenants"): one HTML document with its CSS
 //! and JavaScript embedded in the binary, the signed tenant cookie that identifies each browser,
 //! and the same-origin check that cookie-authenticated API calls must pass.
 //!
@@ -27,8 +27,8 @@ use pingora::http::RequestHeader;
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 
-use crate::api::Reply;
 use crate::config::WebConfig;
+use crate::http::Reply;
 use client::{Client, Peer, TrustedProxies, TrustedProxyError};
 
 /// Name of the tenant cookie.

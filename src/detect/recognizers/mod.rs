@@ -25,6 +25,8 @@ mod window;
 
 use super::Recognizer;
 
+pub(crate) use super::finding::cand;
+
 pub(crate) use context::{with_lower, Context, ContextIndex};
 pub(crate) use window::{
     before, captures_in, ceil_boundary, clusters, find_in, floor_boundary, number_continues_left,
@@ -54,23 +56,6 @@ pub fn all() -> Vec<Box<dyn Recognizer>> {
         Box::new(ust_id::UstIdRecognizer::new()),
         Box::new(us_ssn::UsSsnRecognizer::new()),
         // Last: reads the candidates of the others (tables, columns, datelines).
-        Box::new(crate::detect::records::RecordRecognizer::new()),
+        Box::new(super::records::RecordRecognizer::new()),
     ]
-}
-
-/// Builds a candidate.
-pub(crate) fn cand(
-    t: super::EntityType,
-    start: usize,
-    end: usize,
-    score: f32,
-    validated: bool,
-) -> super::Candidate {
-    super::Candidate {
-        entity_type: t,
-        start,
-        end,
-        score,
-        validated,
-    }
 }

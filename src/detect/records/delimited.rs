@@ -6,7 +6,7 @@
 //! Cost for prose: one newline scan and, per line, a SIMD count of each delimiter (memchr).
 
 use super::fields::{self, Kind};
-use super::Table;
+use super::table::Table;
 
 const DELIMITERS: [u8; 4] = [b'\t', b';', b',', b'|'];
 /// Lines longer than this are text, not records.
@@ -86,7 +86,7 @@ pub(super) fn table(s: &str, rows: &[Vec<(usize, usize)>], headerless_ok: bool) 
     t.names = vec![None; width];
     let body = if header {
         for (i, &(a, b)) in first.iter().enumerate() {
-            t.names[i] = super::trim_value(s, a, b);
+            t.names[i] = super::table::trim_value(s, a, b);
         }
         &rows[1..]
     } else {

@@ -3,7 +3,7 @@
 //! an array — or the lines of a JSON log — share their columns. Parsing is lenient: what was
 //! read before an error (a truncated paste) is kept.
 
-use super::Table;
+use super::table::Table;
 
 /// Nesting deeper than this is not followed.
 const MAX_DEPTH: usize = 64;

@@ -7,7 +7,7 @@
 //! - `key=value` pairs anywhere (logfmt): the value is a quoted string or runs to the next
 //!   space, comma, `;` or `&`. A lone pair inside a sentence needs a second one on the line.
 
-use super::Table;
+use super::table::Table;
 
 /// Keys are short.
 const MAX_KEY: usize = 32;

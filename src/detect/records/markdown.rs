@@ -3,7 +3,7 @@
 //! it holds a known field name and no number.
 
 use super::delimited::{is_rule, table};
-use super::Table;
+use super::table::Table;
 
 /// Cells of a table line (at `offset`): split at unescaped `|`, outer pipes dropped.
 fn split(line: &str, offset: usize) -> Vec<(usize, usize)> {
@@ -40,7 +40,7 @@ pub(super) fn find(s: &str, out: &mut Vec<Table>) {
                     t = Table::new(true);
                     t.names = block[0]
                         .iter()
-                        .map(|&(a, b)| super::trim_value(s, a, b))
+                        .map(|&(a, b)| super::table::trim_value(s, a, b))
                         .collect();
                     for row in &block[1..] {
                         for (col, &(a, b)) in row.iter().enumerate() {

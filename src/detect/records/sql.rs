@@ -2,7 +2,7 @@
 //! (if any) names the columns; without it the columns are known by position only. Strings in
 //! single or double quotes (`''` and `\'` inside), numbers, `NULL` and function calls are values.
 
-use super::Table;
+use super::table::Table;
 
 /// Parsing stops after this many tuples of one statement (the rest is left to the others).
 const MAX_TUPLES: usize = 100_000;

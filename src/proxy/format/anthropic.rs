@@ -3,8 +3,9 @@
 
 use std::sync::Arc;
 
-use super::{push_member, restore_tree, Channels, StreamHandler, WireFormat};
-use crate::proxy::json::Node;
+use super::{StreamHandler, WireFormat};
+use crate::json::Node;
+use crate::proxy::restore::{push_member, restore_tree, Channels};
 use crate::tokens::Exchange;
 
 pub struct Anthropic;

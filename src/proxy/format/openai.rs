@@ -5,8 +5,9 @@
 
 use std::sync::Arc;
 
-use super::{push_member, restore_tree, Channels, StreamHandler, WireFormat};
-use crate::proxy::json::Node;
+use super::{FormatRefusal, StreamHandler, WireFormat};
+use crate::json::Node;
+use crate::proxy::restore::{push_member, restore_tree, Channels};
 use crate::tokens::Exchange;
 
 pub struct OpenAi;
@@ -36,7 +37,7 @@ impl WireFormat for OpenAi {
         }
     }
 
-    fn check_request(&self, endpoint: &str, root: &Node) -> Result<(), String> {
+    fn check_request(&self, endpoint: &str, root: &Node) -> Result<(), FormatRefusal> {
         let field = match endpoint {
             COMPLETIONS => "prompt",
             EMBEDDINGS => "input",
@@ -48,9 +49,7 @@ impl WireFormat for OpenAi {
             Some(_) => true,
         };
         if token_ids {
-            return Err(format!(
-                "`{field}` as token ids cannot be inspected by the privacy proxy; send text"
-            ));
+            return Err(FormatRefusal::TokenIds { field });
         }
         Ok(())
     }

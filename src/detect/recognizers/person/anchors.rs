@@ -5,7 +5,9 @@
 //! (`Herr Präsident`).
 
 use super::facts::{Ctx, Mode, F_GREET, F_LABEL, F_LEAD, F_PARTICLE, F_ROLE, F_SALUT, F_SPEECH};
-use super::{push, Found, ANCHORED, ANCHORED_CHAT, ANCHORED_ROLE, ANCHORED_STRONG, ANCHORED_WEAK};
+use super::scores::{
+    push, Found, ANCHORED, ANCHORED_CHAT, ANCHORED_ROLE, ANCHORED_STRONG, ANCHORED_WEAK,
+};
 use crate::detect::words::Shape;
 
 /// Appends the anchored names of `cx` to `found`.

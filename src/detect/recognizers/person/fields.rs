@@ -1,7 +1,7 @@
 //! Structured data: the value of a name key in JSON, YAML or form data (`"firstName": "Anna"`,
 //! `name='Anna Schmidt'`). The keys come from `data/lexicon/person_field_keys.txt`.
 
-use super::ANCHORED_STRONG;
+use super::scores::ANCHORED_STRONG;
 use crate::detect::lexicon::Lexicon;
 use crate::detect::recognizers::{cand, captures_in, M};
 use crate::detect::{Candidate, EntityType, Text};

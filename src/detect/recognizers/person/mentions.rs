@@ -2,7 +2,7 @@
 //! found with confidence (`Nowak` after `Katarzyna Nowak`), also in the genitive (`Nowaks`).
 
 use super::facts::{length_bit, Ctx};
-use super::{push, Found, CONFIDENT, MENTION};
+use super::scores::{push, Found, CONFIDENT, MENTION};
 use crate::detect::recognizers::cand;
 use crate::detect::words::Shape;
 use crate::detect::{Candidate, EntityType};

@@ -1,4 +1,4 @@
-//! PERSON (entities.md §2) without a model, in phases over the words of the text:
+//! PERSON (docs/entities.md §2) without a model, in phases over the words of the text:
 //!
 //! 1. [`fields`]: structured data (`"firstName": "Anna"`).
 //! 2. [`anchors`]: names after an anchor (salutation, title, greeting, self-introduction, form
@@ -15,26 +15,27 @@
 //! A candidate's score says how it was found, so that a later stage (a trained tagger) can
 //! keep what an anchor vouches for and decide the rest:
 //!
-//! - **Anchored** scores are multiples of 0.05: [`ANCHORED_STRONG`] 0.9 (salutation, title,
-//!   self-introduction, form label, signature, structured field), [`ANCHORED`] 0.85
-//!   (greeting), [`ANCHORED_ROLE`]/[`ANCHORED_CHAT`]/[`MENTION`] 0.8 (role noun, lower-case
-//!   chat after a salutation, repeated mention of a confident name), [`ANCHORED_WEAK`] 0.75
+//! - **Anchored** scores are multiples of 0.05: [`ANCHORED_STRONG`](scores::ANCHORED_STRONG) 0.9 (salutation, title,
+//!   self-introduction, form label, signature, structured field), [`ANCHORED`](scores::ANCHORED) 0.85
+//!   (greeting), [`ANCHORED_ROLE`](scores::ANCHORED_ROLE)/[`ANCHORED_CHAT`](scores::ANCHORED_CHAT)/[`MENTION`](scores::MENTION) 0.8 (role noun, lower-case
+//!   chat after a salutation, repeated mention of a confident name), [`ANCHORED_WEAK`](scores::ANCHORED_WEAK) 0.75
 //!   (verb of saying before or after).
-//! - **Unanchored** scores end in 3 or 8 hundredths (0.05·k − 0.02): [`UNANCHORED_FULL`] 0.83
-//!   (given name + surname, `Schmidt, Anna`), [`UNANCHORED_SHAPE`] 0.78 (initial + surname,
-//!   lower-case chat pair), [`UNANCHORED_PAIR`] 0.73 (ambiguous given name + surname, family
-//!   name first), [`UNANCHORED_UNCASED`] 0.68 (script without case),
-//!   [`UNANCHORED_LONE_FIRST_SURNAME`] 0.63, [`UNANCHORED_LONE_FIRST`] 0.58,
-//!   [`UNANCHORED_LONE_SURNAME`] 0.53 (one word alone), [`UNANCHORED_LONE_SURNAME_START`] 0.38
+//! - **Unanchored** scores end in 3 or 8 hundredths (0.05·k − 0.02): [`UNANCHORED_FULL`](scores::UNANCHORED_FULL) 0.83
+//!   (given name + surname, `Schmidt, Anna`), [`UNANCHORED_SHAPE`](scores::UNANCHORED_SHAPE) 0.78 (initial + surname,
+//!   lower-case chat pair), [`UNANCHORED_PAIR`](scores::UNANCHORED_PAIR) 0.73 (ambiguous given name + surname, family
+//!   name first), [`UNANCHORED_UNCASED`](scores::UNANCHORED_UNCASED) 0.68 (script without case),
+//!   [`UNANCHORED_LONE_FIRST_SURNAME`](scores::UNANCHORED_LONE_FIRST_SURNAME) 0.63, [`UNANCHORED_LONE_FIRST`](scores::UNANCHORED_LONE_FIRST) 0.58,
+//!   [`UNANCHORED_LONE_SURNAME`](scores::UNANCHORED_LONE_SURNAME) 0.53 (one word alone), [`UNANCHORED_LONE_SURNAME_START`](scores::UNANCHORED_LONE_SURNAME_START) 0.38
 //!   (a surname opening a sentence: below the threshold, dropped).
 //!
-//! [`is_unanchored`] tells them apart.
+//! [`is_unanchored`](scores::is_unanchored) tells them apart.
 
 mod anchors;
 mod facts;
 mod fields;
 mod mentions;
 mod prose;
+mod scores;
 mod signatures;
 mod span;
 
@@ -42,53 +43,7 @@ use super::cand;
 use crate::detect::lexicon::Lexicon;
 use crate::detect::{Candidate, EntityType, Recognizer, Text};
 use facts::Ctx;
-
-/// Anchored: salutation, title, self-introduction, form label, signature, structured field.
-pub const ANCHORED_STRONG: f32 = 0.9;
-/// Anchored: greeting (`Hallo Anna,`).
-pub const ANCHORED: f32 = 0.85;
-/// Anchored: role noun with a known name (`Kollegin Petra`).
-pub const ANCHORED_ROLE: f32 = 0.8;
-/// Anchored: lower-case chat after a salutation (`herrn meyer`).
-pub const ANCHORED_CHAT: f32 = 0.8;
-/// Anchored by an earlier confident finding: a repeated mention (`Nowak`).
-pub const MENTION: f32 = 0.8;
-/// Anchored: verb of saying (`sagte Müller`, `Müller sagte`, `laut Müller`).
-pub const ANCHORED_WEAK: f32 = 0.75;
-/// Unanchored: given name(s) + surname, or `Schmidt, Anna`.
-pub const UNANCHORED_FULL: f32 = 0.83;
-/// Unanchored: initial + surname (`A. Schmidt`), lower-case chat pair (`tobias meier`).
-pub const UNANCHORED_SHAPE: f32 = 0.78;
-/// Unanchored: ambiguous given name + surname (`Frank Becker`), family name first
-/// (`Nguyen Van Minh`).
-pub const UNANCHORED_PAIR: f32 = 0.73;
-/// Unanchored: words of a script without case inside Latin text.
-pub const UNANCHORED_UNCASED: f32 = 0.68;
-/// Unanchored: a lone given name that is also a surname, mid-sentence; or a lower-case chat
-/// sentence opening with a given name.
-pub const UNANCHORED_LONE_FIRST_SURNAME: f32 = 0.63;
-/// Unanchored: a lone given name.
-pub const UNANCHORED_LONE_FIRST: f32 = 0.58;
-/// Unanchored: a lone surname mid-sentence.
-pub const UNANCHORED_LONE_SURNAME: f32 = 0.53;
-/// Unanchored: a lone surname opening a sentence (below the threshold).
-pub const UNANCHORED_LONE_SURNAME_START: f32 = 0.38;
-/// Names at or above this score seed the search for repeated mentions.
-const CONFIDENT: f32 = 0.73;
-
-/// True when a PERSON candidate's score is one of the unanchored scores (see the module doc).
-/// For the stage after the rules that decides unanchored names (issue 10's tagger).
-#[allow(dead_code)]
-pub fn is_unanchored(score: f32) -> bool {
-    (score * 100.0).round() as i32 % 5 == 3
-}
-
-/// Names found so far: word index ranges `i..=j` with their scores.
-type Found = Vec<(usize, usize, f32)>;
-
-fn push(found: &mut Found, i: usize, j: usize, score: f32) {
-    found.push((i, j, score));
-}
+use scores::Found;
 
 pub struct PersonRecognizer {
     lex: &'static Lexicon,
@@ -155,35 +110,4 @@ pub(crate) fn names(text: &str) -> Vec<String> {
         .filter(|(t, _)| *t == EntityType::Person)
         .map(|(_, v)| v)
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn anchored_and_unanchored_scores_are_told_apart() {
-        for s in [
-            ANCHORED_STRONG,
-            ANCHORED,
-            ANCHORED_ROLE,
-            ANCHORED_CHAT,
-            MENTION,
-            ANCHORED_WEAK,
-        ] {
-            assert!(!is_unanchored(s), "{s}");
-        }
-        for s in [
-            UNANCHORED_FULL,
-            UNANCHORED_SHAPE,
-            UNANCHORED_PAIR,
-            UNANCHORED_UNCASED,
-            UNANCHORED_LONE_FIRST_SURNAME,
-            UNANCHORED_LONE_FIRST,
-            UNANCHORED_LONE_SURNAME,
-            UNANCHORED_LONE_SURNAME_START,
-        ] {
-            assert!(is_unanchored(s), "{s}");
-        }
-    }
 }

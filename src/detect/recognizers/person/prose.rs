@@ -4,7 +4,7 @@
 //! in scripts without case, and names before a verb of saying (`Müller sagte`).
 
 use super::facts::{Ctx, Mode, F_PET, F_SPEECH};
-use super::{
+use super::scores::{
     push, Found, ANCHORED_WEAK, UNANCHORED_FULL, UNANCHORED_LONE_FIRST,
     UNANCHORED_LONE_FIRST_SURNAME, UNANCHORED_LONE_SURNAME, UNANCHORED_LONE_SURNAME_START,
     UNANCHORED_PAIR, UNANCHORED_SHAPE, UNANCHORED_UNCASED,

@@ -2,7 +2,7 @@
 //! that is only a name, or a name on the closing line itself (`LG Tom`).
 
 use super::facts::{Ctx, Mode};
-use super::{push, Found, ANCHORED_STRONG};
+use super::scores::{push, Found, ANCHORED_STRONG};
 
 /// Appends the signature names of `cx` to `found`.
 pub(super) fn find(cx: &Ctx<'_>, found: &mut Found) {

@@ -1,42 +1,21 @@
-//! Who is calling: resolves a request to a [`Caller`] (tenant + per-minute limit).
-//!
-//! Two sources: the `X-API-Key` header (the SHA-256 of the presented key is compared in
-//! constant time against every configured hash), and — only for requests without that header —
-//! the web page's signed cookie with its same-origin check (`crate::web`).
+//! The configured API keys: SHA-256 hashes decoded once at start-up, compared in constant time.
 
-use pingora::http::RequestHeader;
 use sha2::{Digest, Sha256};
 use subtle::{Choice, ConstantTimeEq};
 
-use super::error::ApiError;
-use crate::app::{App, StartError};
 use crate::config::Config;
-use crate::web::CookieAuth;
 
-/// The authenticated caller of one request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Caller {
-    /// Tenant id: sessions are bound to it, rate limits of keys are counted per tenant.
-    pub tenant: String,
-    /// Requests per minute.
-    pub rate_limit: u32,
-    /// What authenticated it; a cookie caller is limited per client address, not per tenant.
-    pub credential: Credential,
+/// A configured key cannot be used (names the entry, never the value).
+#[derive(Debug, thiserror::Error)]
+pub enum KeyError {
+    #[error("invalid value for api.keys[{index}].sha256: expected 64 hex digits")]
+    BadHash { index: usize },
 }
 
-/// How a caller authenticated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Credential {
-    /// `X-API-Key`.
-    Key,
-    /// The web page's tenant cookie.
-    Cookie,
-}
-
-struct KeyEntry {
+pub(super) struct KeyEntry {
     hash: [u8; 32],
-    tenant: String,
-    rate_limit: u32,
+    pub(super) tenant: String,
+    pub(super) rate_limit: u32,
 }
 
 /// The configured keys, decoded once at start-up.
@@ -50,15 +29,11 @@ pub const GENERATED_TENANT: &str = "default";
 impl KeyRing {
     /// Decodes the configured hashes. With no key configured at all, generates one random key and
     /// returns it (the caller prints it once).
-    pub fn from_config(config: &Config) -> Result<(KeyRing, Option<String>), StartError> {
+    pub fn from_config(config: &Config) -> Result<(KeyRing, Option<String>), KeyError> {
         let default_limit = config.api.rate_limit_per_minute;
         let mut entries = Vec::with_capacity(config.api.keys.len().max(1));
         for (i, k) in config.api.keys.iter().enumerate() {
-            let hash = decode_hex32(&k.sha256).ok_or_else(|| {
-                StartError(format!(
-                    "invalid value for api.keys[{i}].sha256: expected 64 hex digits"
-                ))
-            })?;
+            let hash = decode_hex32(&k.sha256).ok_or(KeyError::BadHash { index: i })?;
             entries.push(KeyEntry {
                 hash,
                 tenant: k.name.clone(),
@@ -80,7 +55,7 @@ impl KeyRing {
 
     /// The entry whose hash equals SHA-256(`presented`). Every entry is compared, each in
     /// constant time, so timing reveals neither which key matched nor how much of it.
-    fn find(&self, presented: &[u8]) -> Option<&KeyEntry> {
+    pub(super) fn find(&self, presented: &[u8]) -> Option<&KeyEntry> {
         let digest: [u8; 32] = Sha256::digest(presented).into();
         let mut found: Option<&KeyEntry> = None;
         for entry in &self.entries {
@@ -104,39 +79,6 @@ impl KeyRing {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
-}
-
-/// Resolves the request to its caller, or 401 `unauthorized` (header missing, empty, not
-/// visible ASCII, unknown, or sent more than once: with two keys it is ambiguous which one
-/// speaks, and components that read the first or the last would disagree).
-pub fn authenticate(req: &RequestHeader, app: &App) -> Result<Caller, ApiError> {
-    if req.headers.get_all("x-api-key").iter().nth(1).is_some() {
-        return Err(ApiError::Unauthorized);
-    }
-    // The web page sends no key: its signed cookie, from its own origin, names the tenant — on
-    // /api/v1 only, never on proxy routes. A cookie from another origin, a forged one, one on
-    // another path, or any while the page is off falls through to the 401 below.
-    if req.headers.get("x-api-key").is_none() {
-        if let CookieAuth::Tenant(tenant) = app.web.authenticate(req) {
-            return Ok(Caller {
-                tenant,
-                rate_limit: app.web.rate_limit(),
-                credential: Credential::Cookie,
-            });
-        }
-    }
-    let presented = req
-        .headers
-        .get("x-api-key")
-        .map(|v| v.as_bytes())
-        .filter(|v| !v.is_empty())
-        .ok_or(ApiError::Unauthorized)?;
-    let entry = app.keys.find(presented).ok_or(ApiError::Unauthorized)?;
-    Ok(Caller {
-        tenant: entry.tenant.clone(),
-        rate_limit: entry.rate_limit,
-        credential: Credential::Key,
-    })
 }
 
 fn decode_hex32(hex: &str) -> Option<[u8; 32]> {

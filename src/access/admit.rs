@@ -1,5 +1,5 @@
-//! The admission gate of keyed endpoints: authentication, then the rate limit (api.md: 401 →
-//! 429 → …). Public so that proxy routes with `require_key` use the same gate.
+//! The admission gate of keyed endpoints: authentication, then the rate limit (docs/api.md:
+//! 401 → 429 → …). The API and proxy routes with `require_key` use the same gate.
 //!
 //! A key is limited per tenant. The web page's cookie costs one `GET /`, so a cookie caller is
 //! limited per client address instead (`crate::web::client`): fresh cookies from one address
@@ -7,22 +7,20 @@
 
 use pingora::http::RequestHeader;
 
-use super::auth::{authenticate, Caller, Credential};
-use super::error::ApiError;
-use crate::app::App;
+use super::caller::{authenticate, Caller, Credential};
+use super::gate::{Gate, Refused};
 use crate::ratelimit::Decision;
 use crate::telemetry::{metrics, AuthLabel};
 use crate::web::client::Peer;
 
 /// Counts one request in `window` against `limit` per minute and refuses it with 429 when over.
-/// A failing shared store surfaces as [`ApiError::Store`].
-pub async fn check_rate(app: &App, window: &str, limit: u32) -> Result<Decision, ApiError> {
-    let decision = app.limiter.check(window, limit).await?;
+pub async fn check_rate(gate: &Gate<'_>, window: &str, limit: u32) -> Result<Decision, Refused> {
+    let decision = gate.limiter.check(window, limit).await?;
     if decision.allowed {
         Ok(decision)
     } else {
         metrics().rate_limited();
-        Err(ApiError::RateLimited(decision))
+        Err(Refused::RateLimited(decision))
     }
 }
 
@@ -36,24 +34,24 @@ pub struct Admitted {
 
 /// 401 unless authenticated, then 429 unless within the limit: the key's, or for a cookie the
 /// calls window of the client address behind `peer`.
-pub async fn admit(req: &RequestHeader, peer: Peer, app: &App) -> Result<Admitted, ApiError> {
-    let caller = authenticate(req, app)?;
+pub async fn admit(req: &RequestHeader, peer: Peer, gate: &Gate<'_>) -> Result<Admitted, Refused> {
+    let caller = authenticate(req, gate)?;
     let (label, decision) = match caller.credential {
         Credential::Key => (
             AuthLabel::key,
-            check_rate(app, &caller.tenant, caller.rate_limit).await,
+            check_rate(gate, &caller.tenant, caller.rate_limit).await,
         ),
         Credential::Cookie => {
-            let window = app.web.client(peer, &req.headers).window("call");
+            let window = gate.web.client(peer, &req.headers).window("call");
             (
                 AuthLabel::cookie,
-                check_rate(app, &window, caller.rate_limit).await,
+                check_rate(gate, &window, caller.rate_limit).await,
             )
         }
     };
     match &decision {
         Ok(_) => metrics().authenticated(label, true),
-        Err(ApiError::RateLimited(_)) => metrics().authenticated(label, false),
+        Err(Refused::RateLimited(_)) => metrics().authenticated(label, false),
         Err(_) => {}
     }
     Ok(Admitted {

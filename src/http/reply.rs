@@ -1,13 +1,12 @@
-//! Building and writing local JSON responses: status, body, `Content-Length` (always — a local
-//! response without it hangs), the `Allow` header of a 405, the rate-limit headers. Shared by
-//! the API and the web page.
+//! Building and writing local responses: status, body, `Content-Length` (always — a local
+//! response without it hangs), the rate-limit headers. Shared by the API, the web page and the
+//! proxy's own answers.
 
 use bytes::Bytes;
 use pingora::http::ResponseHeader;
 use pingora::proxy::Session;
 use serde::Serialize;
 
-use super::error::ApiError;
 use crate::ratelimit::Decision;
 
 /// A complete response, built before anything is written.
@@ -21,10 +20,15 @@ pub struct Reply {
 
 /// The body of every error: `{"error": code, "message": sentence}`.
 #[derive(Serialize)]
-struct ErrorBody {
+struct ErrorBody<'a> {
     error: &'static str,
-    message: std::borrow::Cow<'static, str>,
+    message: &'a str,
 }
+
+/// The answer when serializing one of our own response types fails (it cannot; if it ever did,
+/// a 500 rather than a partial body).
+const SERIALIZATION_FAILED: &str =
+    r#"{"error":"internal","message":"An internal error occurred; it has been logged."}"#;
 
 impl Reply {
     /// `body` serialized as JSON. Serialization of our own response types cannot fail; if it
@@ -32,7 +36,14 @@ impl Reply {
     pub fn json<T: Serialize + ?Sized>(status: u16, body: &T) -> Reply {
         match serde_json::to_vec(body) {
             Ok(bytes) => Reply::raw(status, "application/json", Bytes::from(bytes)),
-            Err(_) => Reply::error(&ApiError::Internal("response serialization failed")),
+            Err(_) => {
+                tracing::error!("response serialization failed");
+                Reply::raw(
+                    500,
+                    "application/json",
+                    Bytes::from_static(SERIALIZATION_FAILED.as_bytes()),
+                )
+            }
         }
     }
 
@@ -46,21 +57,15 @@ impl Reply {
         }
     }
 
-    /// The JSON error body with its status, plus `Allow` (405) or `Retry-After` (429).
-    pub fn error(err: &ApiError) -> Reply {
-        let mut reply = Reply::json(
-            err.status(),
+    /// The JSON error body `{"error": code, "message": message}` with its status.
+    pub fn error(status: u16, code: &'static str, message: &str) -> Reply {
+        Reply::json(
+            status,
             &ErrorBody {
-                error: err.code(),
-                message: err.message(),
+                error: code,
+                message,
             },
-        );
-        match err {
-            ApiError::MethodNotAllowed { allow } => reply.headers.push(("allow", (*allow).into())),
-            ApiError::RateLimited(d) => reply = reply.with_rate_limit(d),
-            _ => {}
-        }
-        reply
+        )
     }
 
     /// Adds `X-RateLimit-Limit`, `X-RateLimit-Remaining` and, when refused, `Retry-After`

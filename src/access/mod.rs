@@ -1,0 +1,14 @@
+//! Who may call, and how often: the API keys ([`KeyRing`]), the caller a request resolves to
+//! ([`Caller`], by key or by the web page's cookie) and the admission gate ([`admit`]: 401, then
+//! the rate limit's 429). It borrows what it needs from the process state ([`Gate`]), so the API,
+//! the proxy and the web page share one gate without depending on each other.
+
+mod admit;
+mod caller;
+mod gate;
+mod keys;
+
+pub use admit::{admit, check_rate, Admitted};
+pub use caller::{authenticate, Caller, Credential};
+pub use gate::{Gate, Refused};
+pub use keys::{KeyError, KeyRing, GENERATED_TENANT};

@@ -1,0 +1,37 @@
+//! The state of one request through the gateway's phases.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::Bytes;
+
+use super::refuse::Refusal;
+use super::reply::ReplyRewriter;
+use super::routes::Route;
+use crate::tokens::Exchange;
+
+/// Per-request state.
+#[derive(Default)]
+pub struct RequestCtx {
+    /// Request id and start time (logs, metrics, `X-Request-Id`).
+    pub telemetry: crate::telemetry::RequestTelemetry,
+    pub(super) route: Option<Arc<Route>>,
+    pub(super) endpoint: &'static str,
+    /// The rewritten body, forwarded by `request_body_filter`.
+    pub(super) body: Option<Bytes>,
+    /// The body was consumed in `request_filter` and must be supplied by us.
+    pub(super) body_consumed: bool,
+    pub(super) exchange: Option<Arc<Exchange>>,
+    pub(super) reply: Option<ReplyRewriter>,
+    /// Replace the reply with this error (the upstream's reply cannot be read).
+    pub(super) reply_error: Option<Bytes>,
+    pub(super) entities: usize,
+    /// Large body: accumulated and rewritten in `request_body_filter` (see `prepare::RETRY_BUFFER`).
+    pub(super) deferred: Option<Vec<u8>>,
+    /// Why a deferred body was refused: answered in `fail_to_proxy`.
+    pub(super) refusal: Option<Refusal>,
+    /// The request body must be complete by then (`server.client_body_timeout_ms`).
+    pub(super) body_deadline: Option<Instant>,
+    /// The policy of this exchange (chosen in `prepare`).
+    pub(super) policy: Option<Arc<crate::policy::Policy>>,
+}

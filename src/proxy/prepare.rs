@@ -1,0 +1,201 @@
+//! Request preparation for a proxy route, before any upstream connection: the gate of a keyed
+//! route, the policy, the checks that refuse (upgrade, unknown path, compressed or oversized
+//! body), the body read under its deadline, anonymized and checked against the policy.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use pingora::http::RequestHeader;
+use pingora::prelude::*;
+use pingora::proxy::Session;
+
+use super::ctx::RequestCtx;
+use super::refuse::{refuse, refuse_with, BODY_TIMEOUT, TOO_LARGE};
+use super::rewrite::rewrite;
+use super::routes::Route;
+use super::{format, policy};
+use crate::app::App;
+use crate::config::UnknownPolicy;
+
+/// Pingora hands a body read in `request_filter` on to `request_body_filter` only through its
+/// retry buffer, which holds 64 KiB. Bodies known to fit are read, rewritten and refused (if
+/// need be) before any upstream connection; larger ones are accumulated in
+/// `request_body_filter` and rewritten at their end — a refusal then still answers the client
+/// and forwards no byte of the body, but the upstream has seen the request line and headers.
+pub(super) const RETRY_BUFFER: usize = 64 * 1024;
+
+pub(super) fn header_str<'a>(req: &'a RequestHeader, name: &str) -> Option<&'a str> {
+    req.headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+enum BodyRead {
+    Ok(Vec<u8>),
+    TooLarge,
+    TimedOut,
+}
+
+/// [`read_body_within`] until `deadline`.
+async fn read_body(session: &mut Session, cap: usize, deadline: Instant) -> Result<BodyRead> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    match tokio::time::timeout(left, read_body_within(session, cap)).await {
+        Ok(r) => r,
+        Err(_) => Ok(BodyRead::TimedOut),
+    }
+}
+
+async fn read_body_within(session: &mut Session, cap: usize) -> Result<BodyRead> {
+    let length = header_str(session.req_header(), "content-length")
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    if length.is_some_and(|len| len > cap) {
+        return Ok(BodyRead::TooLarge);
+    }
+    if header_str(session.req_header(), "expect")
+        .is_some_and(|v| v.eq_ignore_ascii_case("100-continue"))
+    {
+        session.write_continue_response().await?;
+    }
+    // sized once: a body arriving in several reads is not copied again as the buffer grows
+    let mut body = Vec::with_capacity(length.unwrap_or(0));
+    // errors reading the client's body are the client's (a closed connection is a 499)
+    while let Some(chunk) = session
+        .read_request_body()
+        .await
+        .map_err(|e| e.into_down())?
+    {
+        if body.len() + chunk.len() > cap {
+            return Ok(BodyRead::TooLarge);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(BodyRead::Ok(body))
+}
+
+/// Everything `request_filter` does for a proxy route. `Ok(true)`: answered locally.
+pub(super) async fn prepare(
+    app: &App,
+    body_timeout: Duration,
+    session: &mut Session,
+    ctx: &mut RequestCtx,
+    route: Arc<Route>,
+) -> Result<bool> {
+    let format = route.format;
+    let req = session.req_header();
+    let mut tenant = None;
+    if route.require_key {
+        // The REST API's gate: same keys, same per-tenant rate limit (401, then 429).
+        let peer = crate::web::client::Peer::of(session);
+        match crate::access::admit(req, peer, &app.gate()).await {
+            Ok(admitted) => tenant = Some(admitted.caller.tenant),
+            Err(refused) => {
+                let e = crate::api::ApiError::from(refused);
+                let retry_after = match &e {
+                    crate::api::ApiError::RateLimited(d) => Some(d.retry_after.as_secs().max(1)),
+                    _ => None,
+                };
+                refuse_with(session, format, e.status(), &e.message(), retry_after).await?;
+                return Ok(true);
+            }
+        }
+    }
+    let chosen = policy::choose(app, &route.prefix, tenant.as_deref());
+    ctx.telemetry.policy = Some(chosen.name.clone());
+    ctx.policy = Some(chosen);
+    let req = session.req_header();
+    if req.headers.contains_key("upgrade") {
+        refuse(
+            session,
+            format,
+            400,
+            "Protocol upgrades (WebSocket) cannot be inspected by the privacy proxy.",
+        )
+        .await?;
+        return Ok(true);
+    }
+    let path = req.uri.path().to_owned();
+    let method = req.method.clone();
+    let has_body = req.headers.contains_key("transfer-encoding")
+        || header_str(req, "content-length").is_some_and(|v| v.trim() != "0");
+    let encoded = header_str(req, "content-encoding")
+        .is_some_and(|v| !v.trim().eq_ignore_ascii_case("identity"));
+    session.upstream_compression.adjust_decompression(true);
+    ctx.route = Some(route.clone());
+    if method != http::Method::POST && !has_body {
+        // GET /v1/models and the like: nothing to anonymize, nothing to restore.
+        return Ok(false);
+    }
+    let endpoint = match format.endpoint(&path) {
+        Some(e) => e,
+        None => match route.unknown {
+            UnknownPolicy::Refuse => {
+                refuse(
+                    session,
+                    format,
+                    404,
+                    "This path is not supported by the privacy proxy.",
+                )
+                .await?;
+                return Ok(true);
+            }
+            UnknownPolicy::Generic => format::GENERIC,
+            UnknownPolicy::Passthrough => {
+                tracing::warn!(route = %route.prefix, "forwarding a request unchanged (unknown = \"passthrough\")");
+                return Ok(false);
+            }
+        },
+    };
+    ctx.endpoint = endpoint;
+    if encoded {
+        refuse(
+            session,
+            format,
+            415,
+            "Compressed request bodies are not accepted by the privacy proxy.",
+        )
+        .await?;
+        return Ok(true);
+    }
+    let length = header_str(session.req_header(), "content-length")
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    let cap = app.config.api.max_body_bytes;
+    if length.is_some_and(|l| l > cap) {
+        refuse(session, format, 413, TOO_LARGE).await?;
+        return Ok(true);
+    }
+    if length.is_none_or(|l| l > RETRY_BUFFER) {
+        if header_str(session.req_header(), "expect")
+            .is_some_and(|v| v.eq_ignore_ascii_case("100-continue"))
+        {
+            session.write_continue_response().await?;
+        }
+        ctx.deferred = Some(Vec::with_capacity(length.unwrap_or(0)));
+        ctx.body_consumed = true;
+        return Ok(false);
+    }
+    session.as_mut().enable_retry_buffering();
+    let deadline = ctx
+        .body_deadline
+        .unwrap_or_else(|| Instant::now() + body_timeout);
+    let body = match read_body(session, cap, deadline).await? {
+        BodyRead::Ok(b) => b,
+        BodyRead::TimedOut => {
+            session.set_keepalive(None);
+            refuse(session, format, 408, BODY_TIMEOUT).await?;
+            return Ok(true);
+        }
+        BodyRead::TooLarge => {
+            refuse(session, format, 413, TOO_LARGE).await?;
+            return Ok(true);
+        }
+    };
+    match rewrite(app, ctx, &route, body) {
+        Ok(body) => {
+            ctx.body = Some(body);
+            ctx.body_consumed = true;
+            Ok(false)
+        }
+        Err(refusal) => {
+            refuse(session, format, refusal.status, &refusal.message).await?;
+            Ok(true)
+        }
+    }
+}

@@ -1,0 +1,304 @@
+//! The request walk: which strings of a request body are text to anonymize, and how each is
+//! encoded. The policy is the same for every wire format: every string that can carry user or
+//! developer text is anonymized, only structural values are left alone. A format adds only what
+//! is its own (known content blocks, identifier-valued names) through [`WireFormat`].
+
+use crate::json::Node;
+use crate::proxy::format::WireFormat;
+
+/// How a request string is treated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextKind {
+    Plain,
+    /// A string whose content is JSON source (tool-call arguments).
+    JsonSource,
+    /// A participant name (`messages[].name`): it must keep the identifier alphabet
+    /// `[A-Za-z0-9_-]`, and it is replaced whole when it holds any part of a detected name.
+    Identifier,
+    /// Base64 of UTF-8 text (an Anthropic `text/plain` document source).
+    Base64,
+    /// A `data:` URL whose payload is base64 of UTF-8 text (Responses `input_file.file_data`).
+    DataUrl,
+}
+
+/// How the walk treats a value (and, for containers, its members).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Treat {
+    Skip,
+    Structural,
+    Free,
+    Schema,
+    Tools,
+    JsonText,
+    Identifier,
+    Base64,
+    DataUrl,
+    /// The value cannot be inspected: the whole request is refused for this reason.
+    Refuse(&'static str),
+}
+
+/// The allow-list: keys whose values the provider defines as structure, never anonymized (their
+/// subtree neither). Every key not listed here (and not handled by a rule in
+/// [`structural_rule`]) carries text, whatever its name: `customer_id`, `userId`,
+/// `prompt_cache_key`, `safety_identifier`, `user` are all anonymized.
+const STRUCTURAL_KEYS: &[&str] = &[
+    // what the request addresses and how its parts are typed
+    "model",
+    "role",
+    "type",
+    "object",
+    "status",
+    // ids the provider (or the proxy) issued and expects back verbatim
+    "id",
+    "tool_call_id",
+    "call_id",
+    "tool_use_id",
+    "previous_response_id",
+    "file_id",
+    "item_id",
+    "response_id",
+    "conversation",
+    "container",
+    // opaque provider payloads that must come back byte for byte, credentials for MCP servers
+    "signature",
+    "encrypted_content",
+    "authorization_token",
+    // media and addresses the provider fetches (README: images and audio are not inspected)
+    "image_url",
+    "input_audio",
+    "images",
+    "audio",
+    "url",
+    "file_url",
+    // enumerated settings
+    "media_type",
+    "mime_type",
+    "detail",
+    "cache_control",
+    "tool_choice",
+    "logit_bias",
+    "stream_options",
+    "keep_alive",
+    "encoding_format",
+    "service_tier",
+    "reasoning_effort",
+    "modalities",
+    "include",
+    "truncation",
+    "voice",
+    "format",
+    "think",
+    "stream",
+    // tool and function names (identifiers the developer defined, matched by the provider)
+    "name",
+    "tool_name",
+];
+
+fn is_structural_key(key: &str) -> bool {
+    STRUCTURAL_KEYS.contains(&key)
+}
+
+/// Receives every text string of a request, in document order.
+pub trait TextVisitor {
+    fn text(&mut self, s: &mut String, kind: TextKind);
+
+    /// A value the walk cannot inspect: the request must be refused for `reason`.
+    fn refuse(&mut self, _reason: &'static str) {}
+}
+
+/// Walks a request body in document order, handing every text string to `v`.
+pub fn walk_request(format: &dyn WireFormat, root: &mut Node, v: &mut dyn TextVisitor) {
+    walk(Some(format), root, Treat::Structural, None, v);
+}
+
+/// Walks a subtree where every string leaf is text (tool inputs, metadata, parsed arguments).
+pub fn walk_free(root: &mut Node, v: &mut dyn TextVisitor) {
+    walk(None, root, Treat::Free, None, v);
+}
+
+/// `format` is `None` in free text, where no format rule applies.
+fn walk(
+    format: Option<&dyn WireFormat>,
+    node: &mut Node,
+    mode: Treat,
+    parent: Option<&str>,
+    v: &mut dyn TextVisitor,
+) {
+    match (mode, node) {
+        (Treat::Skip, _) => {}
+        (Treat::Refuse(reason), _) => v.refuse(reason),
+        (_, Node::Null | Node::Bool(_) | Node::Num(_)) => {}
+        (Treat::Structural | Treat::Free | Treat::Schema, Node::Str(s)) => {
+            v.text(s, TextKind::Plain)
+        }
+        (Treat::JsonText, Node::Str(s)) => v.text(s, TextKind::JsonSource),
+        (Treat::Identifier, Node::Str(s)) => v.text(s, TextKind::Identifier),
+        (Treat::Base64, Node::Str(s)) => v.text(s, TextKind::Base64),
+        (Treat::DataUrl, Node::Str(s)) => v.text(s, TextKind::DataUrl),
+        (Treat::Tools, Node::Str(_)) => {}
+        (Treat::JsonText | Treat::Identifier, other) => walk(format, other, Treat::Free, parent, v),
+        (Treat::Base64 | Treat::DataUrl, _) => v.refuse(UNREADABLE),
+        (_, Node::Arr(items)) => {
+            for item in items {
+                walk(format, item, mode, parent, v);
+            }
+        }
+        (_, Node::Obj(members)) => {
+            let ty = members
+                .iter()
+                .find(|(k, _)| k == "type")
+                .and_then(|(_, val)| val.as_str())
+                .map(str::to_owned);
+            let media = members
+                .iter()
+                .find(|(k, _)| k == "media_type")
+                .and_then(|(_, val)| val.as_str())
+                .map(str::to_ascii_lowercase);
+            let mode = match (&mode, &ty) {
+                // A content block whose type the format does not know: nothing in it is known to
+                // be structure, so every string is text.
+                (Treat::Structural, Some(t))
+                    if format.is_some_and(|f| !f.known_block(parent, t)) =>
+                {
+                    Treat::Free
+                }
+                _ => mode,
+            };
+            for (key, value) in members.iter_mut() {
+                let child = match mode {
+                    Treat::Free => Treat::Free,
+                    Treat::Schema => schema_rule(key),
+                    Treat::Tools => tools_rule(key),
+                    _ => {
+                        let obj = ObjectFacts {
+                            ty: ty.as_deref(),
+                            media: media.as_deref(),
+                        };
+                        structural_rule(format, key, value, parent, obj)
+                    }
+                };
+                walk(format, value, child, Some(key.as_str()), v);
+            }
+        }
+    }
+}
+
+/// Refusal reason for embedded content that cannot be read as text.
+const UNREADABLE: &str =
+    "an embedded document that is not base64 text cannot be inspected by the privacy proxy; send its text";
+
+/// What the walk knows about the object whose members it is deciding.
+#[derive(Clone, Copy)]
+struct ObjectFacts<'a> {
+    /// The object's `type` member.
+    ty: Option<&'a str>,
+    /// The object's `media_type` member, lowercase.
+    media: Option<&'a str>,
+}
+
+fn structural_rule(
+    format: Option<&dyn WireFormat>,
+    key: &str,
+    value: &Node,
+    parent: Option<&str>,
+    obj: ObjectFacts<'_>,
+) -> Treat {
+    match key {
+        "tools" | "functions" => Treat::Tools,
+        "response_format" | "json_schema" => Treat::Tools,
+        // An Ollama `format` is a JSON schema; a Responses `text.format` wraps one (its `schema`
+        // member is walked as schema all the same).
+        "format" if !matches!(value, Node::Str(_)) => Treat::Schema,
+        "metadata" => Treat::Free,
+        "arguments" => match value {
+            Node::Str(_) => Treat::JsonText,
+            _ => Treat::Free,
+        },
+        "input" if matches!(value, Node::Obj(_)) => Treat::Free,
+        "data" => data_rule(obj),
+        "file_data" => match value {
+            Node::Str(s) => file_data_rule(s),
+            _ => Treat::Refuse(UNREADABLE),
+        },
+        "name" if format.is_some_and(|f| f.name_is_identifier_text(parent)) => Treat::Identifier,
+        k if is_structural_key(k) => Treat::Skip,
+        _ => Treat::Structural,
+    }
+}
+
+/// `data` members: Anthropic text documents carry their text in `source.data` (type `text`), or
+/// base64 of it (type `base64`, a `text/*` media type): both are anonymized. Base64 images pass
+/// (images are not inspected); base64 of anything else (PDF, office files) cannot be read and
+/// is refused. Redacted thinking is the provider's own ciphertext. Any other `data` is text.
+fn data_rule(obj: ObjectFacts<'_>) -> Treat {
+    match obj.ty {
+        Some("base64") => match obj.media {
+            Some(m) if is_text_media(m) => Treat::Base64,
+            Some(m) if m.starts_with("image/") => Treat::Skip,
+            _ => Treat::Refuse(UNREADABLE),
+        },
+        Some("redacted_thinking") => Treat::Skip,
+        _ => Treat::Structural,
+    }
+}
+
+/// A Responses / chat `file_data` `data:` URL: text is decoded and anonymized, images pass,
+/// anything else is refused.
+fn file_data_rule(s: &str) -> Treat {
+    let media = s
+        .get(..5)
+        .filter(|p| p.eq_ignore_ascii_case("data:"))
+        .and_then(|_| s[5..].split([';', ',']).next())
+        .map(|m| m.trim().to_ascii_lowercase());
+    match media {
+        Some(m) if is_text_media(&m) => Treat::DataUrl,
+        Some(m) if m.starts_with("image/") => Treat::Skip,
+        _ => Treat::Refuse(UNREADABLE),
+    }
+}
+
+fn is_text_media(media: &str) -> bool {
+    let m = media.split(';').next().unwrap_or("").trim();
+    m.starts_with("text/") || m == "application/json"
+}
+
+/// Tool and function definitions, response formats: descriptions are text, names and schema
+/// structure are not. Hosted tools' addresses, credentials and the names and ids the provider
+/// resolves (server URL and label, domains, headers, vector store ids, allowed tools) are
+/// configuration and stay; any other member is text, like everywhere else.
+fn tools_rule(key: &str) -> Treat {
+    match key {
+        "description" | "title" => Treat::Free,
+        "parameters" | "input_schema" | "schema" | "json_schema" | "format" => Treat::Schema,
+        "input_examples" | "examples" | "metadata" | "user_location" => Treat::Free,
+        "function" | "custom" => Treat::Tools,
+        "server_url"
+        | "server_label"
+        | "connector_id"
+        | "allowed_domains"
+        | "blocked_domains"
+        | "headers"
+        | "authorization"
+        | "authorization_token"
+        | "vector_store_ids"
+        | "allowed_tools"
+        | "strict" => Treat::Skip,
+        k if is_structural_key(k) => Treat::Skip,
+        _ => Treat::Structural,
+    }
+}
+
+/// JSON schema: the keywords that are structure (types, enums, patterns, references, required
+/// property names) stay; everything else that is a string — descriptions, titles, defaults,
+/// examples, comments, unknown annotations — is text. Property names are member names and are
+/// never touched.
+fn schema_rule(key: &str) -> Treat {
+    match key {
+        "description" | "title" | "$comment" => Treat::Free,
+        "default" | "examples" | "example" => Treat::Free,
+        "enum" | "const" | "pattern" | "format" | "type" | "$ref" | "required" | "$schema"
+        | "$id" | "$anchor" | "$dynamicRef" | "$dynamicAnchor" | "contentMediaType"
+        | "contentEncoding" | "dependentRequired" => Treat::Skip,
+        _ => Treat::Schema,
+    }
+}
