@@ -1,14 +1,19 @@
 //! Load bench of the LLM proxy: the same requests, in one run, directly to a fast local
 //! upstream (a tiny HTTP/1.1 responder written here), through a bare pingora pass-through (an
-//! empty `ProxyHttp` that only names the upstream, built in this process with the same number
-//! of threads: the yardstick) and through the proxy (the real binary, bench profile). Tarnkappe
-//! is reported against the bare pass-through: added latency and ratios.
+//! empty `ProxyHttp` that only names the upstream, same pingora crate and features, same number
+//! of threads, run as its own process — this bench binary started again — so that its CPU time
+//! is measured like the proxy's: the yardstick) and through the proxy (the real binary, bench
+//! profile). Every Tarnkappe figure is reported against the bare pass-through: added time and
+//! ratio.
 //!
-//! - 1 connection, 2 KB chat request and a 100000-code-point request: median latency.
-//! - 32 connections, 2 KB requests: requests/s and the proxy's CPU time per request.
+//! - 1 connection: median latency of a sparse 2 KB chat request (a few values), a dense one
+//!   (~80 values) and a 100000-code-point request; the in-process anonymize time of the same
+//!   body beside it.
+//! - 32 connections, sparse and dense 2 KB: requests/s and CPU time per request of the bare
+//!   pass-through and of the proxy.
 //! - Streaming (SSE, 40 events, each its own write): time to first body byte and time per chunk.
 //!
-//! `cargo bench --bench load` (TARNKAPPE_BENCH_SECONDS scales the 32-connection phase).
+//! `cargo bench --bench load` (TARNKAPPE_BENCH_SECONDS scales the 32-connection phases).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -145,35 +150,54 @@ impl pingora::server::ShutdownSignalWatch for Never {
     }
 }
 
-/// Starts the bare pass-through on a free port (threads as the proxy's default) and returns
-/// its address.
-fn start_bare(upstream: SocketAddr) -> SocketAddr {
+/// The environment variable that makes this binary the bare pass-through: `upstream,listen`.
+const BARE_ENV: &str = "TARNKAPPE_LOAD_BARE";
+
+/// Runs the bare pass-through (threads as the proxy's default) until killed.
+fn run_bare(spec: &str) {
+    let (upstream, listen) = spec.split_once(',').expect("upstream,listen");
+    let upstream: SocketAddr = upstream.parse().expect("upstream address");
+    let conf = pingora::server::configuration::ServerConf {
+        threads: 2,
+        ..Default::default()
+    };
+    let mut server = pingora::server::Server::new_with_opt_and_conf(None, conf);
+    server.bootstrap();
+    let mut service = pingora::proxy::http_proxy_service(&server.configuration, Bare { upstream });
+    service.add_tcp(listen);
+    server.add_service(service);
+    server.run(pingora::server::RunArgs {
+        shutdown_signal: Box::new(Never),
+    });
+}
+
+/// Starts the bare pass-through as a child process (this binary again) on a free port.
+fn start_bare(upstream: SocketAddr) -> Proxy {
+    let addr = free_addr();
+    let child = Command::new(std::env::current_exe().expect("own path"))
+        .env(BARE_ENV, format!("{upstream},{addr}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn the bare pass-through");
+    wait_listening(addr, "bare pass-through");
+    Proxy { child, addr }
+}
+
+fn free_addr() -> SocketAddr {
     let port = TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("port")
         .port();
-    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().expect("addr");
-    std::thread::spawn(move || {
-        let conf = pingora::server::configuration::ServerConf {
-            threads: 2,
-            ..Default::default()
-        };
-        let mut server = pingora::server::Server::new_with_opt_and_conf(None, conf);
-        server.bootstrap();
-        let mut service =
-            pingora::proxy::http_proxy_service(&server.configuration, Bare { upstream });
-        service.add_tcp(&addr.to_string());
-        server.add_service(service);
-        server.run(pingora::server::RunArgs {
-            shutdown_signal: Box::new(Never),
-        });
-    });
+    format!("127.0.0.1:{port}").parse().expect("addr")
+}
+
+fn wait_listening(addr: SocketAddr, what: &str) {
     let deadline = Instant::now() + Duration::from_secs(20);
     while TcpStream::connect(addr).is_err() {
-        assert!(Instant::now() < deadline, "bare pass-through did not start");
+        assert!(Instant::now() < deadline, "{what} did not start");
         std::thread::sleep(Duration::from_millis(20));
     }
-    addr
 }
 
 // ------------------------------------------------------------------------------------------
@@ -305,9 +329,28 @@ fn chat_body(code_points: usize, stream: bool) -> String {
         .take(code_points - values.chars().count())
         .collect();
     text.push_str(&values);
+    chat_json(&text, stream)
+}
+
+/// About 2000 code points that are mostly values: the reply's `[[EMAIL_1]]` and `[[IBAN_1]]`
+/// are the first e-mail address and IBAN here too.
+fn dense_body() -> String {
+    let mut text = format!("Kontakt {EMAIL}, Konto {IBAN}.\n");
+    let mut i = 0;
+    while text.chars().count() < 1950 {
+        text.push_str(&format!(
+            "Kunde {i}: k{i}.lange@beispiel.de, Tel. 030 5550{i:03}, {} 1{i:02} 123 45.\n",
+            ["Ahornweg", "Birkenallee", "Lindenstraße", "Eichenplatz"][i % 4]
+        ));
+        i += 1;
+    }
+    chat_json(&text, false)
+}
+
+fn chat_json(text: &str, stream: bool) -> String {
     format!(
         "{{\"model\":\"gpt-4o-mini\",\"stream\":{stream},\"messages\":[{{\"role\":\"system\",\"content\":\"Du bist hilfreich.\"}},{{\"role\":\"user\",\"content\":{}}}]}}",
-        serde_json::to_string(&text).expect("json")
+        serde_json::to_string(text).expect("json")
     )
 }
 
@@ -327,25 +370,16 @@ impl Drop for Proxy {
 }
 
 fn start_proxy(upstream: SocketAddr) -> Proxy {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("port")
-        .port();
-    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().expect("addr");
+    let addr = free_addr();
     let child = Command::new(env!("CARGO_BIN_EXE_tarnkappe"))
         .arg("serve")
         .env("TARNKAPPE_LISTEN", addr.to_string())
         .env("TARNKAPPE_OPENAI_UPSTREAM", format!("http://{upstream}"))
-        .env("RUST_LOG", "warn")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn tarnkappe");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while TcpStream::connect(addr).is_err() {
-        assert!(Instant::now() < deadline, "proxy did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_listening(addr, "proxy");
     Proxy { child, addr }
 }
 
@@ -385,67 +419,70 @@ fn one_connection(label: &str, target: SocketAddr, req: &[u8], n: usize) -> Dura
         c.request(req);
     }
     let times: Vec<Duration> = (0..n).map(|_| c.request(req).total).collect();
-    let m = median(times);
-    println!("  {label:<9} median {:>8.3} ms", ms(m));
-    m
+    median(times)
 }
 
-/// In-process split of the request-side work: the detection engine alone on the prompt text,
-/// and the proxy's whole request rewrite (parse, detect, replace, serialize).
-fn in_process(body: &str, n: usize) {
+/// The in-process anonymize time of `body` (parse, detect, replace, serialize) and the number
+/// of values replaced.
+fn in_process(body: &str, n: usize) -> (Duration, usize) {
     use tarnkappe::proxy::{anon::anonymize_body, format};
     let detector = tarnkappe::detect::Detector::new();
-    let v: serde_json::Value = serde_json::from_str(body).expect("json");
-    let text = v["messages"][1]["content"]
-        .as_str()
-        .unwrap_or("")
-        .to_owned();
     let openai = format::for_name(tarnkappe::config::WireFormatName::Openai);
-    let mut det = Vec::new();
+    let count = anonymize_body(&detector, openai, "chat", body.as_bytes())
+        .map(|a| a.count)
+        .unwrap_or(0);
     let mut all = Vec::new();
     for _ in 0..n {
-        let t = Instant::now();
-        std::hint::black_box(detector.detect(&text));
-        det.push(t.elapsed());
         let t = Instant::now();
         std::hint::black_box(anonymize_body(&detector, openai, "chat", body.as_bytes()).ok());
         all.push(t.elapsed());
     }
-    let (d, a) = (median(det), median(all));
+    (median(all), count)
+}
+
+struct Targets {
+    up: SocketAddr,
+    bare: Proxy,
+    proxy: Proxy,
+}
+
+fn latency(title: &str, t: &Targets, body: &str, n: usize) {
+    let (anon, count) = in_process(body, (n / 10).max(2));
+    let d = one_connection("direct", t.up, &request_bytes(t.up, body), n);
+    let b = one_connection("bare", t.bare.addr, &request_bytes(t.bare.addr, body), n);
+    let p = one_connection(
+        "proxied",
+        t.proxy.addr,
+        &request_bytes(t.proxy.addr, body),
+        n,
+    );
+    let added = p.saturating_sub(b);
+    println!("{title} ({} B, {count} values replaced)", body.len());
     println!(
-        "  in-process: detection {:.3} ms, whole request rewrite {:.3} ms (proxy's own share {:.3} ms)",
+        "  medians: direct {:.3} ms, bare {:.3} ms, proxied {:.3} ms",
         ms(d),
-        ms(a),
-        ms(a.saturating_sub(d))
-    );
-}
-
-fn latency(title: &str, up: SocketAddr, bare: SocketAddr, proxy: SocketAddr, body: &str, n: usize) {
-    println!("{title}");
-    in_process(body, (n / 10).max(2));
-    let d = one_connection("direct", up, &request_bytes(up, body), n);
-    let b = one_connection("bare", bare, &request_bytes(bare, body), n);
-    let p = one_connection("proxied", proxy, &request_bytes(proxy, body), n);
-    println!(
-        "  added over direct   {:>8.3} ms   ratio {:.2}x",
-        ms(p.saturating_sub(d)),
-        p.as_secs_f64() / d.as_secs_f64()
+        ms(b),
+        ms(p)
     );
     println!(
-        "  added over bare     {:>8.3} ms   ratio {:.2}x (bare pingora itself adds {:.3} ms)",
-        ms(p.saturating_sub(b)),
+        "  proxied / bare {:.2}x, added over bare {:.0} µs; in-process anonymize {:.0} µs, added / anonymize {:.2}",
         p.as_secs_f64() / b.as_secs_f64(),
-        ms(b.saturating_sub(d))
+        added.as_secs_f64() * 1e6,
+        anon.as_secs_f64() * 1e6,
+        added.as_secs_f64() / anon.as_secs_f64()
     );
 }
 
+/// Requests/s over `conns` keep-alive connections for `secs`, and CPU time per request of
+/// `process` (when given).
 fn throughput(
     target: SocketAddr,
     proxied: bool,
+    process: Option<u32>,
     req: Arc<Vec<u8>>,
     conns: usize,
     secs: f64,
-) -> (f64, u64) {
+) -> (f64, f64) {
     let stop = Arc::new(AtomicBool::new(false));
     let count = Arc::new(AtomicU64::new(0));
     let handles: Vec<_> = (0..conns)
@@ -460,14 +497,53 @@ fn throughput(
             })
         })
         .collect();
+    let cpu0 = process.map_or(0, cpu_ticks);
     let t0 = Instant::now();
     std::thread::sleep(Duration::from_secs_f64(secs));
     stop.store(true, Ordering::Relaxed);
     for h in handles {
         let _ = h.join();
     }
+    let cpu = process.map_or(0, cpu_ticks) - cpu0;
     let n = count.load(Ordering::Relaxed);
-    (n as f64 / t0.elapsed().as_secs_f64(), n)
+    let cpu_us = cpu as f64 / clock_ticks_per_second() * 1e6 / n.max(1) as f64;
+    (n as f64 / t0.elapsed().as_secs_f64(), cpu_us)
+}
+
+fn load(title: &str, t: &Targets, body: &str, secs: f64) {
+    let conns = 32;
+    let (direct, _) = throughput(
+        t.up,
+        false,
+        None,
+        Arc::new(request_bytes(t.up, body)),
+        conns,
+        secs,
+    );
+    let (bare, bare_cpu) = throughput(
+        t.bare.addr,
+        false,
+        Some(t.bare.child.id()),
+        Arc::new(request_bytes(t.bare.addr, body)),
+        conns,
+        secs,
+    );
+    let (proxied, proxy_cpu) = throughput(
+        t.proxy.addr,
+        true,
+        Some(t.proxy.child.id()),
+        Arc::new(request_bytes(t.proxy.addr, body)),
+        conns,
+        secs,
+    );
+    println!("{title}, {conns} connections, {secs:.1} s each");
+    println!("  req/s: direct {direct:.0}, bare {bare:.0}, proxied {proxied:.0}");
+    println!(
+        "  proxied / bare {:.2} (bare / direct {:.2}); CPU per request: bare {bare_cpu:.0} µs, proxy {proxy_cpu:.0} µs ({:.2}x)",
+        proxied / bare,
+        bare / direct,
+        proxy_cpu / bare_cpu
+    );
 }
 
 fn streaming(label: &str, target: SocketAddr, req: &[u8], n: usize) -> (Duration, Duration) {
@@ -482,16 +558,14 @@ fn streaming(label: &str, target: SocketAddr, req: &[u8], n: usize) -> (Duration
         ttfb.push(t.first_body_byte);
         per_chunk.push((t.last_body_byte - t.first_body_byte) / STREAM_EVENTS as u32);
     }
-    let (a, b) = (median(ttfb), median(per_chunk));
-    println!(
-        "  {label:<9} TTFB {:>8.3} ms   per chunk {:>7.1} µs",
-        ms(a),
-        b.as_secs_f64() * 1e6
-    );
-    (a, b)
+    (median(ttfb), median(per_chunk))
 }
 
 fn main() {
+    if let Ok(spec) = std::env::var(BARE_ENV) {
+        run_bare(&spec);
+        return;
+    }
     // `cargo bench` passes --bench; `cargo test --benches` runs this too: keep that quick.
     let quick = !std::env::args().any(|a| a == "--bench");
     let scale = if quick { 0.05 } else { 1.0 };
@@ -503,83 +577,63 @@ fn main() {
     let n = |k: usize| ((k as f64 * scale) as usize).max(3);
 
     let up = start_upstream();
-    let bare = start_bare(up);
-    let proxy = start_proxy(up);
-    let small = chat_body(2000, false);
+    let t = Targets {
+        up,
+        bare: start_bare(up),
+        proxy: start_proxy(up),
+    };
+    let sparse = chat_body(2000, false);
+    let dense = dense_body();
     let large = chat_body(100_000, false);
     println!(
-        "Tarnkappe proxy load bench (upstream: local Rust responder; proxy: the tarnkappe binary of this build profile)"
-    );
-    println!(
-        "request bodies: {} B (2 KB chat) and {} B (100000 code points)",
-        small.len(),
-        large.len()
+        "Tarnkappe proxy load bench (upstream: local Rust responder; bare: empty pingora ProxyHttp; proxy: the tarnkappe binary of this build profile)"
     );
 
     latency(
-        "1 connection, 2 KB chat request",
-        up,
-        bare,
-        proxy.addr,
-        &small,
+        "1 connection, sparse 2 KB chat request",
+        &t,
+        &sparse,
         n(3000),
     );
+    latency("1 connection, dense 2 KB chat request", &t, &dense, n(3000));
     latency(
         "1 connection, 100000-code-point request",
-        up,
-        bare,
-        proxy.addr,
+        &t,
         &large,
         n(200),
     );
+    load("sparse 2 KB", &t, &sparse, secs);
+    load("dense 2 KB", &t, &dense, secs);
 
-    println!("32 connections, 2 KB chat request, {secs:.1} s each");
-    let (direct_rps, _) = throughput(up, false, Arc::new(request_bytes(up, &small)), 32, secs);
-    let (bare_rps, _) = throughput(bare, false, Arc::new(request_bytes(bare, &small)), 32, secs);
-    let pid = proxy.child.id();
-    let cpu0 = cpu_ticks(pid);
-    let (proxy_rps, count) = throughput(
-        proxy.addr,
-        true,
-        Arc::new(request_bytes(proxy.addr, &small)),
-        32,
-        secs,
-    );
-    let cpu = (cpu_ticks(pid) - cpu0) as f64 / clock_ticks_per_second();
-    println!("  direct    {direct_rps:>10.0} req/s");
-    println!(
-        "  bare      {bare_rps:>10.0} req/s   ratio to direct {:.3}",
-        bare_rps / direct_rps
-    );
-    println!(
-        "  proxied   {proxy_rps:>10.0} req/s   ratio to direct {:.3}, to bare {:.3}",
-        proxy_rps / direct_rps,
-        proxy_rps / bare_rps
-    );
-    println!(
-        "  proxy CPU {:>10.1} µs per proxied request ({count} requests, {cpu:.2} s CPU)",
-        cpu * 1e6 / count.max(1) as f64
-    );
-
-    println!("streaming: SSE, {STREAM_EVENTS} events per reply, each its own write");
     let sbody = chat_body(2000, true);
     let (dt, dc) = streaming("direct", up, &request_bytes(up, &sbody), n(500));
-    let (bt, bc) = streaming("bare", bare, &request_bytes(bare, &sbody), n(500));
-    let (pt, pc) = streaming(
-        "proxied",
-        proxy.addr,
-        &request_bytes(proxy.addr, &sbody),
+    let (bt, bc) = streaming(
+        "bare",
+        t.bare.addr,
+        &request_bytes(t.bare.addr, &sbody),
         n(500),
     );
+    let (pt, pc) = streaming(
+        "proxied",
+        t.proxy.addr,
+        &request_bytes(t.proxy.addr, &sbody),
+        n(500),
+    );
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
+    println!("streaming: SSE, {STREAM_EVENTS} events per reply, each its own write");
     println!(
-        "  added over direct   TTFB {:>8.3} ms   per chunk {:>7.1} µs",
-        ms(pt.saturating_sub(dt)),
-        (pc.as_secs_f64() - dc.as_secs_f64()) * 1e6
+        "  TTFB medians: direct {:.3} ms, bare {:.3} ms, proxied {:.3} ms; per chunk: direct {:.1} µs, bare {:.1} µs, proxied {:.1} µs",
+        ms(dt),
+        ms(bt),
+        ms(pt),
+        us(dc),
+        us(bc),
+        us(pc)
     );
     println!(
-        "  added over bare     TTFB {:>8.3} ms   per chunk {:>7.1} µs   TTFB ratio {:.2}x",
+        "  added over bare: TTFB {:.3} ms (ratio {:.2}x), per chunk {:.1} µs",
         ms(pt.saturating_sub(bt)),
-        (pc.as_secs_f64() - bc.as_secs_f64()) * 1e6,
-        pt.as_secs_f64() / bt.as_secs_f64()
+        pt.as_secs_f64() / bt.as_secs_f64(),
+        us(pc) - us(bc)
     );
 }
