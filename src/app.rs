@@ -5,15 +5,16 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::access::{Gate, KeyRing};
+use crate::access::{Gate, KeyError, KeyRing};
 use crate::api::docs::Documents;
-use crate::config::{Config, StoreKind};
+use crate::config::{Config, ConfigError, StoreKind};
 use crate::detect::Detector;
-use crate::policy::Policies;
+use crate::policy::{Policies, PolicyError};
+use crate::proxy::routes::RouteError;
 use crate::ratelimit::{MemoryLimiter, RateLimiter, RedisLimiter};
-use crate::redis_client::RedisClient;
+use crate::redis_client::{RedisClient, RedisFailure};
 use crate::vault::{MemoryStore, RedisStore, Sealer, Store};
-use crate::web::Web;
+use crate::web::{Web, WebConfigError};
 
 pub struct App {
     pub config: Config,
@@ -31,10 +32,23 @@ pub struct App {
     pub web: Web,
 }
 
-/// Why the process cannot start (printed, then exit 1).
+/// Why the process cannot start (printed, then exit 1). Every message names the setting at
+/// fault, never a secret.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct StartError(pub String);
+pub enum StartError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+    #[error(transparent)]
+    Redis(#[from] RedisFailure),
+    #[error(transparent)]
+    Web(#[from] WebConfigError),
+    #[error(transparent)]
+    Keys(#[from] KeyError),
+    #[error("invalid proxy {0}")]
+    Route(#[from] RouteError),
+}
 
 impl App {
     /// What the admission gate needs of this state.
@@ -48,10 +62,8 @@ impl App {
 
     pub fn new(config: Config) -> Result<App, StartError> {
         // Policies first: a configuration mistake there is the likeliest, and costs nothing to find.
-        let policies = Policies::compile(&config).map_err(|e| StartError(e.to_string()))?;
-        let keys = config
-            .sealing_keys()
-            .map_err(|e| StartError(e.to_string()))?;
+        let policies = Policies::compile(&config)?;
+        let keys = config.sealing_keys()?;
         let sealer = match config.session.sealing_key_id {
             Some(id) => Sealer::with_sealing_key(&keys, id),
             None => Sealer::new(&keys),
@@ -68,28 +80,22 @@ impl App {
         // One Redis client for the session store and the rate limiter.
         let redis = match config.session.store {
             StoreKind::Memory => None,
-            StoreKind::Redis => {
-                Some(RedisClient::new(&config.redis).map_err(|e| StartError(e.to_string()))?)
-            }
+            StoreKind::Redis => Some(RedisClient::new(&config.redis)?),
         };
         let ttl = Duration::from_secs(config.session.ttl_seconds);
         let store: Arc<dyn Store> = match &redis {
             None => Arc::new(MemoryStore::new(ttl, config.session.memory_capacity_bytes)),
             Some(client) => Arc::new(RedisStore::new(client.clone())),
         };
-        let listen = config
-            .listen_addr()
-            .map_err(|e| StartError(e.to_string()))?;
+        let listen = config.listen_addr()?;
         let web = Web::new(
             &config.web,
             config.session.ttl_seconds,
             listen.ip(),
             config.api.rate_limit_per_minute,
-        )
-        .map_err(|e| StartError(e.to_string()))?;
+        )?;
         announce_web(&web, config.web.enabled, listen);
-        let (api_keys, generated) =
-            KeyRing::from_config(&config).map_err(|e| StartError(e.to_string()))?;
+        let (api_keys, generated) = KeyRing::from_config(&config)?;
         if let Some(key) = generated {
             // Printed once, here, and never logged.
             eprintln!(

@@ -15,12 +15,9 @@ use crate::slow_clients::Guarded;
 /// Builds a ready-to-run server for `app`.
 pub fn build(app: Arc<App>) -> Result<Server, StartError> {
     let config = &app.config;
-    let addr = config
-        .listen_addr()
-        .map_err(|e| StartError(e.to_string()))?;
+    let addr = config.listen_addr()?;
     // Before pingora starts anything: a bad route is a start-up error, not a panic.
-    let gateway =
-        Gateway::try_new(app.clone()).map_err(|e| StartError(format!("invalid proxy {e}")))?;
+    let gateway = Gateway::try_new(app.clone())?;
     let conf = ServerConf {
         threads: config.server.threads.max(1),
         grace_period_seconds: Some(config.server.grace_period_seconds),

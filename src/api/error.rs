@@ -1,4 +1,4 @@
-//! The API's error vocabulary (api.md, "Errors"): one variant per row of the error table, each
+//! The API's error vocabulary (docs/api.md, "Errors"): one variant per row of the error table, each
 //! with a fixed status, code and one-sentence message. Messages are static text — the one
 //! exception names entity types (`policy_blocked`), never values — so they can never carry
 //! submitted text or personal data.

@@ -1,4 +1,4 @@
-//! The REST API under `/api/v1` (api.md), answered inside pingora's `request_filter`.
+//! The REST API under `/api/v1` (docs/api.md), answered inside pingora's `request_filter`.
 //!
 //! One request runs through: route (404/405) → for keyed endpoints the gate of [`access::admit`]
 //! (401 → 429) → the body under its byte cap (413) → JSON checks (413 for `text`, then 400) →

@@ -1,4 +1,4 @@
-//! The entity types, their token prefixes and descriptions (api.md, `GET /entities`): the 13 of
+//! The entity types, their token prefixes and descriptions (docs/api.md, `GET /entities`): the 13 of
 //! the contract first, in its order and unchanged, then the types Tarnkappe adds (issue 12) in
 //! their own documented order. Everything that lists types (the entities endpoint, reserved
 //! tokens, tolerant restore, metrics) iterates [`EntityType::ALL`], so a new type is one variant
@@ -188,7 +188,7 @@ impl EntityType {
         }
     }
 
-    /// Priority in overlap resolution (entities.md §1.7): higher wins a tie.
+    /// Priority in overlap resolution (docs/entities.md §1.7): higher wins a tie.
     /// The added types slot in: SECRET above all, the validated identifiers beside their
     /// neighbours, US_SSN below the German numbers. A policy's own types come first: its
     /// deny terms and recognizers are the operator's explicit word.

@@ -24,7 +24,7 @@ pub struct Candidate {
     pub validated: bool,
 }
 
-/// Score below which a candidate is dropped (entities.md §1.6).
+/// Score below which a candidate is dropped (docs/entities.md §1.6).
 pub const DEFAULT_THRESHOLD: f32 = 0.5;
 
 /// Builds a candidate.

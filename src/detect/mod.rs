@@ -2,7 +2,7 @@
 //!
 //! Design, after Presidio's analyzer: one [`Recognizer`] per entity type, all behind one trait,
 //! registered in [`recognizers::all`]. [`Detector::detect`] builds a [`Text`] (the original plus an
-//! offset-preserving *matching view*, entities.md §1.2), lets every recognizer add [`Candidate`]s,
+//! offset-preserving *matching view*, docs/entities.md §1.2), lets every recognizer add [`Candidate`]s,
 //! then resolves overlaps (§1.7) and converts byte offsets into the code-point offsets that the API
 //! promises. Validators (Luhn, mod-97, …) are pure functions in [`validate`].
 //!

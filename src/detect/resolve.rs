@@ -1,4 +1,4 @@
-//! Overlap resolution (entities.md §1.7): containers first, then a greedy pass in order of
+//! Overlap resolution (docs/entities.md §1.7): containers first, then a greedy pass in order of
 //! validated → score → length → type priority → start.
 //!
 //! Decision for SECRET (issue 12): a URL that holds a SECRET candidate (`https://user:pw@host/`,

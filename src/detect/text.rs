@@ -13,7 +13,7 @@ use super::{Candidate, Finding};
 pub struct Text<'a> {
     original: &'a str,
     /// Same code points as `original`, except typographic variants folded to ASCII
-    /// (entities.md §1.2): protected spaces → space, dashes → `-`, fraction slashes → `/`.
+    /// (docs/entities.md §1.2): protected spaces → space, dashes → `-`, fraction slashes → `/`.
     view: Cow<'a, str>,
     /// Words of the view, segmented on first use (shared by PERSON and LOCATION).
     words: OnceCell<Vec<Word>>,

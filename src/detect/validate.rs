@@ -76,7 +76,7 @@ fn mod97_step(rem: u32, b: u8) -> u32 {
     }
 }
 
-/// IBAN length of a registry country (SWIFT IBAN Registry, entities.md Appendix A).
+/// IBAN length of a registry country (SWIFT IBAN Registry, docs/entities.md Appendix A).
 pub fn iban_length(country: &[u8]) -> Option<usize> {
     const TABLE: &[(&[u8; 2], usize)] = &[
         (b"AD", 24),
@@ -214,7 +214,7 @@ pub fn steuer_id(digits: &[u8]) -> bool {
     mod11_10_check(&d[..10]) == d[10]
 }
 
-/// Bereichsnummern accepted in strict mode (entities.md §10.2).
+/// Bereichsnummern accepted in strict mode (docs/entities.md §10.2).
 pub fn sv_bereich_known(b: u8) -> bool {
     matches!(b, 2..=4 | 8..=21 | 23..=26 | 28 | 38 | 39 | 42..=44 | 48..=61 | 63..=66 | 68 | 80..=82 | 89)
 }

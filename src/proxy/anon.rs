@@ -11,8 +11,8 @@ use std::collections::HashMap;
 
 use aho_corasick::{packed, AhoCorasick, AhoCorasickKind, MatchKind};
 
-use super::embedded::Embedded;
-use super::format::WireFormat;
+use super::embedded::{Embedded, EmbeddedError};
+use super::format::{FormatRefusal, WireFormat};
 use super::walk::{walk_free, walk_request, TextKind, TextVisitor};
 use crate::detect::{Detector, EntityType, Finding};
 use crate::json::{self, Node};
@@ -28,16 +28,35 @@ pub struct Anonymized {
     pub count: usize,
 }
 
-/// Why a body cannot be forwarded (messages carry no content).
-#[derive(Debug)]
-pub struct Refusal(pub String);
+/// Why a body cannot be rewritten, so it is not forwarded (messages carry no content).
+#[derive(Debug, thiserror::Error)]
+pub enum RewriteError {
+    #[error("the request body is not valid UTF-8")]
+    NotUtf8,
+    /// The upstream may read the other copy than the one checked and anonymized here.
+    #[error("the request body names the same member twice in one object")]
+    DuplicateMember,
+    #[error("the request body is not valid JSON ({0})")]
+    NotJson(json::ParseError),
+    #[error("the request body must be a JSON object")]
+    NotObject,
+    #[error(transparent)]
+    Format(#[from] FormatRefusal),
+    /// A value the walk cannot inspect (see [`crate::proxy::walk`]).
+    #[error("{0}")]
+    Uninspectable(&'static str),
+    #[error(transparent)]
+    Embedded(#[from] EmbeddedError),
+    #[error("internal error while preparing the rewrite")]
+    Internal,
+}
 
 pub fn anonymize_body(
     detector: &Detector,
     format: &dyn WireFormat,
     endpoint: &str,
     body: &[u8],
-) -> Result<Anonymized, Refusal> {
+) -> Result<Anonymized, RewriteError> {
     anonymize_body_in(detector, None, format, endpoint, body)
 }
 
@@ -49,21 +68,16 @@ pub fn anonymize_body_in(
     format: &dyn WireFormat,
     endpoint: &str,
     body: &[u8],
-) -> Result<Anonymized, Refusal> {
-    let text = std::str::from_utf8(body)
-        .map_err(|_| Refusal("the request body is not valid UTF-8".into()))?;
+) -> Result<Anonymized, RewriteError> {
+    let text = std::str::from_utf8(body).map_err(|_| RewriteError::NotUtf8)?;
     if crate::api::json::has_duplicate_key(body) {
-        // The upstream may read the other copy than the one checked and anonymized here.
-        return Err(Refusal(
-            "the request body names the same member twice in one object".into(),
-        ));
+        return Err(RewriteError::DuplicateMember);
     }
-    let mut root = json::parse(text)
-        .map_err(|e| Refusal(format!("the request body is not valid JSON ({e})")))?;
+    let mut root = json::parse(text).map_err(RewriteError::NotJson)?;
     if !matches!(root, Node::Obj(_)) {
-        return Err(Refusal("the request body must be a JSON object".into()));
+        return Err(RewriteError::NotObject);
     }
-    format.check_request(endpoint, &root).map_err(Refusal)?;
+    format.check_request(endpoint, &root)?;
 
     let mut table = TokenTable::new();
     let mut collect = Collector {
@@ -79,7 +93,7 @@ pub fn anonymize_body_in(
         values, refusal, ..
     } = collect;
     if let Some(reason) = refusal {
-        return Err(Refusal(reason));
+        return Err(reason);
     }
     if values.is_empty() {
         return Ok(Anonymized {
@@ -88,8 +102,8 @@ pub fn anonymize_body_in(
             count: 0,
         });
     }
-    let matcher = ValueMatcher::new(values.iter().map(|(_, v)| v.as_str()))
-        .ok_or_else(|| Refusal("internal error while preparing the rewrite".into()))?;
+    let matcher =
+        ValueMatcher::new(values.iter().map(|(_, v)| v.as_str())).ok_or(RewriteError::Internal)?;
     let mut replace = Replacer {
         matcher: &matcher,
         values: &values,
@@ -112,7 +126,7 @@ struct Collector<'a> {
     values: Vec<(EntityType, String)>,
     seen: HashMap<String, ()>,
     /// The first reason to refuse the request (the rewrite pass never runs then).
-    refusal: Option<String>,
+    refusal: Option<RewriteError>,
 }
 
 impl Collector<'_> {
@@ -175,7 +189,7 @@ impl TextVisitor for Collector<'_> {
             TextKind::Base64 | TextKind::DataUrl => match Embedded::decode(s, kind) {
                 Ok(e) => self.collect(&e.text),
                 Err(e) => {
-                    self.refusal.get_or_insert_with(|| e.to_string());
+                    self.refusal.get_or_insert(RewriteError::Embedded(e));
                 }
             },
             TextKind::Identifier => self.collect_identifier(s),
@@ -184,7 +198,8 @@ impl TextVisitor for Collector<'_> {
     }
 
     fn refuse(&mut self, reason: &'static str) {
-        self.refusal.get_or_insert_with(|| reason.to_owned());
+        self.refusal
+            .get_or_insert(RewriteError::Uninspectable(reason));
     }
 }
 

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
+use super::refuse::Refusal;
 use super::reply::ReplyRewriter;
 use super::routes::Route;
 use crate::tokens::Exchange;
@@ -28,7 +29,7 @@ pub struct RequestCtx {
     /// Large body: accumulated and rewritten in `request_body_filter` (see `prepare::RETRY_BUFFER`).
     pub(super) deferred: Option<Vec<u8>>,
     /// Why a deferred body was refused: answered in `fail_to_proxy`.
-    pub(super) refusal: Option<(u16, String)>,
+    pub(super) refusal: Option<Refusal>,
     /// The request body must be complete by then (`server.client_body_timeout_ms`).
     pub(super) body_deadline: Option<Instant>,
     /// The policy of this exchange (chosen in `prepare`).

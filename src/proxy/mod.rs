@@ -6,7 +6,11 @@
 //! the client can still be answered in the provider's error shape; only a fully rewritten body
 //! is handed to `request_body_filter`. Reply side: the framing is chosen from the upstream's
 //! `Content-Type` in `upstream_response_filter`, and `response_body_filter` restores tokens
-//! event by event.
+//! event by event. The promises kept here are in `docs/proxy.md`.
+//!
+//! The phases, in the order pingora calls them, each a short function below; the work they
+//! hand off lives beside them: `prepare` (request checks and the body read),
+//! `rewrite` (anonymize-and-store, once), `refuse` (every refusal), `reply` (the reply rewrite).
 
 pub mod anon;
 mod ctx;
@@ -18,6 +22,7 @@ mod prepare;
 mod refuse;
 pub mod reply;
 pub mod restore;
+mod rewrite;
 pub mod routes;
 pub mod sse;
 pub mod walk;
@@ -38,7 +43,7 @@ use reply::{Framing, ReplyRewriter};
 use routes::Routes;
 
 pub use ctx::RequestCtx;
-use refuse::{refuse, BODY_TIMEOUT};
+use refuse::{refuse, Refusal};
 
 pub struct Gateway {
     app: Arc<App>,
@@ -51,7 +56,7 @@ pub struct Gateway {
 impl Gateway {
     /// Builds the gateway. Fails (naming the route and the problem) on a route that cannot be
     /// served: an upstream that is no http(s) origin, an unset `credential_env`.
-    pub fn try_new(app: Arc<App>) -> Result<Gateway, String> {
+    pub fn try_new(app: Arc<App>) -> Result<Gateway, routes::RouteError> {
         let routes = Routes::from_config(&app.config)?;
         routes.warm_up();
         Ok(Gateway {
@@ -244,7 +249,7 @@ impl ProxyHttp for Gateway {
         ctx: &mut RequestCtx,
     ) -> Result<()> {
         if !end_of_stream && ctx.body_deadline.is_some_and(|d| Instant::now() > d) {
-            ctx.refusal = Some((408, BODY_TIMEOUT.into()));
+            ctx.refusal = Some(Refusal::body_timeout());
             return Err(Error::explain(
                 ErrorType::HTTPStatus(408),
                 "request body too slow",
@@ -253,10 +258,7 @@ impl ProxyHttp for Gateway {
         if let Some(acc) = ctx.deferred.as_mut() {
             if let Some(chunk) = body.as_ref() {
                 if acc.len() + chunk.len() > self.app.config.api.max_body_bytes {
-                    ctx.refusal = Some((
-                        413,
-                        "The request body is too large for the privacy proxy.".into(),
-                    ));
+                    ctx.refusal = Some(Refusal::too_large());
                     return Err(Error::explain(
                         ErrorType::HTTPStatus(413),
                         "request body too large",
@@ -272,49 +274,16 @@ impl ProxyHttp for Gateway {
             let Some(route) = ctx.route.clone() else {
                 return Err(Error::explain(ErrorType::InternalError, "no route"));
             };
-            match anon::anonymize_body_in(
-                &self.app.detector,
-                ctx.policy.as_deref(),
-                route.format,
-                ctx.endpoint,
-                &acc,
-            ) {
-                Ok(a) => {
-                    if let Some(message) = ctx
-                        .policy
-                        .as_deref()
-                        .and_then(|p| policy::verdict(p, &a.table))
-                    {
-                        ctx.refusal = Some((policy::BLOCKED_STATUS, message));
-                        return Err(Error::explain(
-                            ErrorType::HTTPStatus(policy::BLOCKED_STATUS),
-                            "request blocked by policy",
-                        ));
-                    }
-                    ctx.entities = a.count;
-                    crate::telemetry::record_entities(
-                        a.table.entries().iter().map(|m| m.entity_type),
-                    );
-                    if !a.table.is_empty() {
-                        ctx.exchange = Some(Arc::new(reply::exchange_for(a.table.entries(), &acc)));
-                    }
-                    *body = Some(match a.body {
-                        Some(b) => Bytes::from(b),
-                        None => Bytes::from(acc),
-                    });
+            match rewrite::rewrite(&self.app, ctx, &route, acc) {
+                Ok(rewritten) => {
+                    *body = Some(rewritten);
                     return Ok(());
                 }
                 Err(refusal) => {
-                    tracing::info!(route = %route.prefix, format = route.format.name(), reason = %refusal.0, "request refused");
-                    ctx.refusal = Some((
-                        400,
-                        format!(
-                            "The privacy proxy could not rewrite the request: {}",
-                            refusal.0
-                        ),
-                    ));
+                    let status = refusal.status;
+                    ctx.refusal = Some(refusal);
                     return Err(Error::explain(
-                        ErrorType::HTTPStatus(400),
+                        ErrorType::HTTPStatus(status),
                         "request refused",
                     ));
                 }
@@ -436,14 +405,14 @@ impl ProxyHttp for Gateway {
             };
         };
         if code == 408 && ctx.refusal.is_none() {
-            ctx.refusal = Some((408, BODY_TIMEOUT.into()));
+            ctx.refusal = Some(Refusal::body_timeout());
         }
-        if let Some((status, message)) = ctx.refusal.take() {
+        if let Some(refusal) = ctx.refusal.take() {
             if session.response_written().is_none() {
-                let _ = refuse(session, route.format, status, &message).await;
+                let _ = refuse(session, route.format, refusal.status, &refusal.message).await;
             }
             return FailToProxy {
-                error_code: status,
+                error_code: refusal.status,
                 can_reuse_downstream: false,
             };
         }

@@ -5,15 +5,15 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
 use pingora::http::RequestHeader;
 use pingora::prelude::*;
 use pingora::proxy::Session;
 
 use super::ctx::RequestCtx;
-use super::refuse::{refuse, refuse_with, BODY_TIMEOUT};
+use super::refuse::{refuse, refuse_with, BODY_TIMEOUT, TOO_LARGE};
+use super::rewrite::rewrite;
 use super::routes::Route;
-use super::{anon, format, policy, reply};
+use super::{format, policy};
 use crate::app::App;
 use crate::config::UnknownPolicy;
 
@@ -158,13 +158,7 @@ pub(super) async fn prepare(
         .and_then(|v| v.trim().parse::<usize>().ok());
     let cap = app.config.api.max_body_bytes;
     if length.is_some_and(|l| l > cap) {
-        refuse(
-            session,
-            format,
-            413,
-            "The request body is too large for the privacy proxy.",
-        )
-        .await?;
+        refuse(session, format, 413, TOO_LARGE).await?;
         return Ok(true);
     }
     if length.is_none_or(|l| l > RETRY_BUFFER) {
@@ -189,57 +183,18 @@ pub(super) async fn prepare(
             return Ok(true);
         }
         BodyRead::TooLarge => {
-            refuse(
-                session,
-                format,
-                413,
-                "The request body is too large for the privacy proxy.",
-            )
-            .await?;
+            refuse(session, format, 413, TOO_LARGE).await?;
             return Ok(true);
         }
     };
-    match anon::anonymize_body_in(
-        &app.detector,
-        ctx.policy.as_deref(),
-        format,
-        endpoint,
-        &body,
-    ) {
-        Ok(a) => {
-            if let Some(message) = ctx
-                .policy
-                .as_deref()
-                .and_then(|p| policy::verdict(p, &a.table))
-            {
-                tracing::info!(route = %route.prefix, format = format.name(), "request blocked by policy");
-                refuse(session, format, policy::BLOCKED_STATUS, &message).await?;
-                return Ok(true);
-            }
-            ctx.entities = a.count;
-            crate::telemetry::record_entities(a.table.entries().iter().map(|m| m.entity_type));
-            if !a.table.is_empty() {
-                ctx.exchange = Some(Arc::new(reply::exchange_for(a.table.entries(), &body)));
-            }
-            ctx.body = Some(match a.body {
-                Some(b) => Bytes::from(b),
-                None => Bytes::from(body),
-            });
+    match rewrite(app, ctx, &route, body) {
+        Ok(body) => {
+            ctx.body = Some(body);
             ctx.body_consumed = true;
             Ok(false)
         }
         Err(refusal) => {
-            tracing::info!(route = %route.prefix, format = format.name(), reason = %refusal.0, "request refused");
-            refuse(
-                session,
-                format,
-                400,
-                &format!(
-                    "The privacy proxy could not rewrite the request: {}",
-                    refusal.0
-                ),
-            )
-            .await?;
+            refuse(session, format, refusal.status, &refusal.message).await?;
             Ok(true)
         }
     }

@@ -1,5 +1,7 @@
 //! Refusals: the client is answered in its provider's error shape and nothing is forwarded.
 
+use std::borrow::Cow;
+
 use bytes::Bytes;
 use pingora::http::ResponseHeader;
 use pingora::prelude::*;
@@ -9,6 +11,33 @@ use super::format::WireFormat;
 
 /// The answer to a body that did not arrive within `server.client_body_timeout_ms`.
 pub(super) const BODY_TIMEOUT: &str = "The request body was not received in time.";
+/// The answer to a body over `api.max_body_bytes`.
+pub(super) const TOO_LARGE: &str = "The request body is too large for the privacy proxy.";
+
+/// Why the proxy answers itself instead of forwarding: a status and the message of the
+/// provider-shaped error body (never request content).
+#[derive(Debug, Clone)]
+pub(super) struct Refusal {
+    pub status: u16,
+    pub message: Cow<'static, str>,
+}
+
+impl Refusal {
+    pub fn new(status: u16, message: impl Into<Cow<'static, str>>) -> Refusal {
+        Refusal {
+            status,
+            message: message.into(),
+        }
+    }
+
+    pub fn body_timeout() -> Refusal {
+        Refusal::new(408, BODY_TIMEOUT)
+    }
+
+    pub fn too_large() -> Refusal {
+        Refusal::new(413, TOO_LARGE)
+    }
+}
 
 /// Answers the client with a provider-shaped error and forwards nothing.
 pub(super) async fn refuse(

@@ -15,6 +15,30 @@ const DNS_TTL: Duration = Duration::from_secs(60);
 
 type DnsCache = Arc<RwLock<HashMap<(String, u16), (Vec<SocketAddr>, Instant)>>>;
 
+/// Why an upstream URL cannot be used (the URL itself is not repeated: it may carry a token).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UpstreamError {
+    #[error("the upstream must start with http:// or https://")]
+    Scheme,
+    #[error("the upstream must be an origin with an optional base path")]
+    NotOrigin,
+    #[error("invalid IPv6 address")]
+    Ipv6,
+    #[error("invalid port")]
+    Port,
+    #[error("invalid upstream authority")]
+    Authority,
+}
+
+/// A configured route that cannot be served, named by its index in `proxy.toml`.
+#[derive(Debug, thiserror::Error)]
+pub enum RouteError {
+    #[error("route[{index}]: {source}")]
+    Upstream { index: usize, source: UpstreamError },
+    #[error("route[{index}]: credential_env {var} is not set")]
+    CredentialUnset { index: usize, var: String },
+}
+
 /// An upstream base URL, parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Upstream {
@@ -28,33 +52,33 @@ pub struct Upstream {
 }
 
 impl Upstream {
-    pub fn parse(url: &str) -> Result<Upstream, String> {
+    pub fn parse(url: &str) -> Result<Upstream, UpstreamError> {
         let (tls, rest) = if let Some(r) = url.strip_prefix("https://") {
             (true, r)
         } else if let Some(r) = url.strip_prefix("http://") {
             (false, r)
         } else {
-            return Err("the upstream must start with http:// or https://".into());
+            return Err(UpstreamError::Scheme);
         };
         let (authority, path) = match rest.find('/') {
             Some(i) => (&rest[..i], &rest[i..]),
             None => (rest, ""),
         };
         if authority.is_empty() || authority.contains('@') || path.contains(['?', '#']) {
-            return Err("the upstream must be an origin with an optional base path".into());
+            return Err(UpstreamError::NotOrigin);
         }
         let default_port = if tls { 443 } else { 80 };
         let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
-            let (h, after) = v6.split_once(']').ok_or("invalid IPv6 address")?;
+            let (h, after) = v6.split_once(']').ok_or(UpstreamError::Ipv6)?;
             let port = match after.strip_prefix(':') {
-                Some(p) => p.parse().map_err(|_| "invalid port")?,
+                Some(p) => p.parse().map_err(|_| UpstreamError::Port)?,
                 None if after.is_empty() => default_port,
-                None => return Err("invalid upstream authority".into()),
+                None => return Err(UpstreamError::Authority),
             };
             (h.to_owned(), port)
         } else {
             match authority.rsplit_once(':') {
-                Some((h, p)) => (h.to_owned(), p.parse().map_err(|_| "invalid port")?),
+                Some((h, p)) => (h.to_owned(), p.parse().map_err(|_| UpstreamError::Port)?),
                 None => (authority.to_owned(), default_port),
             }
         };
@@ -85,12 +109,10 @@ pub struct Routes {
 }
 
 impl Routes {
-    pub fn from_config(config: &Config) -> Result<Routes, String> {
+    pub fn from_config(config: &Config) -> Result<Routes, RouteError> {
         let mut routes = Vec::new();
         for (i, r) in config.routes.iter().enumerate() {
-            routes.push(Arc::new(
-                build_route(r).map_err(|e| format!("route[{i}]: {e}"))?,
-            ));
+            routes.push(Arc::new(build_route(i, r)?));
         }
         routes.sort_by_key(|r| std::cmp::Reverse(r.prefix.len()));
         Ok(Routes {
@@ -159,12 +181,15 @@ impl Routes {
     }
 }
 
-fn build_route(r: &RouteConfig) -> Result<Route, String> {
-    let upstream = Upstream::parse(&r.upstream)?;
+fn build_route(index: usize, r: &RouteConfig) -> Result<Route, RouteError> {
+    let upstream =
+        Upstream::parse(&r.upstream).map_err(|source| RouteError::Upstream { index, source })?;
     let credential = match &r.credential_env {
         Some(var) => {
-            let value =
-                std::env::var(var).map_err(|_| format!("credential_env {var} is not set"))?;
+            let value = std::env::var(var).map_err(|_| RouteError::CredentialUnset {
+                index,
+                var: var.clone(),
+            })?;
             let header = r
                 .credential_header
                 .clone()

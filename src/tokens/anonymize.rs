@@ -14,7 +14,7 @@ pub struct Entity {
     pub text: String,
 }
 
-/// `stats` of api.md, all integers.
+/// `stats` of docs/api.md, all integers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Stats {
     #[serde(rename = "entityCount")]

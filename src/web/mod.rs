@@ -1,4 +1,4 @@
-//! The web page at `/` (api.md, "Authentication and tenants"): one HTML document with its CSS
+//! The web page at `/` (docs/api.md, "Authentication and tenants"): one HTML document with its CSS
 //! and JavaScript embedded in the binary, the signed tenant cookie that identifies each browser,
 //! and the same-origin check that cookie-authenticated API calls must pass.
 //!

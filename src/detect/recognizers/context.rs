@@ -1,4 +1,4 @@
-//! Context scoring (entities.md §1.5/§1.6): the words that raise or lower a candidate's score
+//! Context scoring (docs/entities.md §1.5/§1.6): the words that raise or lower a candidate's score
 //! when they occur near it. A recognizer describes its words as a [`Context`] and compiles it
 //! once into a [`ContextIndex`], the one path by which every recognizer looks for context.
 

@@ -1,4 +1,4 @@
-//! Payment cards (entities.md §6): 13–19 digits, consistent separators, brand prefix and
+//! Payment cards (docs/entities.md §6): 13–19 digits, consistent separators, brand prefix and
 //! length, Luhn.
 
 use regex::Regex;

@@ -1,4 +1,4 @@
-//! Dates (entities.md §12): numeric `d.m.y`, ISO, slashes, written German and English months;
+//! Dates (docs/entities.md §12): numeric `d.m.y`, ISO, slashes, written German and English months;
 //! calendar-valid with day, month and year. Partial dates only with birth context.
 
 use regex::Regex;

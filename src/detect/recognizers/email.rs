@@ -1,4 +1,4 @@
-//! E-mail addresses (entities.md §3): dot-atom local part, ≥ 2 domain labels, alphabetic TLD.
+//! E-mail addresses (docs/entities.md §3): dot-atom local part, ≥ 2 domain labels, alphabetic TLD.
 
 use regex::{Regex, RegexBuilder};
 

@@ -1,4 +1,4 @@
-//! IBAN (entities.md §5): two letters + two digits anchor, then alphanumerics with single
+//! IBAN (docs/entities.md §5): two letters + two digits anchor, then alphanumerics with single
 //! space/hyphen separators until the registry length is reached; mod 97 decides.
 
 use super::{cand, numeric_standalone, Context, ContextIndex};

@@ -1,4 +1,4 @@
-//! IP addresses (entities.md §7): strict IPv4 dotted quads and IPv6 (compressed, embedded
+//! IP addresses (docs/entities.md §7): strict IPv4 dotted quads and IPv6 (compressed, embedded
 //! IPv4, zone IDs), parsed with `std::net`.
 
 use std::net::{Ipv4Addr, Ipv6Addr};

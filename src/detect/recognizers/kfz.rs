@@ -1,4 +1,4 @@
-//! German licence plates (entities.md §11): code from the official list, 1–2 letters,
+//! German licence plates (docs/entities.md §11): code from the official list, 1–2 letters,
 //! 1–4 digits, optional `E`/`H`; uppercase only.
 
 use regex::Regex;

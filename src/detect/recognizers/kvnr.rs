@@ -7,7 +7,7 @@
 //! | check digit valid, no context | 0.55 |
 //! | + weak context (`Krankenkasse`, `versichert`) | 0.75 |
 //! | + strong context (`KVNR`, `Versichertennummer`, `Krankenversicherungsnummer`) | 0.95 |
-//! | check digit fails, strong label (typo rule, entities.md §1.6) | 0.6, not validated |
+//! | check digit fails, strong label (typo rule, docs/entities.md §1.6) | 0.6, not validated |
 //! | valid but negative context (`Bestellnummer`, `Artikelnummer` …) | 0.3 |
 
 use super::{cand, standalone, Context, ContextIndex};

@@ -1,4 +1,4 @@
-//! LOCATION (entities.md §13): street + house number, postcode + town, and a town named alone
+//! LOCATION (docs/entities.md §13): street + house number, postcode + town, and a town named alone
 //! after a preposition or label. Towns come from the GeoNames gazetteer (see NOTICE).
 
 use regex::Regex;
@@ -364,7 +364,7 @@ impl LocationRecognizer {
                 continue;
             };
             if zero_zero {
-                // German postcodes never start with 00 (entities.md §13.1): not a postcode, but a
+                // German postcodes never start with 00 (docs/entities.md §13.1): not a postcode, but a
                 // known town after it is still a place in an address line.
                 if known {
                     out.push(cand(EntityType::Location, w.start, end, 0.7, false));

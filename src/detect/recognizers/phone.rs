@@ -1,4 +1,4 @@
-//! Telephone numbers (entities.md §4): international `+CC`/`00CC`, national `0…`, the old
+//! Telephone numbers (docs/entities.md §4): international `+CC`/`00CC`, national `0…`, the old
 //! `(0 30)` style and US `(555) 123-4567`; digits with single separators, 6–15 digits.
 
 use regex::Regex;

@@ -1,4 +1,4 @@
-//! Steuer-ID (entities.md §8): 11 digits, contiguous or in groups of 2–4 with single spaces.
+//! Steuer-ID (docs/entities.md §8): 11 digits, contiguous or in groups of 2–4 with single spaces.
 
 use regex::Regex;
 

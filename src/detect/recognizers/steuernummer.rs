@@ -1,4 +1,4 @@
-//! Steuernummer (entities.md §9): the state groupings as printed, or the 13-digit ELSTER form.
+//! Steuernummer (docs/entities.md §9): the state groupings as printed, or the 13-digit ELSTER form.
 
 use regex::Regex;
 

@@ -1,4 +1,4 @@
-//! SV-Nummer (entities.md §10): 2 + 6 digits, letter, 2 digits, check digit; optional single
+//! SV-Nummer (docs/entities.md §10): 2 + 6 digits, letter, 2 digits, check digit; optional single
 //! space/hyphen separators at the group borders.
 
 use regex::Regex;

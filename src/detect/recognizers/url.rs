@@ -1,4 +1,4 @@
-//! URLs (entities.md §14): with scheme or `www.`, and bare domains with a path or an
+//! URLs (docs/entities.md §14): with scheme or `www.`, and bare domains with a path or an
 //! allow-listed TLD. Trailing punctuation and unbalanced closing brackets stay outside.
 
 use aho_corasick::AhoCorasick;

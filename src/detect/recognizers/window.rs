@@ -1,9 +1,9 @@
-//! Span and window helpers shared by the recognizers: boundaries of a value (entities.md
+//! Span and window helpers shared by the recognizers: boundaries of a value (docs/entities.md
 //! §1.3), digit clusters, search windows around anchors, the context windows before and after
 //! a candidate (§1.5), and regex matches inside windows with absolute offsets.
 
 /// True when the code points around `[start, end)` of `s` do not extend a number or word:
-/// no letter or digit directly before or after (entities.md §1.3).
+/// no letter or digit directly before or after (docs/entities.md §1.3).
 pub(crate) fn standalone(s: &str, start: usize, end: usize) -> bool {
     let before = s.get(..start).and_then(|p| p.chars().next_back());
     let after = s.get(end..).and_then(|p| p.chars().next());

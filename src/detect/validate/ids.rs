@@ -3,7 +3,7 @@
 //! panics, whatever the input.
 
 /// ISO/IEC 7064 MOD 11,10 (hybrid system) check digit over decimal digit values (0–9): the
-/// algorithm of the Steuer-ID (entities.md §8.2) and of the German USt-IdNr.
+/// algorithm of the Steuer-ID (docs/entities.md §8.2) and of the German USt-IdNr.
 pub fn mod11_10_check(digits: &[u8]) -> u8 {
     let mut product = 10u8;
     for &d in digits {
@@ -127,7 +127,7 @@ mod tests {
 
     #[test]
     fn steuer_id_uses_the_same_check() {
-        // 86095742719 (entities.md §8.2): check digit 9 over its first ten digits.
+        // 86095742719 (docs/entities.md §8.2): check digit 9 over its first ten digits.
         assert_eq!(mod11_10_check(&[8, 6, 0, 9, 5, 7, 4, 2, 7, 1]), 9);
     }
 

@@ -12,7 +12,7 @@ mod wire;
 
 use crate::config::WireFormatName;
 
-pub use wire::{StreamHandler, WireFormat};
+pub use wire::{FormatRefusal, StreamHandler, WireFormat};
 
 /// The format of a route.
 pub fn for_name(name: WireFormatName) -> &'static dyn WireFormat {

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::{StreamHandler, WireFormat};
+use super::{FormatRefusal, StreamHandler, WireFormat};
 use crate::json::Node;
 use crate::proxy::restore::{push_member, restore_tree, Channels};
 use crate::tokens::Exchange;
@@ -37,7 +37,7 @@ impl WireFormat for OpenAi {
         }
     }
 
-    fn check_request(&self, endpoint: &str, root: &Node) -> Result<(), String> {
+    fn check_request(&self, endpoint: &str, root: &Node) -> Result<(), FormatRefusal> {
         let field = match endpoint {
             COMPLETIONS => "prompt",
             EMBEDDINGS => "input",
@@ -49,9 +49,7 @@ impl WireFormat for OpenAi {
             Some(_) => true,
         };
         if token_ids {
-            return Err(format!(
-                "`{field}` as token ids cannot be inspected by the privacy proxy; send text"
-            ));
+            return Err(FormatRefusal::TokenIds { field });
         }
         Ok(())
     }

@@ -6,6 +6,13 @@ use crate::json::Node;
 use crate::proxy::restore::restore_tree;
 use crate::tokens::Exchange;
 
+/// A request a format cannot let through (the message names a field, never content).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FormatRefusal {
+    #[error("`{field}` as token ids cannot be inspected by the privacy proxy; send text")]
+    TokenIds { field: &'static str },
+}
+
 pub trait WireFormat: Send + Sync {
     fn name(&self) -> &'static str;
 
@@ -14,7 +21,7 @@ pub trait WireFormat: Send + Sync {
     fn endpoint(&self, path: &str) -> Option<&'static str>;
 
     /// Fail-closed checks beyond parsing (e.g. token-id prompts that cannot be inspected).
-    fn check_request(&self, _endpoint: &str, _root: &Node) -> Result<(), String> {
+    fn check_request(&self, _endpoint: &str, _root: &Node) -> Result<(), FormatRefusal> {
         Ok(())
     }
 

@@ -1,4 +1,4 @@
-//! PERSON (entities.md §2) without a model, in phases over the words of the text:
+//! PERSON (docs/entities.md §2) without a model, in phases over the words of the text:
 //!
 //! 1. [`fields`]: structured data (`"firstName": "Anna"`).
 //! 2. [`anchors`]: names after an anchor (salutation, title, greeting, self-introduction, form
