@@ -101,17 +101,68 @@ fn gazetteer(path: &str) -> Res<Vec<String>> {
         .collect())
 }
 
-/// `rounds` passes over the templates, placeholders filled from the gazetteers.
+/// Where a name may be cut for [`invent`]: after a vowel followed by a consonant, away from
+/// both ends (character offsets).
+fn cuts(name: &str) -> Vec<usize> {
+    let cs: Vec<char> = name.chars().collect();
+    let vowel = |c: char| "aeiouyäöüéèáàíóúąęı".contains(c.to_lowercase().next().unwrap_or(c));
+    (2..cs.len().saturating_sub(1))
+        .filter(|&i| vowel(cs[i - 1]) && !vowel(cs[i]))
+        .collect()
+}
+
+/// A name no gazetteer lists: the head of one listed name joined to the tail of another
+/// (`Kowal` + `ierski`). The tagger must learn names from their context and form, not only
+/// from the lexicon classes, or it misses every name the lists lack (`Gegen Ribéry …`).
+fn invent(
+    rng: &mut Rng,
+    list: &[String],
+    known: &std::collections::HashSet<String>,
+) -> Option<String> {
+    for _ in 0..8 {
+        let (a, b) = (&list[rng.below(list.len())], &list[rng.below(list.len())]);
+        let (ca, cb) = (cuts(a), cuts(b));
+        if ca.is_empty() || cb.is_empty() {
+            continue;
+        }
+        let i = ca[rng.below(ca.len())];
+        let j = cb[rng.below(cb.len())];
+        let head: String = a.chars().take(i).collect();
+        let tail: String = b.chars().skip(j).collect();
+        let name = format!("{head}{tail}");
+        if name.chars().count() >= 4 && !known.contains(&name.to_lowercase()) {
+            return Some(name);
+        }
+    }
+    None
+}
+
+/// `rounds` passes over the templates, placeholders filled from the gazetteers or (`{L}` one
+/// time in two, `{F}` one in four; `TAGGER_INVENT` per mille of `{L}`) with invented names no
+/// list holds.
 fn synthetic(rounds: usize) -> Res<Vec<Document>> {
     let first = gazetteer("data/first_names.txt")?;
     let last = gazetteer("data/last_names.txt")?;
     let towns = gazetteer("data/towns_dach.txt")?;
+    let known: std::collections::HashSet<String> = [&first, &last, &towns]
+        .into_iter()
+        .flatten()
+        .map(|w| w.to_lowercase())
+        .chain(
+            gazetteer("data/places_world.txt")?
+                .iter()
+                .map(|w| w.to_lowercase()),
+        )
+        .collect();
     let templates: Vec<String> = read("data/tagger/templates.txt")?
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|l| l.replace("\\n", "\n"))
         .collect();
     let mut rng = Rng(0x5eed_7a67);
+    // Per mille of surnames invented (given names: half as often).
+    let invent_l = env_num("TAGGER_INVENT", 500)?;
+    let invent_f = invent_l / 2;
     let mut out = Vec::new();
     for _ in 0..rounds {
         for t in &templates {
@@ -131,7 +182,13 @@ fn synthetic(rounds: usize) -> Res<Vec<Document>> {
                     }
                 };
                 d.text.push_str(&rest[..p]);
-                let value = &list[rng.below(list.len())];
+                let invented = match key {
+                    "F" if rng.below(1000) < invent_f => invent(&mut rng, &first, &known),
+                    "L" if rng.below(1000) < invent_l => invent(&mut rng, &last, &known),
+                    _ => None,
+                };
+                let value = invented.unwrap_or_else(|| list[rng.below(list.len())].clone());
+                let value = value.as_str();
                 let start = d.text.len();
                 d.text.push_str(value);
                 // A surname right after a given name continues its mention.

@@ -88,6 +88,7 @@ word_lists! {
     country_prefixes,
     postcode_not_after,
     town_prepositions,
+    place_prepositions,
     town_labels,
     town_context_strong,
 }
@@ -325,6 +326,7 @@ mod tests {
             ("labels", &l.labels),
             ("closings", &l.closings),
             ("town_prepositions", &l.town_prepositions),
+            ("place_prepositions", &l.place_prepositions),
         ] {
             for w in words {
                 assert_eq!(*w, w.to_lowercase(), "{name}: {w:?} would never match");

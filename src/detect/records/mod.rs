@@ -38,6 +38,8 @@ use cells::Vouch;
 use fields::Kind;
 use table::{Cell, Table};
 
+/// Candidates of the other word type scored below this are guesses a column outranks.
+const ANCHORED_BELOW: f32 = 0.75;
 /// Score of a cell whose column name gives its type.
 const NAMED: f32 = 0.9;
 /// Score of a cell that takes its type from the other cells of its column, and of a later
@@ -103,7 +105,8 @@ fn fills(t: EntityType) -> bool {
 /// A candidate of type `t` for the whole cell `[a, b)` of `s`: scored at least as high as any
 /// candidate inside it, so the whole cell wins over a part (equal scores go to the longer
 /// span). `None` when the others already cover every letter and digit of the cell (their
-/// finer spans stand: `Hauptstraße 5, 10115 Berlin` is two), or when a value of another type
+/// finer spans stand: `Hauptstraße 5, 10115 Berlin` is two; several names in a name cell are
+/// one), or when a value of another type
 /// than PERSON or LOCATION overlaps it (`Erstzulassung 09.10.01` is no place).
 fn whole_cell(
     s: &str,
@@ -116,11 +119,18 @@ fn whole_cell(
     let mut score = base;
     let mut covered = a;
     let mut gap = false;
+    let mut parts = 0;
     for c in known.overlapping(a, b) {
         let soft = matches!(c.entity_type, EntityType::Person | EntityType::Location);
         if c.validated || !soft {
             return None;
         }
+        if c.entity_type != t && c.score < base.min(ANCHORED_BELOW) {
+            // An unanchored guess of the other word type (the tagger's `Quappendorf` as a
+            // name in a column of towns) covers nothing: the column outranks it.
+            continue;
+        }
+        parts += usize::from(c.entity_type == t && t == EntityType::Person);
         if c.start >= a && c.end <= b {
             score = score.max(c.score);
         }
@@ -133,7 +143,8 @@ fn whole_cell(
         .unwrap_or("")
         .chars()
         .any(char::is_alphanumeric);
-    gap.then(|| cand(t, a, b, score, false))
+    // Several names inside one name cell (`Brökelmann, Jana`) are one value.
+    (gap || parts >= 2).then(|| cand(t, a, b, score, false))
 }
 
 /// Types the cells of `table`, appending candidates to `out`.

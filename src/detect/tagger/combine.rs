@@ -14,13 +14,17 @@
 
 use super::features::NOUN_NAMEISH;
 use super::tables::Tables;
-use super::{Kind, Mention, Tagger};
-use crate::detect::lexicon::class;
+use super::{Kind, Mention, Tagger, Tagging};
+use crate::detect::lexicon::{class, Lexicon};
 use crate::detect::words::{Shape, Word};
 use crate::detect::{Candidate, EntityType, Text};
 
 /// Score of a tagger mention: above the rules' unanchored guesses (0.4–0.6), below anchors.
 pub const TAGGER_SCORE: f32 = 0.7;
+
+/// Score of a tagger place mention after a place preposition: below the tagger's names, so a
+/// word both call a name stays a name.
+pub const PLACE_SCORE: f32 = 0.6;
 
 /// Rule PERSON candidates scored below this (a lone surname guess) are dropped when the tagger
 /// judged a word of theirs and found no name. Lone given names (0.55–0.6) stay unless they are
@@ -41,7 +45,7 @@ pub fn apply(tagger: &Tagger, text: &Text<'_>, candidates: &mut Vec<Candidate>) 
     let words = text.words();
     let facts = text.lexed().facts();
     // Person mentions, joined across particles (`von der`).
-    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut spans: Vec<(usize, usize, usize, usize)> = Vec::new();
     let mut last_word = usize::MAX;
     for m in tagging
         .mentions
@@ -62,15 +66,17 @@ pub fn apply(tagger: &Tagger, text: &Text<'_>, candidates: &mut Vec<Candidate>) 
                     .all(|c| c.is_alphabetic() || c == ' ');
             if particles {
                 last.1 = m.end;
+                last.3 = m.last_word;
                 last_word = m.last_word;
                 continue;
             }
         }
-        spans.push((m.start, m.end));
+        spans.push((m.start, m.end, m.first_word, m.last_word));
         last_word = m.last_word;
     }
-    let in_mention = |a: usize, b: usize| spans.iter().any(|&(x, y)| x < b && a < y);
     let tables = Tables::get();
+    spans.retain(|&(_, _, first, last)| !needs_anchor(s, words, facts, tables, first, last));
+    let in_mention = |a: usize, b: usize| spans.iter().any(|&(x, y, _, _)| x < b && a < y);
     // Word indices of a candidate's byte range.
     let range = |a: usize, b: usize| {
         let i = words.partition_point(|w| w.end <= a);
@@ -96,7 +102,8 @@ pub fn apply(tagger: &Tagger, text: &Text<'_>, candidates: &mut Vec<Candidate>) 
         let weak_veto = c.score < WEAK_BELOW && judged(c.start, c.end);
         !(noun_veto || weak_veto)
     });
-    for (a, b) in spans {
+    places(&tagging, text, tables, candidates);
+    for (a, b, _, _) in spans {
         candidates.push(Candidate {
             entity_type: EntityType::Person,
             start: a,
@@ -105,6 +112,56 @@ pub fn apply(tagger: &Tagger, text: &Text<'_>, candidates: &mut Vec<Candidate>) 
             validated: false,
         });
     }
+}
+
+/// The tagger's place mentions right after a place preposition (`wohnt in Wanne-Eickel`) become
+/// LOCATION candidates at [`PLACE_SCORE`]: the town rules need a gazetteer entry, the tagger
+/// knows places by form and context. A lone common noun (`in Ordnung`) is never one.
+fn places(tagging: &Tagging, text: &Text<'_>, tables: &Tables, candidates: &mut Vec<Candidate>) {
+    let s = text.view();
+    let words = text.words();
+    let lexed = text.lexed();
+    let facts = lexed.facts();
+    let preps = &Lexicon::get().lists.place_prepositions;
+    for m in tagging
+        .mentions
+        .iter()
+        .filter(|m| m.kind == Kind::Location)
+        .flat_map(|m| split_at_separators(s, words, m))
+    {
+        let Some(p) = m.first_word.checked_sub(1) else {
+            continue;
+        };
+        let after_prep =
+            preps.contains(&lexed.low(p)) && s.get(words[p].end..m.start).is_some_and(|g| g == " ");
+        if after_prep && !needs_anchor(s, words, facts, tables, m.first_word, m.last_word) {
+            candidates.push(Candidate {
+                entity_type: EntityType::Location,
+                start: m.start,
+                end: m.end,
+                score: PLACE_SCORE,
+                validated: false,
+            });
+        }
+    }
+}
+
+/// Tagger mentions the tagger alone may not make (the rules still can, with an anchor): a
+/// name right after a pet noun (`unser Hund Bruno`), and a lone word that is a common word or
+/// noun (`Kartoffeln und Kohl`): as in the rules, `Koch` or `Kohl` alone needs an anchor or a
+/// given name.
+fn needs_anchor(
+    s: &str,
+    words: &[Word],
+    facts: &[crate::detect::text::WordFacts],
+    tables: &Tables,
+    first: usize,
+    last: usize,
+) -> bool {
+    let after_pet = first > 0 && facts[first - 1].bits & class::PET != 0;
+    let lone_common = first == last
+        && (facts[first].bits & class::COMMON != 0 || tables.is_noun(words[first].text(s)));
+    after_pet || lone_common
 }
 
 /// A mention cut where the text between two of its words holds more than a name joins with
