@@ -13,7 +13,8 @@
 //!   pass-through and of the proxy.
 //! - Streaming (SSE, 40 events, each its own write): time to first body byte and time per chunk.
 //!
-//! `cargo bench --bench load` (TARNKAPPE_BENCH_SECONDS scales the 32-connection phases).
+//! `cargo bench --bench load` (TARNKAPPE_BENCH_SECONDS scales the 32-connection phases;
+//! TARNKAPPE_LOAD_BIN runs another build of the proxy binary).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -371,7 +372,10 @@ impl Drop for Proxy {
 
 fn start_proxy(upstream: SocketAddr) -> Proxy {
     let addr = free_addr();
-    let child = Command::new(env!("CARGO_BIN_EXE_tarnkappe"))
+    // TARNKAPPE_LOAD_BIN: another build of the proxy (to compare builds in one sitting)
+    let bin = std::env::var("TARNKAPPE_LOAD_BIN")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_tarnkappe").to_owned());
+    let child = Command::new(bin)
         .arg("serve")
         .env("TARNKAPPE_LISTEN", addr.to_string())
         .env("TARNKAPPE_OPENAI_UPSTREAM", format!("http://{upstream}"))

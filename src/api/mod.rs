@@ -31,19 +31,20 @@ use body::{BodyState, Declared};
 use call::Call;
 pub use error::ApiError;
 
-/// Answers one local request completely. Returns the name of the policy the request ran
-/// under, if any (for the request's log line).
-pub async fn serve(session: &mut Session, app: &App) -> pingora::Result<Option<String>> {
+/// Answers one local request completely under `request_id` (decided once, by the gateway's
+/// telemetry). Returns the name of the policy the request ran under, if any (for the request's
+/// log line).
+pub async fn serve(
+    session: &mut Session,
+    app: &App,
+    request_id: &str,
+) -> pingora::Result<Option<String>> {
     let started = Instant::now();
     let req = session.req_header();
     let route = Local::of(req.uri.path());
     let method = req.method.clone();
     let mut ex = Call {
-        id: req
-            .headers
-            .get(crate::telemetry::REQUEST_ID_HEADER)
-            .and_then(|v| v.to_str().ok())
-            .map_or_else(crate::telemetry::new_request_id, str::to_owned),
+        id: request_id.to_owned(),
         declared: Declared::of(req),
         body: BodyState::Untouched,
         decision: None,

@@ -26,7 +26,7 @@ pub struct RequestCtx {
     /// Replace the reply with this error (the upstream's reply cannot be read).
     pub(super) reply_error: Option<Bytes>,
     pub(super) entities: usize,
-    /// Large body: accumulated and rewritten in `request_body_filter` (see `prepare::RETRY_BUFFER`).
+    /// Large body: accumulated and rewritten in `request_body_filter` (see `plan::RETRY_BUFFER`).
     pub(super) deferred: Option<Vec<u8>>,
     /// Why a deferred body was refused: answered in `fail_to_proxy`.
     pub(super) refusal: Option<Refusal>,

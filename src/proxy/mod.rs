@@ -17,6 +17,7 @@ mod ctx;
 pub mod embedded;
 pub mod format;
 pub mod ndjson;
+mod plan;
 pub mod policy;
 mod prepare;
 mod refuse;
@@ -162,7 +163,7 @@ impl ProxyHttp for Gateway {
         ctx.telemetry.tag_request(session.req_header_mut());
         let path = session.req_header().uri.path().to_owned();
         if crate::http::is_local(&path) {
-            ctx.telemetry.policy = api::serve(session, &self.app).await?;
+            ctx.telemetry.policy = api::serve(session, &self.app, &ctx.telemetry.id).await?;
             return Ok(true);
         }
         if let Some(route) = self.routes.find(&path) {

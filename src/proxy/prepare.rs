@@ -1,6 +1,7 @@
 //! Request preparation for a proxy route, before any upstream connection: the gate of a keyed
-//! route, the policy, the checks that refuse (upgrade, unknown path, compressed or oversized
-//! body), the body read under its deadline, anonymized and checked against the policy.
+//! route, the policy, the checks that refuse (upgrade, unknown path, compressed body), then the
+//! body as its [`BodyPlan`] says: refused, read now under its deadline and rewritten, or
+//! deferred to `request_body_filter`.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -10,19 +11,14 @@ use pingora::prelude::*;
 use pingora::proxy::Session;
 
 use super::ctx::RequestCtx;
+use super::plan::BodyPlan;
 use super::refuse::{refuse, refuse_with, BODY_TIMEOUT, TOO_LARGE};
 use super::rewrite::rewrite;
 use super::routes::Route;
 use super::{format, policy};
+use crate::api::body::Declared;
 use crate::app::App;
 use crate::config::UnknownPolicy;
-
-/// Pingora hands a body read in `request_filter` on to `request_body_filter` only through its
-/// retry buffer, which holds 64 KiB. Bodies known to fit are read, rewritten and refused (if
-/// need be) before any upstream connection; larger ones are accumulated in
-/// `request_body_filter` and rewritten at their end — a refusal then still answers the client
-/// and forwards no byte of the body, but the upstream has seen the request line and headers.
-pub(super) const RETRY_BUFFER: usize = 64 * 1024;
 
 pub(super) fn header_str<'a>(req: &'a RequestHeader, name: &str) -> Option<&'a str> {
     req.headers.get(name).and_then(|v| v.to_str().ok())
@@ -35,27 +31,32 @@ enum BodyRead {
 }
 
 /// [`read_body_within`] until `deadline`.
-async fn read_body(session: &mut Session, cap: usize, deadline: Instant) -> Result<BodyRead> {
+async fn read_body(
+    session: &mut Session,
+    declared: &Declared,
+    length: usize,
+    cap: usize,
+    deadline: Instant,
+) -> Result<BodyRead> {
     let left = deadline.saturating_duration_since(Instant::now());
-    match tokio::time::timeout(left, read_body_within(session, cap)).await {
+    match tokio::time::timeout(left, read_body_within(session, declared, length, cap)).await {
         Ok(r) => r,
         Err(_) => Ok(BodyRead::TimedOut),
     }
 }
 
-async fn read_body_within(session: &mut Session, cap: usize) -> Result<BodyRead> {
-    let length = header_str(session.req_header(), "content-length")
-        .and_then(|v| v.trim().parse::<usize>().ok());
-    if length.is_some_and(|len| len > cap) {
-        return Ok(BodyRead::TooLarge);
-    }
-    if header_str(session.req_header(), "expect")
-        .is_some_and(|v| v.eq_ignore_ascii_case("100-continue"))
-    {
+/// Reads a body of declared `length` (at most `cap`: a client that sends more is refused).
+async fn read_body_within(
+    session: &mut Session,
+    declared: &Declared,
+    length: usize,
+    cap: usize,
+) -> Result<BodyRead> {
+    if declared.expects_continue {
         session.write_continue_response().await?;
     }
     // sized once: a body arriving in several reads is not copied again as the buffer grows
-    let mut body = Vec::with_capacity(length.unwrap_or(0));
+    let mut body = Vec::with_capacity(length);
     // errors reading the client's body are the client's (a closed connection is a 499)
     while let Some(chunk) = session
         .read_request_body()
@@ -154,28 +155,28 @@ pub(super) async fn prepare(
         .await?;
         return Ok(true);
     }
-    let length = header_str(session.req_header(), "content-length")
-        .and_then(|v| v.trim().parse::<usize>().ok());
+    let declared = Declared::of(session.req_header());
     let cap = app.config.api.max_body_bytes;
-    if length.is_some_and(|l| l > cap) {
-        refuse(session, format, 413, TOO_LARGE).await?;
-        return Ok(true);
-    }
-    if length.is_none_or(|l| l > RETRY_BUFFER) {
-        if header_str(session.req_header(), "expect")
-            .is_some_and(|v| v.eq_ignore_ascii_case("100-continue"))
-        {
-            session.write_continue_response().await?;
+    let length = match BodyPlan::of(&declared, cap) {
+        BodyPlan::TooLarge => {
+            refuse(session, format, 413, TOO_LARGE).await?;
+            return Ok(true);
         }
-        ctx.deferred = Some(Vec::with_capacity(length.unwrap_or(0)));
-        ctx.body_consumed = true;
-        return Ok(false);
-    }
+        BodyPlan::Deferred { capacity } => {
+            if declared.expects_continue {
+                session.write_continue_response().await?;
+            }
+            ctx.deferred = Some(Vec::with_capacity(capacity));
+            ctx.body_consumed = true;
+            return Ok(false);
+        }
+        BodyPlan::ReadNow { length } => length,
+    };
     session.as_mut().enable_retry_buffering();
     let deadline = ctx
         .body_deadline
         .unwrap_or_else(|| Instant::now() + body_timeout);
-    let body = match read_body(session, cap, deadline).await? {
+    let body = match read_body(session, &declared, length, cap, deadline).await? {
         BodyRead::Ok(b) => b,
         BodyRead::TimedOut => {
             session.set_keepalive(None);

@@ -144,3 +144,24 @@ impl Recognizer for AusweisRecognizer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::recognizers::{kept, proposed};
+
+    #[test]
+    fn the_specimen_id_card_number_with_its_check_digit() {
+        let r = AusweisRecognizer::new();
+        let found = proposed(&r, "Personalausweis T220001293");
+        assert!(found
+            .iter()
+            .any(|(_, score, validated)| *validated && *score > 0.9));
+    }
+
+    #[test]
+    fn without_check_digit_or_strong_context_nothing_is_kept() {
+        let r = AusweisRecognizer::new();
+        assert!(kept(&r, "Artikel T22000129 ist vorrätig").is_empty());
+    }
+}

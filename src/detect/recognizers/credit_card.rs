@@ -154,3 +154,25 @@ impl Recognizer for CreditCardRecognizer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::recognizers::{kept, proposed};
+
+    #[test]
+    fn luhn_valid_cards_are_validated_and_a_wrong_digit_is_not_kept() {
+        let r = CreditCardRecognizer::new();
+        let found = proposed(&r, "Kartennummer: 4111 1111 1111 1111, gültig bis 12/27.");
+        assert!(found
+            .iter()
+            .any(|(v, _, validated)| v == "4111 1111 1111 1111" && *validated));
+        assert!(kept(&r, "Bestellung 4111 1111 1111 1112 ist unterwegs.").is_empty());
+    }
+
+    #[test]
+    fn separators_must_be_consistent() {
+        let r = CreditCardRecognizer::new();
+        assert!(kept(&r, "Nummer 4111-1111 1111-1111 bitte prüfen").is_empty());
+    }
+}

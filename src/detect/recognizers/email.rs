@@ -152,3 +152,25 @@ impl Recognizer for EmailRecognizer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::recognizers::kept;
+
+    #[test]
+    fn finds_addresses_and_leaves_trailing_punctuation_outside() {
+        let r = EmailRecognizer::new();
+        assert_eq!(
+            kept(&r, "Schreiben Sie an erika.mustermann@beispiel.de."),
+            vec!["erika.mustermann@beispiel.de".to_owned()]
+        );
+    }
+
+    #[test]
+    fn a_single_label_domain_is_no_address() {
+        let r = EmailRecognizer::new();
+        assert!(kept(&r, "root@localhost hat sich angemeldet").is_empty());
+        assert!(kept(&r, "Preis: 3 @ 5 Euro").is_empty());
+    }
+}

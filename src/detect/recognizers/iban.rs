@@ -115,3 +115,27 @@ impl Recognizer for IbanRecognizer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::recognizers::{kept, proposed};
+
+    #[test]
+    fn grouped_and_compact_ibans_pass_mod_97() {
+        let r = IbanRecognizer::new();
+        for text in [
+            "IBAN: DE89 3704 0044 0532 0130 00 bei der Bank",
+            "Bitte auf DE89370400440532013000 überweisen.",
+        ] {
+            let found = proposed(&r, text);
+            assert!(found.iter().any(|(_, _, validated)| *validated), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_wrong_check_digit_is_dropped_without_a_label() {
+        let r = IbanRecognizer::new();
+        assert!(kept(&r, "Der Code DE89 3704 0044 0532 0130 01 gilt nicht.").is_empty());
+    }
+}

@@ -202,3 +202,29 @@ impl Recognizer for IpRecognizer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::recognizers::kept;
+
+    #[test]
+    fn strict_ipv4_and_ipv6() {
+        let r = IpRecognizer::new();
+        assert_eq!(
+            kept(&r, "Zugriff von 192.168.10.25 um 14 Uhr"),
+            vec!["192.168.10.25".to_owned()]
+        );
+        assert_eq!(
+            kept(&r, "Server 2001:db8::8a2e:370:7334 antwortet nicht"),
+            vec!["2001:db8::8a2e:370:7334".to_owned()]
+        );
+    }
+
+    #[test]
+    fn out_of_range_octets_and_longer_dotted_numbers_are_not_addresses() {
+        let r = IpRecognizer::new();
+        assert!(kept(&r, "Wert 256.1.1.1 ist ungültig").is_empty());
+        assert!(kept(&r, "Abschnitt 1.2.3.4.5 der Norm").is_empty());
+    }
+}

@@ -105,3 +105,24 @@ impl Recognizer for KvnrRecognizer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::recognizers::{kept, proposed};
+
+    #[test]
+    fn a_labelled_kvnr_with_its_check_digit_is_validated() {
+        let r = KvnrRecognizer::new();
+        let found = proposed(&r, "Versichertennummer: A123456780");
+        assert!(found
+            .iter()
+            .any(|(v, score, validated)| v == "A123456780" && *validated && *score > 0.9));
+    }
+
+    #[test]
+    fn a_wrong_check_digit_without_a_label_is_not_kept() {
+        let r = KvnrRecognizer::new();
+        assert!(kept(&r, "Artikel A123456781 ist vorrätig").is_empty());
+    }
+}

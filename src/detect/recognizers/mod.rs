@@ -59,3 +59,25 @@ pub fn all() -> Vec<Box<dyn Recognizer>> {
         Box::new(super::records::RecordRecognizer::new()),
     ]
 }
+
+/// What one recognizer alone proposes in a text, for the recognizers' own tests: the values
+/// (from the view) with their scores and whether a check digit confirmed them.
+#[cfg(test)]
+pub(crate) fn proposed(r: &dyn Recognizer, s: &str) -> Vec<(String, f32, bool)> {
+    let text = crate::detect::Text::new(s);
+    let mut out = Vec::new();
+    r.recognize(&text, &mut out);
+    out.iter()
+        .map(|c| (text.view()[c.start..c.end].to_owned(), c.score, c.validated))
+        .collect()
+}
+
+/// The values of [`proposed`] at or above the default threshold.
+#[cfg(test)]
+pub(crate) fn kept(r: &dyn Recognizer, s: &str) -> Vec<String> {
+    proposed(r, s)
+        .into_iter()
+        .filter(|(_, score, _)| *score >= crate::detect::DEFAULT_THRESHOLD)
+        .map(|(v, _, _)| v)
+        .collect()
+}

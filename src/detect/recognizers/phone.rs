@@ -253,3 +253,22 @@ impl Recognizer for PhoneRecognizer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::recognizers::kept;
+
+    #[test]
+    fn international_and_national_forms() {
+        let r = PhoneRecognizer::new();
+        assert!(!kept(&r, "Telefon: +49 30 12345678").is_empty());
+        assert!(!kept(&r, "Rufen Sie mich unter 030 1234567 an.").is_empty());
+    }
+
+    #[test]
+    fn too_few_digits_are_no_number() {
+        let r = PhoneRecognizer::new();
+        assert!(kept(&r, "Telefon: 123").is_empty());
+    }
+}

@@ -146,3 +146,31 @@ impl Recognizer for SteuerIdRecognizer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::recognizers::{kept, proposed};
+
+    #[test]
+    fn the_published_example_is_validated_in_groups_too() {
+        let r = SteuerIdRecognizer::new();
+        for text in [
+            "Steuer-ID: 86095742719",
+            "Meine Steuer-ID lautet 86 095 742 719.",
+        ] {
+            assert!(
+                proposed(&r, text)
+                    .iter()
+                    .any(|(_, _, validated)| *validated),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_wrong_check_digit_without_a_label_is_not_kept() {
+        let r = SteuerIdRecognizer::new();
+        assert!(kept(&r, "Die Nummer 86095742718 steht im Katalog.").is_empty());
+    }
+}

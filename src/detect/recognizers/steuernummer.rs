@@ -173,3 +173,24 @@ impl Recognizer for SteuernummerRecognizer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::recognizers::kept;
+
+    #[test]
+    fn a_labelled_state_grouping_is_kept() {
+        let r = SteuernummerRecognizer::new();
+        assert_eq!(
+            kept(&r, "Steuernummer: 21/815/08150"),
+            vec!["21/815/08150".to_owned()]
+        );
+    }
+
+    #[test]
+    fn a_date_like_slash_number_is_not_a_tax_number() {
+        let r = SteuernummerRecognizer::new();
+        assert!(kept(&r, "am 12/05/2024 geliefert").is_empty());
+    }
+}

@@ -107,3 +107,31 @@ impl Recognizer for SvNummerRecognizer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::recognizers::{kept, proposed};
+
+    #[test]
+    fn the_sample_number_is_validated_in_its_printed_forms() {
+        let r = SvNummerRecognizer::new();
+        for text in [
+            "Rentenversicherungsnummer 65180539W001",
+            "SV-Nummer: 65 180539 W 001",
+        ] {
+            assert!(
+                proposed(&r, text)
+                    .iter()
+                    .any(|(_, _, validated)| *validated),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_wrong_check_digit_without_a_label_is_not_kept() {
+        let r = SvNummerRecognizer::new();
+        assert!(kept(&r, "Teil 65180539W002 ist nachbestellt").is_empty());
+    }
+}

@@ -174,3 +174,28 @@ impl Recognizer for UrlRecognizer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::recognizers::kept;
+
+    #[test]
+    fn scheme_and_www_forms_without_trailing_punctuation() {
+        let r = UrlRecognizer::new();
+        assert_eq!(
+            kept(&r, "Siehe https://beispiel.de/profil/anna."),
+            vec!["https://beispiel.de/profil/anna".to_owned()]
+        );
+        assert_eq!(
+            kept(&r, "(www.beispiel.de)"),
+            vec!["www.beispiel.de".to_owned()]
+        );
+    }
+
+    #[test]
+    fn a_decimal_number_is_no_domain() {
+        let r = UrlRecognizer::new();
+        assert!(kept(&r, "Das kostet 3.50 Euro").is_empty());
+    }
+}

@@ -120,3 +120,23 @@ impl Recognizer for UsSsnRecognizer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::recognizers::kept;
+
+    #[test]
+    fn a_labelled_ssn_is_kept() {
+        let r = UsSsnRecognizer::new();
+        assert_eq!(kept(&r, "SSN: 123-45-6789"), vec!["123-45-6789".to_owned()]);
+    }
+
+    #[test]
+    fn never_issued_groups_are_refused_and_9xx_needs_a_strong_label() {
+        let r = UsSsnRecognizer::new();
+        assert!(kept(&r, "SSN: 000-12-3456").is_empty());
+        assert!(kept(&r, "Bestellnummer 978-28-1044").is_empty());
+        assert!(!kept(&r, "SSN 978-28-1044").is_empty());
+    }
+}

@@ -124,3 +124,32 @@ impl Recognizer for UstIdRecognizer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::recognizers::{kept, proposed};
+
+    #[test]
+    fn the_published_sample_is_validated_in_every_spelling() {
+        let r = UstIdRecognizer::new();
+        for text in [
+            "USt-IdNr.: DE136695976",
+            "USt-IdNr. DE 136695976",
+            "USt-IdNr. DE 136 695 976",
+        ] {
+            assert!(
+                proposed(&r, text)
+                    .iter()
+                    .any(|(_, _, validated)| *validated),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_wrong_check_digit_without_a_label_is_not_kept() {
+        let r = UstIdRecognizer::new();
+        assert!(kept(&r, "Lieferschein DE136695975 liegt bei").is_empty());
+    }
+}
