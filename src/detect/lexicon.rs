@@ -312,6 +312,18 @@ mod tests {
     }
 
     #[test]
+    fn place_prepositions_are_town_prepositions() {
+        // The tagger's places need a stricter lead than the gazetteer towns, never another one.
+        let l = &Lexicon::get().lists;
+        for w in &l.place_prepositions {
+            assert!(
+                l.town_prepositions.contains(w),
+                "{w:?} is no town preposition"
+            );
+        }
+    }
+
+    #[test]
     fn keyword_lists_are_lowercase() {
         let l = &Lexicon::get().lists;
         for (name, words) in [
