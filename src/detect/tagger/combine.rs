@@ -147,9 +147,10 @@ fn places(tagging: &Tagging, text: &Text<'_>, tables: &Tables, candidates: &mut 
 }
 
 /// Tagger mentions the tagger alone may not make (the rules still can, with an anchor): a
-/// name right after a pet noun (`unser Hund Bruno`), and a lone word that is a common word or
-/// noun (`Kartoffeln und Kohl`): as in the rules, `Koch` or `Kohl` alone needs an anchor or a
-/// given name.
+/// name right after a pet noun (`unser Hund Bruno`), a lone word that is a common word or
+/// noun (`Kartoffeln und Kohl`: as in the rules, `Koch` or `Kohl` alone needs an anchor or a
+/// given name), a mention holding a salutation, title or office, and a lone word right before
+/// a number.
 fn needs_anchor(
     s: &str,
     words: &[Word],
@@ -161,7 +162,17 @@ fn needs_anchor(
     let after_pet = first > 0 && facts[first - 1].bits & class::PET != 0;
     let lone_common = first == last
         && (facts[first].bits & class::COMMON != 0 || tables.is_noun(words[first].text(s)));
-    after_pet || lone_common
+    // A salutation, title or office is never part of a name (`Madam`, `Präsident`).
+    let office = (first..=last)
+        .any(|k| facts[k].bits & (class::SALUTATION | class::TITLE | class::ROLE) != 0);
+    // A lone word right before a number is a label or unit (`Personalnr. 517…`, `Mar 21`).
+    let before_number = first == last
+        && words.get(last + 1).is_some_and(|n| {
+            n.text(s).starts_with(|c: char| c.is_ascii_digit())
+                && s.get(words[last].end..n.start)
+                    .is_some_and(|g| g.chars().all(|c| c == ' ' || c == '.'))
+        });
+    after_pet || lone_common || office || before_number
 }
 
 /// A mention cut where the text between two of its words holds more than a name joins with

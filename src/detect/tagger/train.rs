@@ -171,7 +171,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             log2: 18,
-            epochs: 20,
+            epochs: 30,
             seed: 0x7a61_726e,
             dropout: 500,
             person_bias: 100.0,
