@@ -20,6 +20,7 @@ pub fn build(app: Arc<App>) -> Result<Server, StartError> {
     let gateway = Gateway::try_new(app.clone())?;
     let conf = ServerConf {
         threads: config.server.threads.max(1),
+        work_stealing: config.server.work_stealing,
         grace_period_seconds: Some(config.server.grace_period_seconds),
         graceful_shutdown_timeout_seconds: Some(config.server.grace_period_seconds.max(1)),
         ca_file: config.upstream.ca_file.clone(),
