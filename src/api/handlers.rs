@@ -141,7 +141,15 @@ pub async fn anonymize(app: &App, caller: &Caller, obj: Object) -> Result<Reply,
         .put(&session_id, sealed, app.session_ttl())
         .await?;
     crate::telemetry::record_anonymized(&result.entities);
-    Ok(Reply::json(
+    // The answer holds the text (escaped) and, per entity, its value twice plus ~150 bytes of
+    // names and numbers.
+    let capacity = result.anonymized_text.len() * 11 / 10
+        + result
+            .entities
+            .iter()
+            .map(|e| 2 * e.text.len() + 160)
+            .sum::<usize>();
+    Ok(Reply::json_sized(
         200,
         &AnonymizeResponse {
             session_id: &session_id,
@@ -150,6 +158,7 @@ pub async fn anonymize(app: &App, caller: &Caller, obj: Object) -> Result<Reply,
             mapping: &result.mapping,
             stats: &result.stats,
         },
+        capacity,
     ))
 }
 

@@ -34,8 +34,15 @@ impl Reply {
     /// `body` serialized as JSON. Serialization of our own response types cannot fail; if it
     /// ever did, the answer is a 500 rather than a partial body.
     pub fn json<T: Serialize + ?Sized>(status: u16, body: &T) -> Reply {
-        match serde_json::to_vec(body) {
-            Ok(bytes) => Reply::raw(status, "application/json", Bytes::from(bytes)),
+        Reply::json_sized(status, body, 128)
+    }
+
+    /// [`Reply::json`] into a buffer of `capacity` bytes to begin with: a large answer is
+    /// written once instead of being copied each time the buffer doubles.
+    pub fn json_sized<T: Serialize + ?Sized>(status: u16, body: &T, capacity: usize) -> Reply {
+        let mut out = Vec::with_capacity(capacity);
+        match serde_json::to_writer(&mut out, body) {
+            Ok(()) => Reply::raw(status, "application/json", Bytes::from(out)),
             Err(_) => {
                 tracing::error!("response serialization failed");
                 Reply::raw(

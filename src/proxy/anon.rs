@@ -20,7 +20,7 @@ use crate::policy::Policy;
 use crate::tokens::{finding_byte_ranges, TokenTable};
 
 /// The rewritten request.
-pub struct Anonymized {
+pub struct RewrittenBody {
     /// `None` when nothing was replaced: the original bytes are forwarded unchanged.
     pub body: Option<Vec<u8>>,
     pub table: TokenTable,
@@ -56,7 +56,7 @@ pub fn anonymize_body(
     format: &dyn WireFormat,
     endpoint: &str,
     body: &[u8],
-) -> Result<Anonymized, RewriteError> {
+) -> Result<RewrittenBody, RewriteError> {
     anonymize_body_in(detector, None, format, endpoint, body)
 }
 
@@ -68,7 +68,7 @@ pub fn anonymize_body_in(
     format: &dyn WireFormat,
     endpoint: &str,
     body: &[u8],
-) -> Result<Anonymized, RewriteError> {
+) -> Result<RewrittenBody, RewriteError> {
     let text = std::str::from_utf8(body).map_err(|_| RewriteError::NotUtf8)?;
     if crate::api::json::has_duplicate_key(body) {
         return Err(RewriteError::DuplicateMember);
@@ -96,7 +96,7 @@ pub fn anonymize_body_in(
         return Err(reason);
     }
     if values.is_empty() {
-        return Ok(Anonymized {
+        return Ok(RewrittenBody {
             body: None,
             table,
             count: 0,
@@ -112,7 +112,7 @@ pub fn anonymize_body_in(
     };
     walk_request(format, &mut root, &mut replace);
     let count = replace.count;
-    Ok(Anonymized {
+    Ok(RewrittenBody {
         body: Some(root.to_bytes()),
         table,
         count,

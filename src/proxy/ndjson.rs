@@ -2,11 +2,11 @@
 //! complete (UTF-8 split across reads is safe).
 
 #[derive(Default)]
-pub struct Parser {
+pub struct NdjsonParser {
     buf: Vec<u8>,
 }
 
-impl Parser {
+impl NdjsonParser {
     /// Feeds bytes; complete lines (without `\n`, with a trailing `\r` removed) are appended
     /// to `out` with their terminator (`""` for a final unterminated line). With `end`, a final
     /// unterminated line is emitted too.
@@ -42,7 +42,7 @@ mod tests {
     fn lines_across_reads() {
         let input = "{\"a\":\"ö\"}\n{\"b\":1}\r\n{\"c\":2}".as_bytes();
         for n in 1..6 {
-            let mut p = Parser::default();
+            let mut p = NdjsonParser::default();
             let mut out = Vec::new();
             for c in input.chunks(n) {
                 p.push(c, false, &mut out);

@@ -85,8 +85,8 @@ impl Framing {
 
 enum State {
     Buffer(Vec<u8>),
-    Sse(sse::Parser),
-    Ndjson(ndjson::Parser),
+    Sse(sse::SseParser),
+    Ndjson(ndjson::NdjsonParser),
 }
 
 pub struct ReplyRewriter {
@@ -109,8 +109,8 @@ impl ReplyRewriter {
         framing: Framing,
     ) -> ReplyRewriter {
         let state = match framing {
-            Framing::Sse => State::Sse(sse::Parser::default()),
-            Framing::Ndjson => State::Ndjson(ndjson::Parser::default()),
+            Framing::Sse => State::Sse(sse::SseParser::default()),
+            Framing::Ndjson => State::Ndjson(ndjson::NdjsonParser::default()),
             Framing::Json | Framing::Text => State::Buffer(Vec::new()),
         };
         ReplyRewriter {

@@ -101,12 +101,12 @@ pub fn field<'a>(line: &'a str, name: &str) -> Option<&'a str> {
 }
 
 #[derive(Default)]
-pub struct Parser {
+pub struct SseParser {
     buf: Vec<u8>,
     lines: Vec<Line>,
 }
 
-impl Parser {
+impl SseParser {
     /// Feeds bytes; complete items are appended to `out`. With `end`, whatever remains is
     /// emitted as a final line / event.
     pub fn push(&mut self, bytes: &[u8], end: bool, out: &mut Vec<Item>) {
@@ -197,7 +197,7 @@ mod tests {
     use super::*;
 
     fn parse_in_pieces(input: &[u8], piece: usize) -> Vec<Item> {
-        let mut p = Parser::default();
+        let mut p = SseParser::default();
         let mut out = Vec::new();
         for c in input.chunks(piece) {
             p.push(c, false, &mut out);
