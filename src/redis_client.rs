@@ -304,17 +304,21 @@ impl RedisClient {
     }
 }
 
+/// A Redis configuration for unit tests: the given URL and a fresh key prefix, so that tests
+/// sharing one Redis never see each other's keys.
+#[cfg(test)]
+pub(crate) fn test_config(url: &str) -> RedisConfig {
+    RedisConfig {
+        url: Some(url.to_owned()),
+        key_prefix: format!("tarnkappe-test-{}:", uuid::Uuid::new_v4().simple()),
+        ..RedisConfig::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::test_config as config;
     use super::*;
-
-    fn config(url: &str) -> RedisConfig {
-        RedisConfig {
-            url: Some(url.to_owned()),
-            key_prefix: format!("tarnkappe-test-{}:", uuid::Uuid::new_v4().simple()),
-            ..RedisConfig::default()
-        }
-    }
 
     #[test]
     fn bad_urls_are_refused_without_echoing_them() {

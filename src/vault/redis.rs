@@ -77,16 +77,8 @@ impl Store for RedisStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::RedisConfig;
+    use crate::redis_client::test_config as config;
     use std::time::{Duration, Instant};
-
-    fn config(url: &str) -> RedisConfig {
-        RedisConfig {
-            url: Some(url.to_owned()),
-            key_prefix: format!("tarnkappe-test-{}:", uuid::Uuid::new_v4().simple()),
-            ..RedisConfig::default()
-        }
-    }
 
     #[test]
     fn keys_are_prefixed_and_odd_ids_never_reach_redis() {
