@@ -25,6 +25,10 @@ const CONTEXT_BEFORE: usize = 50;
 const CONTEXT_AFTER: usize = 25;
 
 /// Terms matched as whole words, ASCII letters case-insensitive, with the type each gets.
+///
+/// The automaton holds the terms ASCII-lowercased and searches an ASCII-lowercased copy of the
+/// text (same byte offsets), rather than using the automaton's own case folding: folded
+/// patterns defeat its SIMD prefilter, and the whole text was then walked byte by byte.
 struct Terms {
     matcher: AhoCorasick,
     types: Vec<EntityType>,
@@ -36,9 +40,8 @@ impl Terms {
             return Ok(None);
         }
         let matcher = AhoCorasick::builder()
-            .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostLongest)
-            .build(terms.iter().map(|(t, _)| t.as_str()))
+            .build(terms.iter().map(|(t, _)| t.to_ascii_lowercase()))
             .map_err(|e| e.to_string())?;
         Ok(Some(Terms {
             matcher,
@@ -47,7 +50,8 @@ impl Terms {
     }
 
     fn propose(&self, view: &str, out: &mut Vec<Candidate>) {
-        for m in self.matcher.find_iter(view) {
+        let folded = view.to_ascii_lowercase();
+        for m in self.matcher.find_iter(&folded) {
             if !word_edges(view, m.start(), m.end()) {
                 continue;
             }

@@ -281,6 +281,23 @@ validator = "luhn"
         let got = found(&p, text);
         let has = |t: &str, v: &str| got.iter().any(|(a, b)| a == t && b == v);
         assert!(has("PROJEKT", "falke"), "{got:?}");
+        // ASCII letters fold, others do not; offsets stay right after non-ASCII text.
+        let folded = found(
+            &p,
+            "Größe über alles: FALKE und tante Käthe, nicht Tante KÄTHE.",
+        );
+        assert!(
+            folded.contains(&("PROJEKT".into(), "FALKE".into())),
+            "{folded:?}"
+        );
+        assert!(
+            folded.contains(&("PERSON".into(), "tante Käthe".into())),
+            "{folded:?}"
+        );
+        assert!(
+            !folded.iter().any(|(_, v)| v.contains("KÄTHE")),
+            "{folded:?}"
+        );
         assert!(
             !got.iter().any(|(_, v)| v.starts_with("Falkenberg")),
             "{got:?}"
