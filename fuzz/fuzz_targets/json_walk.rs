@@ -13,7 +13,7 @@ use tarnkappe::proxy::anon::anonymize_body;
 use tarnkappe::proxy::format::{for_name, GENERIC};
 use tarnkappe::proxy::restore::restore_tree;
 use tarnkappe::json;
-use tarnkappe::tokens::Exchange;
+use tarnkappe::tokens::TolerantRestorer;
 
 const CASES: [(WireFormatName, &str); 10] = [
     (WireFormatName::Openai, "/v1/chat/completions"),
@@ -46,7 +46,7 @@ fuzz_target!(|data: &[u8]| {
     let out = a.body.as_deref().unwrap_or(body);
     let text = std::str::from_utf8(out).expect("a rewritten body is UTF-8");
     let mut node = json::parse(text).expect("a rewritten body is JSON");
-    let ex = Exchange::new(a.table.entries());
+    let ex = TolerantRestorer::new(a.table.entries());
     restore_tree(&mut node, &ex, &[]);
     json::parse(&node.to_json_string()).expect("a restored document is JSON");
 });

@@ -8,7 +8,7 @@ use bytes::Bytes;
 use super::refuse::Refusal;
 use super::reply::ReplyRewriter;
 use super::routes::Route;
-use crate::tokens::Exchange;
+use crate::tokens::TolerantRestorer;
 
 /// Per-request state.
 #[derive(Default)]
@@ -21,7 +21,7 @@ pub struct RequestCtx {
     pub(super) body: Option<Bytes>,
     /// The body was consumed in `request_filter` and must be supplied by us.
     pub(super) body_consumed: bool,
-    pub(super) exchange: Option<Arc<Exchange>>,
+    pub(super) exchange: Option<Arc<TolerantRestorer>>,
     pub(super) reply: Option<ReplyRewriter>,
     /// Replace the reply with this error (the upstream's reply cannot be read).
     pub(super) reply_error: Option<Bytes>,

@@ -14,7 +14,7 @@ use super::format::{StreamHandler, WireFormat};
 use super::restore::restore_tree;
 use super::{ndjson, sse};
 use crate::json::{self, Node};
-use crate::tokens::{Exchange, MappingEntry};
+use crate::tokens::{MappingEntry, TolerantRestorer};
 
 /// Bytes restoring may add per byte of the upstream's reply.
 pub const GROWTH_PER_BYTE: u64 = 16;
@@ -24,8 +24,8 @@ pub const GROWTH_ALLOWANCE: u64 = 1024 * 1024;
 /// The exchange of one proxied request: the tokens its anonymization issued (`entries`), told
 /// which of them the client's own request (`original`, the body as received) already wrote in
 /// a tolerant form, with the reply growth budget.
-pub fn exchange_for(entries: &[MappingEntry], original: &[u8]) -> Exchange {
-    let mut ex = Exchange::new(entries);
+pub fn exchange_for(entries: &[MappingEntry], original: &[u8]) -> TolerantRestorer {
+    let mut ex = TolerantRestorer::new(entries);
     if let Ok(text) = std::str::from_utf8(original) {
         match json::parse(text) {
             Ok(root) => note_strings(&mut ex, &root),
@@ -36,7 +36,7 @@ pub fn exchange_for(entries: &[MappingEntry], original: &[u8]) -> Exchange {
     ex
 }
 
-fn note_strings(ex: &mut Exchange, node: &Node) {
+fn note_strings(ex: &mut TolerantRestorer, node: &Node) {
     match node {
         Node::Str(s) => {
             ex.note_client_text(s);
@@ -90,7 +90,7 @@ enum State {
 }
 
 pub struct ReplyRewriter {
-    ex: Arc<Exchange>,
+    ex: Arc<TolerantRestorer>,
     format: &'static dyn WireFormat,
     framing: Framing,
     named: bool,
@@ -103,7 +103,7 @@ pub struct ReplyRewriter {
 
 impl ReplyRewriter {
     pub fn new(
-        ex: Arc<Exchange>,
+        ex: Arc<TolerantRestorer>,
         format: &'static dyn WireFormat,
         endpoint: &str,
         framing: Framing,
@@ -305,8 +305,8 @@ mod tests {
     use crate::proxy::format::openai::OpenAi;
     use crate::tokens::MappingEntry;
 
-    fn exchange() -> Arc<Exchange> {
-        Arc::new(Exchange::new(&[
+    fn exchange() -> Arc<TolerantRestorer> {
+        Arc::new(TolerantRestorer::new(&[
             MappingEntry {
                 token: "[[NAME_1]]".into(),
                 entity_type: EntityType::Person,

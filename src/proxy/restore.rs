@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::json::Node;
-use crate::tokens::{Exchange, StreamRestorer};
+use crate::tokens::{StreamRestorer, TolerantRestorer};
 
 /// Keys whose values are structural in replies: never restored.
 const REPLY_SKIP: &[&str] = &[
@@ -30,11 +30,11 @@ const REPLY_SKIP: &[&str] = &[
 
 /// Restores every token of `ex` in a whole reply document (or event), except in structural
 /// values and in the string nodes listed in `done` (already handled by a stream channel).
-pub fn restore_tree(node: &mut Node, ex: &Exchange, done: &[*const String]) {
+pub fn restore_tree(node: &mut Node, ex: &TolerantRestorer, done: &[*const String]) {
     restore_walk(node, ex, false, done);
 }
 
-fn restore_walk(node: &mut Node, ex: &Exchange, json_source: bool, done: &[*const String]) {
+fn restore_walk(node: &mut Node, ex: &TolerantRestorer, json_source: bool, done: &[*const String]) {
     match node {
         Node::Str(s) => {
             if !done.contains(&(s as *const String)) {
@@ -76,7 +76,13 @@ pub struct Channels {
 
 impl Channels {
     /// Restores `text` through channel `key` (created on first use).
-    pub fn push(&mut self, ex: &Arc<Exchange>, key: &str, json_source: bool, text: &str) -> String {
+    pub fn push(
+        &mut self,
+        ex: &Arc<TolerantRestorer>,
+        key: &str,
+        json_source: bool,
+        text: &str,
+    ) -> String {
         if let Some((_, r)) = self.list.iter_mut().find(|(k, _)| k == key) {
             return r.push(text);
         }
@@ -119,7 +125,7 @@ pub fn push_member(
     obj: &mut Node,
     key: &str,
     chans: &mut Channels,
-    ex: &Arc<Exchange>,
+    ex: &Arc<TolerantRestorer>,
     chan: &str,
     json_source: bool,
     done: &mut Vec<*const String>,

@@ -23,4 +23,4 @@ pub use reserved::{contains_reserved_token, reserved_tokens};
 pub use restore::Restorer;
 pub use stream::StreamRestorer;
 pub use table::{MappingEntry, TokenTable};
-pub use tolerant::Exchange;
+pub use tolerant::TolerantRestorer;

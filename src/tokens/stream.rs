@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
-use super::tolerant::Exchange;
+use super::tolerant::TolerantRestorer;
 
 pub struct StreamRestorer {
-    exchange: Arc<Exchange>,
+    exchange: Arc<TolerantRestorer>,
     pending: String,
     /// The last two bytes released before `pending`, last first (for word boundaries).
     prev: [Option<u8>; 2],
@@ -17,7 +17,7 @@ pub struct StreamRestorer {
 impl StreamRestorer {
     /// `json_escape`: the channel carries JSON source text (tool-call argument fragments), so
     /// restored values are escaped for the JSON string they land in.
-    pub fn new(exchange: Arc<Exchange>, json_escape: bool) -> StreamRestorer {
+    pub fn new(exchange: Arc<TolerantRestorer>, json_escape: bool) -> StreamRestorer {
         StreamRestorer {
             exchange,
             pending: String::new(),
@@ -76,8 +76,8 @@ mod tests {
     use crate::detect::EntityType;
     use crate::tokens::MappingEntry;
 
-    fn exchange() -> Arc<Exchange> {
-        Arc::new(Exchange::new(&[
+    fn exchange() -> Arc<TolerantRestorer> {
+        Arc::new(TolerantRestorer::new(&[
             MappingEntry {
                 token: "[[NAME_1]]".into(),
                 entity_type: EntityType::Person,

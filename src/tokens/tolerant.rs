@@ -3,15 +3,15 @@
 //! boundaries, markdown-escaped `\[\[NAME\_1\]\]`, markdown-wrapped `_NAME_1_` / `` `NAME_1` ``.
 //! Only tokens issued in this exchange are ever replaced; anything else stays as written.
 //!
-//! The same grammar drives the streaming restorer ([`super::StreamRestorer`]): [`Exchange::scan`]
+//! The same grammar drives the streaming restorer ([`super::StreamRestorer`]): [`TolerantRestorer::scan`]
 //! reports where a possible partial token starts so that exactly that suffix is held back.
 //!
 //! Two guards keep restoring honest:
 //! - The client's own words are never rewritten: a token of which the client's request already
 //!   held any tolerant form (`EMAIL_1`, `[NAME_1]`, `[[name_1]]`, …) is restored only from its
-//!   canonical form, which the proxy itself issued ([`Exchange::note_client_text`]). A literal
+//!   canonical form, which the proxy itself issued ([`TolerantRestorer::note_client_text`]). A literal
 //!   canonical token in a request is never issued in the first place (its number is skipped).
-//! - The output is bounded: with a [`Exchange::limit_growth`] budget, a form is restored only
+//! - The output is bounded: with a [`TolerantRestorer::limit_growth`] budget, a form is restored only
 //!   while the bytes it adds fit the budget; past it, forms stay as written.
 
 use std::collections::{HashMap, HashSet};
@@ -36,7 +36,7 @@ pub struct RestoreCounts {
     pub over_budget: AtomicUsize,
 }
 
-/// How many bytes restoring may still add to the output (see [`Exchange::limit_growth`]).
+/// How many bytes restoring may still add to the output (see [`TolerantRestorer::limit_growth`]).
 #[derive(Debug)]
 struct GrowthBudget {
     allowed: AtomicU64,
@@ -46,7 +46,7 @@ struct GrowthBudget {
 
 /// The issued tokens of one exchange and the tolerant grammar over them.
 #[derive(Debug, Default)]
-pub struct Exchange {
+pub struct TolerantRestorer {
     /// `(PREFIX, number)` → value.
     values: HashMap<(String, u64), String>,
     /// Upper-case prefixes issued in this exchange.
@@ -80,11 +80,11 @@ enum Step {
     Foreign { len: usize },
 }
 
-impl Exchange {
-    pub fn new(entries: &[MappingEntry]) -> Exchange {
-        let mut ex = Exchange {
+impl TolerantRestorer {
+    pub fn new(entries: &[MappingEntry]) -> TolerantRestorer {
+        let mut ex = TolerantRestorer {
             known_prefixes: EntityType::ALL.iter().map(|t| t.token_prefix()).collect(),
-            ..Exchange::default()
+            ..TolerantRestorer::default()
         };
         for e in entries {
             let Some(inner) = e
@@ -162,7 +162,7 @@ impl Exchange {
         }
     }
 
-    /// Bounds what restoring may add: `initial` bytes now, more with [`Exchange::grant`]. A
+    /// Bounds what restoring may add: `initial` bytes now, more with [`TolerantRestorer::grant`]. A
     /// restored value counts with its JSON escaping (the larger of its two lengths), minus the
     /// form it replaces.
     pub fn limit_growth(&mut self, initial: u64) {
@@ -517,8 +517,8 @@ fn bare_boundary_before(before: Option<u8>, before2: Option<u8>) -> bool {
 mod tests {
     use super::*;
 
-    fn ex() -> Exchange {
-        Exchange::new(&[
+    fn ex() -> TolerantRestorer {
+        TolerantRestorer::new(&[
             MappingEntry {
                 token: "[[NAME_1]]".into(),
                 entity_type: EntityType::Person,

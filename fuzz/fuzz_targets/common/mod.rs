@@ -5,15 +5,15 @@
 use std::sync::Arc;
 
 use tarnkappe::detect::EntityType;
-use tarnkappe::tokens::{Exchange, MappingEntry};
+use tarnkappe::tokens::{TolerantRestorer, MappingEntry};
 
-pub fn exchange() -> Arc<Exchange> {
+pub fn exchange() -> Arc<TolerantRestorer> {
     let entry = |token: &str, entity_type, value: &str| MappingEntry {
         token: token.into(),
         entity_type,
         value: value.into(),
     };
-    let mut ex = Exchange::new(&[
+    let mut ex = TolerantRestorer::new(&[
         entry("[[NAME_1]]", EntityType::Person, "Zoë \"Z\" Maier"),
         entry("[[EMAIL_1]]", EntityType::EmailAddress, "z@x.de"),
         entry("[[URL_2]]", EntityType::Url, "https://a.example/\\p?q=1\n"),

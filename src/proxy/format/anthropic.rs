@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::{StreamHandler, WireFormat};
 use crate::json::Node;
 use crate::proxy::restore::{push_member, restore_tree, Channels};
-use crate::tokens::Exchange;
+use crate::tokens::TolerantRestorer;
 
 pub struct Anthropic;
 
@@ -136,7 +136,7 @@ impl MessagesStream {
 }
 
 impl StreamHandler for MessagesStream {
-    fn on_event(&mut self, ex: &Arc<Exchange>, mut ev: Node, out: &mut Vec<Node>) {
+    fn on_event(&mut self, ex: &Arc<TolerantRestorer>, mut ev: Node, out: &mut Vec<Node>) {
         let kind = ev.str_of("type").unwrap_or("").to_owned();
         let index = ev.key_of("index").unwrap_or_else(|| "0".into());
         let mut done: Vec<*const String> = Vec::new();
@@ -171,7 +171,7 @@ impl StreamHandler for MessagesStream {
         out.push(ev);
     }
 
-    fn on_end(&mut self, _ex: &Arc<Exchange>, out: &mut Vec<Node>) {
+    fn on_end(&mut self, _ex: &Arc<TolerantRestorer>, out: &mut Vec<Node>) {
         let open: Vec<String> = self.kinds.iter().map(|(k, _)| k.clone()).collect();
         for index in open {
             self.flush(&index, out);

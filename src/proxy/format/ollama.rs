@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::{StreamHandler, WireFormat};
 use crate::json::Node;
 use crate::proxy::restore::{push_member, restore_tree, Channels};
-use crate::tokens::Exchange;
+use crate::tokens::TolerantRestorer;
 
 pub struct Ollama;
 
@@ -45,7 +45,7 @@ struct NdjsonStream {
 }
 
 impl StreamHandler for NdjsonStream {
-    fn on_event(&mut self, ex: &Arc<Exchange>, ev: Node, out: &mut Vec<Node>) {
+    fn on_event(&mut self, ex: &Arc<TolerantRestorer>, ev: Node, out: &mut Vec<Node>) {
         let Some(mut ev) = self.pass_error(ex, ev, out) else {
             return;
         };
@@ -101,7 +101,7 @@ impl StreamHandler for NdjsonStream {
         out.push(ev);
     }
 
-    fn on_end(&mut self, _ex: &Arc<Exchange>, out: &mut Vec<Node>) {
+    fn on_end(&mut self, _ex: &Arc<TolerantRestorer>, out: &mut Vec<Node>) {
         for (chan, tail) in self.chans.finish_prefix("") {
             let mut line = Node::Obj(Vec::new());
             if let Some(m) = &self.model {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::{FormatRefusal, StreamHandler, WireFormat};
 use crate::json::Node;
 use crate::proxy::restore::{push_member, restore_tree, Channels};
-use crate::tokens::Exchange;
+use crate::tokens::TolerantRestorer;
 
 pub struct OpenAi;
 
@@ -193,7 +193,7 @@ fn append_arguments(call: &mut Node, extra: &Node) {
 }
 
 impl StreamHandler for ChatStream {
-    fn on_event(&mut self, ex: &Arc<Exchange>, ev: Node, out: &mut Vec<Node>) {
+    fn on_event(&mut self, ex: &Arc<TolerantRestorer>, ev: Node, out: &mut Vec<Node>) {
         let Some(mut ev) = self.pass_error(ex, ev, out) else {
             return;
         };
@@ -287,7 +287,7 @@ impl StreamHandler for ChatStream {
         out.push(ev);
     }
 
-    fn on_end(&mut self, _ex: &Arc<Exchange>, out: &mut Vec<Node>) {
+    fn on_end(&mut self, _ex: &Arc<TolerantRestorer>, out: &mut Vec<Node>) {
         let tails = self.chans.finish_prefix("");
         let mut by_choice: Vec<(String, Vec<(String, String)>)> = Vec::new();
         for (key, tail) in tails {
@@ -349,7 +349,7 @@ impl ResponsesStream {
 }
 
 impl StreamHandler for ResponsesStream {
-    fn on_event(&mut self, ex: &Arc<Exchange>, mut ev: Node, out: &mut Vec<Node>) {
+    fn on_event(&mut self, ex: &Arc<TolerantRestorer>, mut ev: Node, out: &mut Vec<Node>) {
         let kind = ev.str_of("type").unwrap_or("").to_owned();
         let seq = ev.get("sequence_number").and_then(|n| match n {
             Node::Num(s) => s.parse::<i64>().ok(),
@@ -410,7 +410,7 @@ impl StreamHandler for ResponsesStream {
         out.push(ev);
     }
 
-    fn on_end(&mut self, _ex: &Arc<Exchange>, out: &mut Vec<Node>) {
+    fn on_end(&mut self, _ex: &Arc<TolerantRestorer>, out: &mut Vec<Node>) {
         for (key, tail) in self.chans.finish_prefix("") {
             if let Some(extra) = self.synthetic(&key, tail, None) {
                 out.push(extra);

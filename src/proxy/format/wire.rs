@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use crate::json::Node;
 use crate::proxy::restore::restore_tree;
-use crate::tokens::Exchange;
+use crate::tokens::TolerantRestorer;
 
 /// A request a format cannot let through (the message names a field, never content).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -57,15 +57,15 @@ pub trait WireFormat: Send + Sync {
 pub trait StreamHandler: Send + Sync {
     /// Rewrites one event (SSE data / NDJSON line); pushes it, preceded by any synthetic events
     /// that release held-back text, into `out`.
-    fn on_event(&mut self, ex: &Arc<Exchange>, ev: Node, out: &mut Vec<Node>);
+    fn on_event(&mut self, ex: &Arc<TolerantRestorer>, ev: Node, out: &mut Vec<Node>);
     /// End of stream (or `[DONE]`, or before an error): release everything held back.
-    fn on_end(&mut self, ex: &Arc<Exchange>, out: &mut Vec<Node>);
+    fn on_end(&mut self, ex: &Arc<TolerantRestorer>, out: &mut Vec<Node>);
 
     /// An in-stream `{"error": …}` event ends every channel: held-back text is released first,
     /// then the error passes on with its text restored. Gives the event back when it is no error.
     fn pass_error(
         &mut self,
-        ex: &Arc<Exchange>,
+        ex: &Arc<TolerantRestorer>,
         mut ev: Node,
         out: &mut Vec<Node>,
     ) -> Option<Node> {
