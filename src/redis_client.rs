@@ -37,6 +37,19 @@ struct ConnState {
     last_failure: Option<Instant>,
 }
 
+impl ConnState {
+    /// The answer without connecting: the open connection, or `Unreachable` during the pause
+    /// after a failure; `None` when a connection attempt is due.
+    fn settled(&self) -> Option<Result<Conn, RedisFailure>> {
+        if let Some(conn) = &self.conn {
+            return Some(Ok(conn.clone()));
+        }
+        self.last_failure
+            .is_some_and(|t| t.elapsed() < RETRY_PAUSE)
+            .then_some(Err(RedisFailure::Unreachable))
+    }
+}
+
 /// The state lock is never held across an await; a poisoned lock still holds valid state.
 fn lock(m: &Mutex<ConnState>) -> std::sync::MutexGuard<'_, ConnState> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -147,14 +160,8 @@ impl RedisClient {
     async fn connection(&self) -> Result<Conn, RedisFailure> {
         let outage = {
             let state = lock(&self.inner.state);
-            if let Some(conn) = &state.conn {
-                return Ok(conn.clone());
-            }
-            if state
-                .last_failure
-                .is_some_and(|t| t.elapsed() < RETRY_PAUSE)
-            {
-                return Err(RedisFailure::Unreachable);
+            if let Some(settled) = state.settled() {
+                return settled;
             }
             state.last_failure.is_some()
         };
@@ -170,17 +177,9 @@ impl RedisClient {
                 .await
                 .map_err(|_| RedisFailure::ConnectTimeout)?
         };
-        {
-            let state = lock(&self.inner.state);
-            if let Some(conn) = &state.conn {
-                return Ok(conn.clone());
-            }
-            if state
-                .last_failure
-                .is_some_and(|t| t.elapsed() < RETRY_PAUSE)
-            {
-                return Err(RedisFailure::Unreachable);
-            }
+        // Another task may have connected (or failed) while this one waited for the lock.
+        if let Some(settled) = lock(&self.inner.state).settled() {
+            return settled;
         }
         let attempt = async {
             match &self.inner.target {

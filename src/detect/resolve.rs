@@ -150,15 +150,7 @@ fn absorb_into_containers(candidates: &mut Vec<Candidate>) {
 mod tests {
     use super::*;
 
-    fn cand(t: EntityType, start: usize, end: usize, score: f32, validated: bool) -> Candidate {
-        Candidate {
-            entity_type: t,
-            start,
-            end,
-            score,
-            validated,
-        }
-    }
+    use crate::detect::finding::cand;
 
     #[test]
     fn validated_beats_longer_pattern_only() {

@@ -72,6 +72,12 @@ pub(crate) fn proposed(r: &dyn Recognizer, s: &str) -> Vec<(String, f32, bool)> 
         .collect()
 }
 
+/// True when some proposal of `r` on `s` passed its check digits.
+#[cfg(test)]
+pub(crate) fn validated(r: &dyn Recognizer, s: &str) -> bool {
+    proposed(r, s).iter().any(|(_, _, validated)| *validated)
+}
+
 /// The values of [`proposed`] at or above the default threshold.
 #[cfg(test)]
 pub(crate) fn kept(r: &dyn Recognizer, s: &str) -> Vec<String> {
