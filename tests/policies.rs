@@ -573,7 +573,13 @@ fn proxy_block_refuses_in_the_providers_shape_and_forwards_nothing() {
         !sent.contains("4111 1111") && sent.contains("Falke"),
         "{sent}"
     );
-    let log = s.server.log();
+    // The exchange line is written after the reply: give it a moment to reach the log.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let mut log = s.server.log();
+    while !log.contains("policy=\"lenient\"") && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        log = s.server.log();
+    }
     assert!(log.contains("policy=\"lenient\""), "{log}");
     assert!(!log.contains("4111"), "no values in logs");
 }

@@ -30,7 +30,7 @@ pub fn of(app: &App, caller: &Caller) -> Arc<Policy> {
 }
 
 /// The optional `deny_terms` of an `/anonymize` body: an array of at most 50 strings of 1 to 200
-/// code points (400 otherwise). Blank terms are ignored (they would only mask spaces).
+/// code points (400 otherwise). A term of white space only is refused too.
 pub fn request_terms(
     obj: &serde_json::Map<String, Value>,
 ) -> Result<Option<RequestTerms>, ApiError> {
