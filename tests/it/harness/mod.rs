@@ -1,0 +1,14 @@
+//! The one test harness of the integration tests, a module of one job each.
+
+pub mod api;
+pub mod config;
+pub mod detect;
+pub mod fixtures;
+pub mod http;
+pub mod image;
+pub mod redis;
+pub mod server;
+pub mod stream;
+pub mod tokens;
+pub mod upstream;
+pub mod web;
