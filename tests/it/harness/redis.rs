@@ -1,6 +1,6 @@
-//! Helpers of the `ops_*` integration tests: the shared Redis on 127.0.0.1:6379 (which `.ci/run`
-//! starts; tests that need it fail when it is missing) and private `redis-server` processes that
-//! a test may stop and start.
+//! Redis for the tests: the shared server on 127.0.0.1:6379 (which `scripts/setup` starts; tests
+//! that need it fail when it is missing), and private `redis-server` processes (plain, TLS, a
+//! three-node cluster) that a test may stop and start.
 
 use std::net::TcpStream;
 use std::path::PathBuf;

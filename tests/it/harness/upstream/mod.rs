@@ -1,6 +1,7 @@
 //! A fake LLM upstream on loopback for the proxy tests: records every request it receives and
-//! answers with whatever the test's handler builds, written in tiny random pieces (split
-//! tokens, split UTF-8, several events in one read, one event over several reads).
+//! answers with whatever the test's handler builds. By default the body goes out in tiny random
+//! pieces (split tokens, split UTF-8, several events in one read, one event over several reads);
+//! the slow mode paces whole pieces, the fault mode cuts the connection mid-stream.
 
 pub mod echo;
 
