@@ -4,6 +4,7 @@
 use crate::harness::api::{
     anonymize, assert_error, delete, post, post_raw, server, status_json, KEYS, KEY_A,
 };
+use crate::harness::config::edited;
 use crate::harness::http::{client, connect, read_response};
 use crate::harness::server::TestServer;
 use std::io::{Read, Write};
@@ -128,15 +129,8 @@ fn deanonymize_needs_exactly_one_mode_and_a_wellformed_mapping() {
 #[test]
 fn mapping_with_more_than_100000_entries_is_refused() {
     // 100001 minimal entries do not fit the default 2 MiB body cap, so raise it for this test.
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("proxy.toml");
-    let toml = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/proxy.toml")).unwrap();
-    let toml = toml.replace("max_body_bytes = 2097152", "max_body_bytes = 8388608");
-    std::fs::write(&path, toml).unwrap();
-    let s = TestServer::start_with_args(
-        &[("TARNKAPPE_API_KEYS", KEYS)],
-        &["--config", path.to_str().unwrap()],
-    );
+    let toml = edited(&[("max_body_bytes = 2097152", "max_body_bytes = 8388608")]);
+    let s = TestServer::start_with_config(&[("TARNKAPPE_API_KEYS", KEYS)], &toml);
     let entries = |n: usize| -> Vec<serde_json::Value> {
         (0..n).map(|_| json!({"token": "t", "value": ""})).collect()
     };

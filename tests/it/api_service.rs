@@ -2,6 +2,7 @@
 //! generated key of a server without configured keys, and common response headers.
 
 use crate::harness::api::{anonymize, assert_error, post, server, status_json, KEY_A};
+use crate::harness::config::edited;
 use crate::harness::http::client;
 use crate::harness::server::TestServer;
 use std::time::{Duration, Instant};
@@ -178,15 +179,11 @@ fn hash_key_output_configures_a_key_with_its_own_limit() {
     assert!(out.status.success());
     let hash = String::from_utf8(out.stdout).unwrap().trim().to_owned();
     assert_eq!(hash.len(), 64);
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("proxy.toml");
-    let toml = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/proxy.toml")).unwrap();
     // An [[api.keys]] table belongs to [api]: insert it before the next table, [session].
     let key =
         format!("[[api.keys]]\nname = \"ops\"\nsha256 = \"{hash}\"\nrate_limit_per_minute = 7\n\n");
-    let toml = toml.replacen("[session]", &format!("{key}[session]"), 1);
-    std::fs::write(&path, toml).unwrap();
-    let s = TestServer::start_with_args(&[], &["--config", path.to_str().unwrap()]);
+    let toml = edited(&[("[session]", &format!("{key}[session]"))]);
+    let s = TestServer::start_with_config(&[], &toml);
     let resp = post(
         &s,
         "/api/v1/anonymize",

@@ -194,17 +194,11 @@ fn a_minimal_config_keeps_the_documented_upstream_timeouts() {
         "choices": [{"index": 0, "message": {"role": "assistant", "content": "spät"}, "finish_reason": "stop"}]}),
         )
     });
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("proxy.toml");
-    std::fs::write(
-        &path,
-        format!(
-            "[server]\nlisten = \"127.0.0.1:0\"\n[[route]]\nprefix = \"/v1/\"\nupstream = \"{}\"\nformat = \"openai\"\n",
-            up.url()
-        ),
-    )
-    .unwrap();
-    let server = TestServer::start_with_args(&[], &["--config", path.to_str().unwrap()]);
+    let toml = format!(
+        "[server]\nlisten = \"127.0.0.1:0\"\n[[route]]\nprefix = \"/v1/\"\nupstream = \"{}\"\nformat = \"openai\"\n",
+        up.url()
+    );
+    let server = TestServer::start_with_config(&[], &toml);
     let resp = client()
         .post(server.url("/v1/chat/completions"))
         .json(&json!({"model": "m", "messages": [{"role": "user", "content": "hallo"}]}))

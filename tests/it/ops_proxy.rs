@@ -3,7 +3,7 @@
 //! stream in flight finish.
 
 use crate::harness;
-use crate::harness::config::config_file;
+use crate::harness::config::edited;
 use crate::harness::fixtures::ENCRYPTION_KEY;
 use crate::harness::http::client;
 use crate::harness::redis::{unique_prefix, PrivateRedis};
@@ -47,15 +47,11 @@ fn the_proxy_works_while_redis_is_down() {
     let mut redis = PrivateRedis::start();
     let prefix = unique_prefix("proxy-outage");
     // The route requires a key: the gate (keys, shared rate limit) must work without Redis too.
-    let dir = tempfile::tempdir().expect("temp dir");
-    let config = config_file(
-        dir.path(),
-        &[(
-            "prefix = \"/v1/\"\nupstream = \"https://api.openai.com\"\n",
-            "prefix = \"/v1/\"\nupstream = \"https://api.openai.com\"\nrequire_key = true\n",
-        )],
-    );
-    let server = TestServer::start_with_args(
+    let toml = edited(&[(
+        "prefix = \"/v1/\"\nupstream = \"https://api.openai.com\"\n",
+        "prefix = \"/v1/\"\nupstream = \"https://api.openai.com\"\nrequire_key = true\n",
+    )]);
+    let server = TestServer::start_with_config(
         &[
             ("TARNKAPPE_REDIS_URL", &redis.url()),
             ("TARNKAPPE_REDIS_KEY_PREFIX", &prefix),
@@ -63,7 +59,7 @@ fn the_proxy_works_while_redis_is_down() {
             ("TARNKAPPE_API_KEYS", "x:kx"),
             ("TARNKAPPE_OPENAI_UPSTREAM", &upstream.url()),
         ],
-        &["--config", config.to_str().expect("path")],
+        &toml,
     );
     redis.stop();
     let http = client();
@@ -172,17 +168,13 @@ fn sigterm_lets_a_stream_in_flight_finish() {
             Duration::from_millis(400),
         )
     });
-    let dir = tempfile::tempdir().expect("temp dir");
-    let config = config_file(
-        dir.path(),
-        &[("grace_period_seconds = 10", "grace_period_seconds = 5")],
-    );
-    let mut server = TestServer::start_with_args(
+    let toml = edited(&[("grace_period_seconds = 10", "grace_period_seconds = 5")]);
+    let mut server = TestServer::start_with_config(
         &[
             ("TARNKAPPE_API_KEYS", "x:kx"),
             ("TARNKAPPE_OPENAI_UPSTREAM", &upstream.url()),
         ],
-        &["--config", config.to_str().expect("path")],
+        &toml,
     );
     let mut resp = client()
         .post(server.url("/v1/chat/completions"))

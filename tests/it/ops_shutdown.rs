@@ -4,7 +4,7 @@
 //! (Pingora drops connections that are idle or still sending their request head at SIGTERM;
 //! a request whose head has arrived is in flight and is completed.)
 
-use crate::harness::config::config_file;
+use crate::harness::config::edited;
 use crate::harness::server::TestServer;
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -13,18 +13,11 @@ use std::time::{Duration, Instant};
 
 const GRACE_SECONDS: u64 = 3;
 
-fn config_with_grace(dir: &std::path::Path) -> std::path::PathBuf {
-    let grace = format!("grace_period_seconds = {GRACE_SECONDS}");
-    config_file(dir, &[("grace_period_seconds = 10", &grace)])
-}
-
 #[test]
 fn sigterm_lets_in_flight_requests_finish_then_exits() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let config = config_with_grace(dir.path());
-    let config = config.to_str().expect("utf-8 path");
-    let mut server =
-        TestServer::start_with_args(&[("TARNKAPPE_API_KEYS", "t:k")], &["--config", config]);
+    let grace = format!("grace_period_seconds = {GRACE_SECONDS}");
+    let toml = edited(&[("grace_period_seconds = 10", &grace)]);
+    let mut server = TestServer::start_with_config(&[("TARNKAPPE_API_KEYS", "t:k")], &toml);
 
     // A request in flight: its head is sent, its body only half when SIGTERM arrives.
     let body = br#"{"text": "Bitte an max@example.org schreiben."}"#;

@@ -1,7 +1,7 @@
 //! Metrics after known traffic, request ids on every response, and logs that never carry the
 //! submitted values or keys (text and JSON format).
 
-use crate::harness::config::config_file;
+use crate::harness::config::edited;
 use crate::harness::fixtures::IBAN;
 use crate::harness::http::client;
 use crate::harness::server::TestServer;
@@ -296,12 +296,9 @@ fn assert_clean(log: &str) {
 
 #[test]
 fn logs_carry_no_personal_data_text_format() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let config = config_file(dir.path(), &[("level = \"info\"", "level = \"debug\"")]);
-    let mut server = TestServer::start_with_args(
-        &[("TARNKAPPE_API_KEYS", &format!("m:{KEY}"))],
-        &["--config", config.to_str().expect("path")],
-    );
+    let toml = edited(&[("level = \"info\"", "level = \"debug\"")]);
+    let mut server =
+        TestServer::start_with_config(&[("TARNKAPPE_API_KEYS", &format!("m:{KEY}"))], &toml);
     let ids = traffic_with_personal_data(&server);
     let log = server.log();
     assert!(server.terminate(Duration::from_secs(20)));
@@ -317,18 +314,12 @@ fn logs_carry_no_personal_data_text_format() {
 
 #[test]
 fn logs_carry_no_personal_data_json_format() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let config = config_file(
-        dir.path(),
-        &[
-            ("format = \"text\"", "format = \"json\""),
-            ("level = \"info\"", "level = \"debug\""),
-        ],
-    );
-    let mut server = TestServer::start_with_args(
-        &[("TARNKAPPE_API_KEYS", &format!("m:{KEY}"))],
-        &["--config", config.to_str().expect("path")],
-    );
+    let toml = edited(&[
+        ("format = \"text\"", "format = \"json\""),
+        ("level = \"info\"", "level = \"debug\""),
+    ]);
+    let mut server =
+        TestServer::start_with_config(&[("TARNKAPPE_API_KEYS", &format!("m:{KEY}"))], &toml);
     let ids = traffic_with_personal_data(&server);
     assert!(server.terminate(Duration::from_secs(20)));
     let log = server.log();

@@ -75,11 +75,7 @@ fn verdict(report: &str) -> &str {
 #[test]
 fn both_profiles_are_clean_through_the_proxy_and_the_negative_controls_leak() {
     let capture = free_port();
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("proxy.toml");
-    std::fs::write(&path, config(capture)).expect("write config");
-    let server =
-        TestServer::start_with_args(&[], &["--config", path.to_str().expect("utf-8 path")]);
+    let server = TestServer::start_with_config(&[], &config(capture));
     let base = server.url("/v1");
     let port = capture.to_string();
 

@@ -93,20 +93,12 @@ policy = "support"
 struct Setup {
     up: FakeUpstream,
     server: TestServer,
-    _dir: tempfile::TempDir,
 }
 
 fn start() -> Setup {
     let up = FakeUpstream::start(echo);
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("proxy.toml");
-    std::fs::write(&path, config(&up.url())).expect("write config");
-    let server = TestServer::start_with_args(&[], &["--config", path.to_str().expect("path")]);
-    Setup {
-        up,
-        server,
-        _dir: dir,
-    }
+    let server = TestServer::start_with_config(&[], &config(&up.url()));
+    Setup { up, server }
 }
 
 fn post(server: &TestServer, path: &str, key: Option<&str>, body: &Value) -> (u16, String) {

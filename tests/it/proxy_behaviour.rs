@@ -345,20 +345,17 @@ fn upstream_failures_end_the_response_cleanly() {
 #[test]
 fn key_required_routes_inject_the_provider_credential() {
     let up = FakeUpstream::start(chat_echo);
-    let dir = tempfile::tempdir().unwrap();
-    let cfg = dir.path().join("proxy.toml");
     let toml = format!(
         "{}\n[[route]]\nprefix = \"/team/v1/\"\nupstream = \"{}\"\nformat = \"openai\"\nrequire_key = true\ncredential_env = \"TEST_PROVIDER_KEY\"\n",
         tarnkappe::config::DEFAULT_TOML,
         up.url()
     );
-    std::fs::write(&cfg, toml).unwrap();
-    let server = TestServer::start_with_args(
+    let server = TestServer::start_with_config(
         &[
             ("TARNKAPPE_API_KEYS", "team:s3cret-key"),
             ("TEST_PROVIDER_KEY", "sk-injected"),
         ],
-        &["--config", cfg.to_str().unwrap()],
+        &toml,
     );
     let body = json!({"model": "m", "messages": [{"role": "user", "content": EMAIL}]});
     let resp = client()
@@ -448,15 +445,12 @@ fn unknown_paths_follow_the_route_policy() {
         let toks = tokens_in(&r.body_str());
         Reply::json(&json!({"echo": toks.join(" "), "id": "x"}))
     });
-    let dir = tempfile::tempdir().unwrap();
-    let cfg = dir.path().join("proxy.toml");
     let toml = format!(
         "{}\n[[route]]\nprefix = \"/generic/\"\nupstream = \"{u}\"\nformat = \"openai\"\nunknown = \"generic\"\n\n[[route]]\nprefix = \"/raw/\"\nupstream = \"{u}\"\nformat = \"openai\"\nunknown = \"passthrough\"\n",
         tarnkappe::config::DEFAULT_TOML,
         u = up.url()
     );
-    std::fs::write(&cfg, toml).unwrap();
-    let server = TestServer::start_with_args(&[], &["--config", cfg.to_str().unwrap()]);
+    let server = TestServer::start_with_config(&[], &toml);
     let body = json!({"model": "m", "whatever": {"deep": [format!("an {EMAIL}")]}, "type": EMAIL});
     let (s, reply) = post_bytes(
         &server,

@@ -293,17 +293,14 @@ fn duplicate_json_keys_are_refused_by_proxy_and_api() {
 #[test]
 fn two_api_keys_are_ambiguous_and_refused() {
     let up = FakeUpstream::start(answer);
-    let dir = tempfile::tempdir().unwrap();
-    let cfg = dir.path().join("proxy.toml");
     let toml = format!(
         "{}\n[[route]]\nprefix = \"/team/v1/\"\nupstream = \"{}\"\nformat = \"openai\"\nrequire_key = true\n",
         tarnkappe::config::DEFAULT_TOML,
         up.url()
     );
-    std::fs::write(&cfg, toml).unwrap();
-    let server = TestServer::start_with_args(
+    let server = TestServer::start_with_config(
         &[("TARNKAPPE_API_KEYS", &format!("team:{KEY},other:other-key"))],
-        &["--config", cfg.to_str().unwrap()],
+        &toml,
     );
     let body = json!({"model": "m", "messages": [{"role": "user", "content": "Hallo"}]});
     for second in [KEY, "other-key", "unknown"] {

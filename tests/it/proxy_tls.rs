@@ -2,6 +2,7 @@
 //! provider-shaped 502), and `[upstream] ca_file` adds a private CA. The TLS upstream is a
 //! small Python server with a freshly generated self-signed certificate.
 
+use crate::harness::config::edited;
 use crate::harness::fixtures::EMAIL;
 use crate::harness::http::client;
 use crate::harness::server::{free_port, TestServer};
@@ -148,16 +149,10 @@ fn https_upstream_with_verification_and_ca_file() {
     drop(server);
 
     // with the CA bundle configured the exchange works
-    let cfg = dir.path().join("proxy.toml");
-    let toml = tarnkappe::config::DEFAULT_TOML.replace(
-        "[upstream]\n",
-        &format!("[upstream]\nca_file = \"{}\"\n", ca.display()),
-    );
-    std::fs::write(&cfg, toml).unwrap();
-    let server = TestServer::start_with_args(
-        &[("TARNKAPPE_OPENAI_UPSTREAM", upstream.as_str())],
-        &["--config", cfg.to_str().unwrap()],
-    );
+    let ca_file = format!("[upstream]\nca_file = \"{}\"\n", ca.display());
+    let toml = edited(&[("[upstream]\n", &ca_file)]);
+    let server =
+        TestServer::start_with_config(&[("TARNKAPPE_OPENAI_UPSTREAM", upstream.as_str())], &toml);
     let resp = client()
         .post(server.url("/v1/chat/completions"))
         .json(&body)

@@ -653,10 +653,7 @@ regex = 'KD-[0-9]{{6}}'
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_tenants_policy_is_shown_and_a_custom_term_can_be_tried() {
     let _one = ONE_BROWSER_TEST_AT_A_TIME.lock().await;
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("proxy.toml");
-    std::fs::write(&path, web_policy_config()).expect("config");
-    let server = TestServer::start_with_args(&[], &["--config", path.to_str().expect("path")]);
+    let server = TestServer::start_with_config(&[], &web_policy_config());
     let b = Browser::start(1280, 1400).await;
     goto_page(&b, &server).await;
 

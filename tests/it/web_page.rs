@@ -6,6 +6,7 @@ use crate::harness::http::client;
 use crate::harness::server::TestServer;
 use crate::harness::web::tenant_cookie;
 use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE};
+use tarnkappe::config::DEFAULT_TOML;
 
 const KEYS: (&str, &str) = ("TARNKAPPE_API_KEYS", "ops:ops-key");
 
@@ -280,16 +281,11 @@ fn a_cookie_survives_a_restart_with_a_configured_secret() {
 fn the_cookie_does_not_open_proxy_routes_that_require_a_key() {
     // Anyone who loads the page gets a cookie; a proxy route behind the key gate (which may
     // inject the operator's provider credential) must not accept it.
-    let dir = tempfile::tempdir().expect("dir");
     let upstream = format!("http://127.0.0.1:{}", harness::server::free_port());
     let text = format!(
-        "{}\n[[route]]\nprefix = \"/guarded/\"\nupstream = \"{upstream}\"\nformat = \"openai\"\nrequire_key = true\n",
-        tarnkappe::config::DEFAULT_TOML
+        "{DEFAULT_TOML}\n[[route]]\nprefix = \"/guarded/\"\nupstream = \"{upstream}\"\nformat = \"openai\"\nrequire_key = true\n"
     );
-    let path = dir.path().join("proxy.toml");
-    std::fs::write(&path, text).expect("write config");
-    let config = path.display().to_string();
-    let server = TestServer::start_with_args(&[KEYS], &["--config", &config]);
+    let server = TestServer::start_with_config(&[KEYS], &text);
     let cookie = fetch_cookie(&server);
     let origin = format!("http://{}", server.addr);
     let body =

@@ -3,10 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
-/// Writes the embedded default configuration with `replacements` (exact `from` → `to` line
-/// edits, each of which must apply) into `dir`, for `tarnkappe serve --config`.
-pub fn config_file(dir: &Path, replacements: &[(&str, &str)]) -> PathBuf {
-    let mut toml = tarnkappe::config::DEFAULT_TOML.to_owned();
+use tarnkappe::config::DEFAULT_TOML;
+
+/// The embedded default configuration with `replacements` (exact `from` → `to` edits, each of
+/// which must apply).
+pub fn edited(replacements: &[(&str, &str)]) -> String {
+    let mut toml = DEFAULT_TOML.to_owned();
     for (from, to) in replacements {
         assert!(
             toml.contains(from),
@@ -14,8 +16,13 @@ pub fn config_file(dir: &Path, replacements: &[(&str, &str)]) -> PathBuf {
         );
         toml = toml.replacen(from, to, 1);
     }
+    toml
+}
+
+/// [`edited`] written to `dir/proxy.toml`, for `tarnkappe serve --config`.
+pub fn config_file(dir: &Path, replacements: &[(&str, &str)]) -> PathBuf {
     let path = dir.join("proxy.toml");
-    std::fs::write(&path, toml).expect("write config");
+    std::fs::write(&path, edited(replacements)).expect("write config");
     path
 }
 

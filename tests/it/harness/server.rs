@@ -18,6 +18,8 @@ pub struct TestServer {
     child: Child,
     log_path: PathBuf,
     _dir: tempfile::TempDir,
+    /// The folder of the `--config` file of [`TestServer::start_with_config`].
+    _config: Option<tempfile::TempDir>,
 }
 
 /// A loopback port that was free a moment ago (for addresses nothing should listen on).
@@ -52,6 +54,18 @@ impl TestServer {
         TestServer::try_start_command(cmd).unwrap_or_else(|e| panic!("{e}"))
     }
 
+    /// Like [`TestServer::start`], with `toml` as the configuration file (`--config`), kept
+    /// until the server is dropped.
+    pub fn start_with_config(env: &[(&str, &str)], toml: &str) -> TestServer {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("proxy.toml");
+        std::fs::write(&path, toml).expect("write config");
+        let config = path.to_str().expect("utf-8 path");
+        let mut server = TestServer::start_with_args(env, &["--config", config]);
+        server._config = Some(dir);
+        server
+    }
+
     /// Starts `cmd` (program, arguments, environment and folder already set) with its stderr
     /// captured, and waits until it listens; `Err` (with the log) when it exits or does not
     /// listen within 20 s.
@@ -71,6 +85,7 @@ impl TestServer {
             child,
             log_path,
             _dir: dir,
+            _config: None,
         };
         server.wait_until_listening()?;
         Ok(server)
