@@ -5,6 +5,7 @@
 
 use crate::harness;
 use crate::harness::http::client;
+use crate::harness::metrics::{metrics, sample};
 use crate::harness::server::TestServer;
 use crate::harness::upstream::{FakeUpstream, Reply};
 use std::io::{Read, Write};
@@ -15,24 +16,11 @@ use serde_json::json;
 
 const KEY: &str = "key-of-tenant-a";
 
-fn metrics(server: &TestServer) -> String {
-    client()
-        .get(server.url("/metrics"))
-        .send()
-        .expect("metrics")
-        .text()
-        .expect("body")
-}
-
 fn count(metrics: &str, route: &str, status: u16) -> u64 {
-    let prefix = format!(
+    let series = format!(
         r#"tarnkappe_http_requests_total{{route="{route}",method="POST",status="{status}"}}"#
     );
-    metrics
-        .lines()
-        .find_map(|l| l.strip_prefix(&prefix))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(0)
+    sample(metrics, &series) as u64
 }
 
 /// Waits until `cond` holds for the server's metrics (logging runs after the connection ends).

@@ -6,11 +6,11 @@ use crate::harness;
 use crate::harness::config::edited;
 use crate::harness::fixtures::ENCRYPTION_KEY;
 use crate::harness::http::client;
+use crate::harness::metrics::metrics;
 use crate::harness::redis::{unique_prefix, PrivateRedis};
 use crate::harness::server::TestServer;
 use crate::harness::upstream::{FakeUpstream, Reply};
 use std::io::Read;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -103,12 +103,7 @@ fn the_proxy_works_while_redis_is_down() {
     let body: Value = resp.json().expect("json");
     assert_eq!(body["choices"][0]["message"]["content"], "Gern geschehen.");
 
-    let metrics = http
-        .get(server.url("/metrics"))
-        .send()
-        .expect("metrics")
-        .text()
-        .expect("text");
+    let metrics = metrics(&server);
     assert!(
         metrics.contains(
             r#"tarnkappe_http_requests_total{route="/v1/",method="POST",status="200"} 1"#
@@ -145,12 +140,7 @@ fn upstream_failures_are_counted() {
         .expect("request");
     assert!(resp.status().is_server_error(), "{}", resp.status());
     // A new connection: the proxy closes the one of a failed exchange.
-    let metrics = client()
-        .get(server.url("/metrics"))
-        .send()
-        .expect("metrics")
-        .text()
-        .expect("text");
+    let metrics = metrics(&server);
     assert!(
         metrics.contains(r#"tarnkappe_upstream_errors_total{kind="connect"} 1"#),
         "{metrics}"
@@ -186,12 +176,7 @@ fn sigterm_lets_a_stream_in_flight_finish() {
     let mut first = [0u8; 16];
     resp.read_exact(&mut first).expect("first bytes");
     let started = Instant::now();
-    let status = Command::new("kill")
-        .arg("-TERM")
-        .arg(server.pid().to_string())
-        .status()
-        .expect("kill");
-    assert!(status.success());
+    assert!(server.sigterm(), "SIGTERM sent");
     let mut rest = String::new();
     resp.read_to_string(&mut rest)
         .expect("the rest of the stream");

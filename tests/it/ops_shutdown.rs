@@ -8,7 +8,6 @@ use crate::harness::config::edited;
 use crate::harness::server::TestServer;
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 const GRACE_SECONDS: u64 = 3;
@@ -34,12 +33,7 @@ fn sigterm_lets_in_flight_requests_finish_then_exits() {
     std::thread::sleep(Duration::from_millis(300));
 
     let sent = Instant::now();
-    let status = Command::new("kill")
-        .arg("-TERM")
-        .arg(server.pid().to_string())
-        .status()
-        .expect("kill");
-    assert!(status.success());
+    assert!(server.sigterm(), "SIGTERM sent");
 
     // New connections are refused soon after SIGTERM.
     let deadline = Instant::now() + Duration::from_secs(2);

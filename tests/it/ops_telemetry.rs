@@ -4,6 +4,7 @@
 use crate::harness::config::edited;
 use crate::harness::fixtures::IBAN;
 use crate::harness::http::client;
+use crate::harness::metrics::sample;
 use crate::harness::server::TestServer;
 use std::collections::HashMap;
 use std::time::Duration;
@@ -13,21 +14,6 @@ use serde_json::{json, Value};
 const KEY: &str = "metrics-test-key-5f2a";
 const EMAIL: &str = "erika.musterfrau@example.org";
 const NAME: &str = "Erika Musterfrau";
-
-/// Parses the OpenMetrics text into `series → value` (series = name plus labels, as written).
-fn samples(text: &str) -> HashMap<String, f64> {
-    text.lines()
-        .filter(|l| !l.starts_with('#') && !l.is_empty())
-        .filter_map(|l| {
-            let (series, value) = l.rsplit_once(' ')?;
-            Some((series.to_owned(), value.parse().ok()?))
-        })
-        .collect()
-}
-
-fn value(samples: &HashMap<String, f64>, series: &str) -> f64 {
-    samples.get(series).copied().unwrap_or(0.0)
-}
 
 fn anonymize(server: &TestServer, text: &str) -> Value {
     let resp = client()
@@ -119,11 +105,10 @@ fn metrics_show_known_traffic() {
         "{content_type}"
     );
     let text = resp.text().expect("body");
-    let s = samples(&text);
 
     let req = |route: &str, method: &str, status: u16| {
-        value(
-            &s,
+        sample(
+            &text,
             &format!(
                 r#"tarnkappe_http_requests_total{{route="{route}",method="{method}",status="{status}"}}"#
             ),
@@ -136,29 +121,29 @@ fn metrics_show_known_traffic() {
     assert_eq!(req("/api/v1/session/{id}", "DELETE", 200), 1.0);
     assert_eq!(req("/api/v1/{unknown}", "GET", 404), 1.0);
     assert_eq!(
-        value(
-            &s,
+        sample(
+            &text,
             r#"tarnkappe_http_request_duration_seconds_count{route="/api/v1/anonymize",method="POST"}"#
         ),
         3.0
     );
     assert_eq!(
-        value(&s, r#"tarnkappe_sessions_total{event="created"}"#),
+        sample(&text, r#"tarnkappe_sessions_total{event="created"}"#),
         2.0
     );
     assert_eq!(
-        value(&s, r#"tarnkappe_sessions_total{event="restored"}"#),
+        sample(&text, r#"tarnkappe_sessions_total{event="restored"}"#),
         1.0
     );
     assert_eq!(
-        value(&s, r#"tarnkappe_sessions_total{event="deleted"}"#),
+        sample(&text, r#"tarnkappe_sessions_total{event="deleted"}"#),
         1.0
     );
-    assert_eq!(value(&s, "tarnkappe_rate_limited_requests_total"), 2.0);
+    assert_eq!(sample(&text, "tarnkappe_rate_limited_requests_total"), 2.0);
     for (entity_type, n) in &expected_entities {
         assert_eq!(
-            value(
-                &s,
+            sample(
+                &text,
                 &format!(r#"tarnkappe_entities_detected_total{{entity_type="{entity_type}"}}"#)
             ),
             *n,

@@ -8,6 +8,7 @@
 //! errors (exit 1, one sentence).
 
 use crate::harness::http::client;
+use crate::harness::metrics::metrics;
 use crate::harness::server::TestServer;
 use crate::harness::stream::parse_sse;
 use crate::harness::tokens::tokens_in;
@@ -264,12 +265,7 @@ fn block_refuses_with_422_naming_types_never_values() {
         &json!({"text": format!("Karte {card}")}),
     );
     assert_eq!(status, 200);
-    let metrics = client()
-        .get(s.server.url("/metrics"))
-        .send()
-        .unwrap()
-        .text()
-        .unwrap();
+    let metrics = metrics(&s.server);
     assert!(
         metrics
             .contains(r#"tarnkappe_policy_requests_total{policy="support",outcome="blocked"} 1"#),

@@ -11,6 +11,7 @@ use crate::harness::api::assert_error;
 use crate::harness::config::config_with;
 use crate::harness::fixtures::SECRET;
 use crate::harness::http::{client, client_from};
+use crate::harness::metrics::{metrics, sample};
 use crate::harness::server::TestServer;
 use crate::harness::web::{cookie_pair, tenant_cookie};
 use reqwest::blocking::{Client, Response};
@@ -57,15 +58,7 @@ fn assert_rate_limited(resp: Response) {
 
 /// The value of one metrics series (`name{labels}`), 0 when absent.
 fn metric(s: &TestServer, series: &str) -> f64 {
-    let text = client()
-        .get(s.url("/metrics"))
-        .send()
-        .expect("GET /metrics")
-        .text()
-        .expect("text");
-    text.lines()
-        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
-        .unwrap_or(0.0)
+    sample(&metrics(s), series)
 }
 
 #[test]

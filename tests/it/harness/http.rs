@@ -43,6 +43,14 @@ pub fn post_bytes(server: &TestServer, path: &str, body: &[u8]) -> (u16, String)
     (status, resp.text().unwrap_or_default())
 }
 
+/// The value of header `name` (any case) among `headers`.
+pub fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
 /// A parsed raw HTTP response.
 #[derive(Debug)]
 pub struct RawResponse {
@@ -53,10 +61,7 @@ pub struct RawResponse {
 
 impl RawResponse {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        header(&self.headers, name)
     }
 
     pub fn json(&self) -> Value {

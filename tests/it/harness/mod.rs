@@ -6,6 +6,7 @@ pub mod detect;
 pub mod fixtures;
 pub mod http;
 pub mod image;
+pub mod metrics;
 pub mod redis;
 pub mod server;
 pub mod stream;

@@ -128,12 +128,19 @@ impl TestServer {
         s
     }
 
-    /// Sends SIGTERM and waits up to `timeout` for the process to exit; returns whether it did.
-    pub fn terminate(&mut self, timeout: Duration) -> bool {
-        let _ = Command::new("kill")
+    /// Sends SIGTERM (the orchestrator's stop signal) without waiting; returns whether `kill`
+    /// delivered it.
+    pub fn sigterm(&self) -> bool {
+        Command::new("kill")
             .arg("-TERM")
             .arg(self.child.id().to_string())
-            .status();
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
+    /// Sends SIGTERM and waits up to `timeout` for the process to exit; returns whether it did.
+    pub fn terminate(&mut self, timeout: Duration) -> bool {
+        self.sigterm();
         let deadline = Instant::now() + timeout;
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {

@@ -22,10 +22,7 @@ pub struct Recorded {
 
 impl Recorded {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        crate::harness::http::header(&self.headers, name)
     }
     pub fn body_str(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
