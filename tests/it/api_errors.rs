@@ -1,15 +1,16 @@
 //! Every row of the error table of api.md over real HTTP, and the order of the checks
 //! (401 → 429 → 413 → 400 → the rest).
 
+use std::io::{Read, Write};
+
+use serde_json::json;
+
 use crate::harness::api::{
     anonymize, assert_error, delete, post, post_raw, server, status_json, KEYS, KEY_A,
 };
 use crate::harness::config::edited;
 use crate::harness::http::{client, connect, read_response};
 use crate::harness::server::TestServer;
-use std::io::{Read, Write};
-
-use serde_json::json;
 
 const ANON: &str = "/api/v1/anonymize";
 const DEANON: &str = "/api/v1/deanonymize";

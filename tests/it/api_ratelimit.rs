@@ -1,10 +1,11 @@
 //! The per-key rate limit: 120 requests per minute by default, `X-RateLimit-*` on every keyed
 //! response, 429 with `Retry-After` beyond, counted per key.
 
+use serde_json::json;
+
 use crate::harness::api::{assert_error, delete, post, KEYS, KEY_A, KEY_B};
 use crate::harness::http::client;
 use crate::harness::server::TestServer;
-use serde_json::json;
 
 #[test]
 fn the_121st_request_in_a_minute_is_refused() {

@@ -2,32 +2,12 @@
 //! running service and its own `/openapi.json`. The CLI comes from PyPI
 //! (`scripts/requirements-test.txt`, installed by `scripts/setup`); without it this test fails.
 
-use crate::harness::server::TestServer;
-use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
 
-const KEY: &str = "schemathesis-key";
+use crate::harness::python::pip_tool;
+use crate::harness::server::TestServer;
 
-/// The `schemathesis` executable: on PATH, or next to the `python3` that pip installed it for.
-fn schemathesis() -> Command {
-    if Command::new("schemathesis")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        return Command::new("schemathesis");
-    }
-    let user_bin = std::env::var("HOME").map(|h| format!("{h}/.local/bin/schemathesis"));
-    if let Ok(path) = user_bin {
-        if Path::new(&path).exists() {
-            return Command::new(path);
-        }
-    }
-    panic!(
-        "the schemathesis CLI is not installed: run `python3 -m pip install -r scripts/requirements-test.txt` (scripts/setup does)"
-    );
-}
+const KEY: &str = "schemathesis-key";
 
 #[test]
 fn schemathesis_passes_against_the_running_service() {
@@ -39,7 +19,7 @@ fn schemathesis_passes_against_the_running_service() {
     let work = tempfile::tempdir().expect("temp dir");
     let config = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/schemathesis.toml");
     let started = Instant::now();
-    let output = schemathesis()
+    let output = pip_tool("schemathesis")
         .current_dir(work.path())
         .env("NO_COLOR", "1")
         .args(["--no-color", "--config-file", config, "run"])

@@ -1,13 +1,14 @@
 //! The keyless endpoints (`/health`, `/health/ready`, `/entities`, `/openapi.json`), the
 //! generated key of a server without configured keys, and common response headers.
 
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
 use crate::harness::api::{anonymize, assert_error, post, server, status_json, KEY_A};
 use crate::harness::config::edited;
 use crate::harness::http::client;
 use crate::harness::server::TestServer;
-use std::time::{Duration, Instant};
-
-use serde_json::{json, Value};
 
 #[test]
 fn health_and_readiness() {

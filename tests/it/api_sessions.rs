@@ -1,13 +1,14 @@
 //! Sessions and the round trip over real HTTP: byte-exact restore, tenant isolation, expiry,
 //! stateless mode, code-point offsets for non-ASCII text.
 
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
 use crate::harness::api::{
     anonymize, assert_error, delete, post, server, status_json, KEYS, KEY_A, KEY_B,
 };
 use crate::harness::server::TestServer;
-use std::time::Duration;
-
-use serde_json::{json, Value};
 
 const DEANON: &str = "/api/v1/deanonymize";
 

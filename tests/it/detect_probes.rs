@@ -2,9 +2,10 @@
 //! both directions: the personal value is found (and does not leak through `anonymize`), the role
 //! word, month or common noun next to it is not. Run through the public API only.
 
-use crate::harness::detect::{detector, found, masked};
 use tarnkappe::detect::EntityType;
 use tarnkappe::tokens::anonymize;
+
+use crate::harness::detect::{detector, found, masked};
 
 fn names(text: &str) -> Vec<String> {
     found(text, EntityType::Person)

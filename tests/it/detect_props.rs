@@ -1,9 +1,10 @@
 //! Property tests: on arbitrary input the engine never panics, findings are in bounds, on
 //! code-point offsets, sorted and disjoint, and anonymize → restore is exact.
 
-use crate::harness::detect::detector;
 use proptest::prelude::*;
 use tarnkappe::tokens::{anonymize, contains_reserved_token, Restorer};
+
+use crate::harness::detect::detector;
 
 /// Text that looks like the engine's input: German words, names, digits and separators mixed
 /// with arbitrary Unicode.

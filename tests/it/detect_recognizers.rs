@@ -1,8 +1,9 @@
 //! Recognizer tests: the VALID / INVALID vectors of entities.md per type, plus German sentences
 //! written for these tests.
 
-use crate::harness::detect::{detector, found};
 use tarnkappe::detect::EntityType;
+
+use crate::harness::detect::{detector, found};
 
 /// The whole input (or `expect`) is found as exactly one finding of type `t`.
 fn valid(t: EntityType, input: &str, expect: &str) {

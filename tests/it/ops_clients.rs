@@ -3,16 +3,17 @@
 //! deadlines (keep-alive idling is not), and a minimal configuration file keeps the documented
 //! upstream timeouts.
 
-use crate::harness;
-use crate::harness::http::client;
-use crate::harness::metrics::{metrics, sample};
-use crate::harness::server::TestServer;
-use crate::harness::upstream::{FakeUpstream, Reply};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
+
+use crate::harness;
+use crate::harness::http::client;
+use crate::harness::metrics::{metrics, sample};
+use crate::harness::server::TestServer;
+use crate::harness::upstream::{FakeUpstream, Reply};
 
 const KEY: &str = "key-of-tenant-a";
 

@@ -4,14 +4,16 @@
 //! keep the sidecar hardened, and their configuration starts the real binary, whose answers on
 //! the probe paths are 200. The README points to the files instead of carrying copies.
 
-use crate::harness::http::client;
-use crate::harness::image::{image_uid, repo_image, repo_root};
-use crate::harness::server::TestServer;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
+
+use crate::harness::http::client;
+use crate::harness::image::{image_uid, repo_image, repo_root};
+use crate::harness::python::pip_tool;
+use crate::harness::server::TestServer;
 
 /// Every `*.yaml` below `deploy/`, sorted.
 fn manifest_files() -> Vec<PathBuf> {
@@ -32,29 +34,9 @@ fn manifest_files() -> Vec<PathBuf> {
     files
 }
 
-/// The `kubernetes-validate` executable: on PATH, or in pip's user folder.
-fn kubernetes_validate() -> Command {
-    let on_path = Command::new("kubernetes-validate")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if on_path {
-        return Command::new("kubernetes-validate");
-    }
-    if let Ok(home) = std::env::var("HOME") {
-        let user_bin = format!("{home}/.local/bin/kubernetes-validate");
-        if Path::new(&user_bin).exists() {
-            return Command::new(user_bin);
-        }
-    }
-    panic!(
-        "kubernetes-validate is not installed: run `python3 -m pip install -r scripts/requirements-test.txt` (scripts/setup does)"
-    );
-}
-
 /// Runs `kubernetes-validate --strict` on `files`: Ok, or Err with its report.
 fn validate(files: &[PathBuf]) -> Result<String, String> {
-    let output = kubernetes_validate()
+    let output = pip_tool("kubernetes-validate")
         .args(["--strict", "--no-warn"])
         .args(files)
         .output()

@@ -12,17 +12,18 @@
 //! keep their modification times), so only the first run on a machine pays for a full release
 //! build; later runs rebuild what changed.
 
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Instant;
+
 use crate::harness;
 use crate::harness::http::client;
 use crate::harness::image::{
     cargo_runner, in_root, repo_image, repo_root, CommandForm, ImageBuild,
 };
 use crate::harness::server::TestServer;
-use std::fs::File;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
-use std::time::Instant;
 
 /// The image's filesystem, built once per test run.
 struct Image {

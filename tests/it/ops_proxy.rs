@@ -2,6 +2,11 @@
 //! store), its responses carry `X-Request-Id`, it is counted in the metrics, and SIGTERM lets a
 //! stream in flight finish.
 
+use std::io::Read;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
 use crate::harness;
 use crate::harness::config::edited;
 use crate::harness::fixtures::ENCRYPTION_KEY;
@@ -10,10 +15,6 @@ use crate::harness::metrics::metrics;
 use crate::harness::redis::{unique_prefix, PrivateRedis};
 use crate::harness::server::TestServer;
 use crate::harness::upstream::{FakeUpstream, Reply};
-use std::io::Read;
-use std::time::{Duration, Instant};
-
-use serde_json::{json, Value};
 
 fn completion(content: &str) -> String {
     json!({

@@ -2,15 +2,16 @@
 //! 127.0.0.1:6379 (these tests fail when it is missing) and private servers that are stopped and
 //! started during the test.
 
-use crate::harness::redis::{
-    delete_prefix, shared_redis, unique_prefix, PrivateCluster, PrivateRedis, SHARED_REDIS,
-};
 use std::time::Duration;
 
 use tarnkappe::config::RedisConfig;
 use tarnkappe::ratelimit::{RateLimiter, RedisLimiter};
 use tarnkappe::redis_client::RedisClient;
 use tarnkappe::vault::{RedisStore, Sealer, SealingKey, Store};
+
+use crate::harness::redis::{
+    delete_prefix, shared_redis, unique_prefix, PrivateCluster, PrivateRedis, SHARED_REDIS,
+};
 
 fn config(url: &str, prefix: &str) -> RedisConfig {
     RedisConfig {

@@ -2,6 +2,10 @@
 //! shared, tenants stay apart, Redis holds ciphertext only, and an outage of Redis answers 503
 //! on session endpoints (not on the stateless ones) until Redis returns.
 
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
 use crate::harness;
 use crate::harness::fixtures::ENCRYPTION_KEY;
 use crate::harness::fixtures::IBAN;
@@ -10,9 +14,6 @@ use crate::harness::redis::{
     delete_prefix, shared_redis, unique_prefix, PrivateRedis, SHARED_REDIS,
 };
 use crate::harness::server::TestServer;
-use std::time::{Duration, Instant};
-
-use serde_json::{json, Value};
 
 const KX: &str = "kx-secret-key-of-tenant-x";
 const KY: &str = "ky-secret-key-of-tenant-y";

@@ -4,11 +4,12 @@
 //! (Pingora drops connections that are idle or still sending their request head at SIGTERM;
 //! a request whose head has arrived is in flight and is completed.)
 
-use crate::harness::config::edited;
-use crate::harness::server::TestServer;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
+
+use crate::harness::config::edited;
+use crate::harness::server::TestServer;
 
 const GRACE_SECONDS: u64 = 3;
 

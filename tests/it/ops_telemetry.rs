@@ -1,15 +1,16 @@
 //! Metrics after known traffic, request ids on every response, and logs that never carry the
 //! submitted values or keys (text and JSON format).
 
+use std::collections::HashMap;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
 use crate::harness::config::edited;
 use crate::harness::fixtures::IBAN;
 use crate::harness::http::client;
 use crate::harness::metrics::sample;
 use crate::harness::server::TestServer;
-use std::collections::HashMap;
-use std::time::Duration;
-
-use serde_json::{json, Value};
 
 const KEY: &str = "metrics-test-key-5f2a";
 const EMAIL: &str = "erika.musterfrau@example.org";

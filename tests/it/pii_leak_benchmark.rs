@@ -8,10 +8,12 @@
 //! same proxy with a key whose policy detects nothing — which shows that the capture does see
 //! the proxy's traffic and that detection, not routing, keeps the values back.
 
-use crate::harness::server::{free_port, TestServer};
 use std::process::{Command, Output};
 
 use tarnkappe::config::hash_key;
+
+use crate::harness::python::INSTALL;
+use crate::harness::server::{free_port, TestServer};
 
 const GUARDED_KEY: &str = "benchmark-guarded";
 const OPEN_KEY: &str = "benchmark-open";
@@ -58,7 +60,7 @@ fn selfcheck(args: &[&str]) -> (i32, String) {
     );
     assert!(
         !text.contains("No module named pii_leak_benchmark"),
-        "pii-leak-benchmark is not installed: run `python3 -m pip install -r scripts/requirements-test.txt` (scripts/setup does)"
+        "pii-leak-benchmark is not installed: {INSTALL}"
     );
     (out.status.code().unwrap_or(-1), text)
 }

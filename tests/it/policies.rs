@@ -7,6 +7,12 @@
 //! tokens (canonical and mangled, streamed), the policy name in logs and metrics — and start-up
 //! errors (exit 1, one sentence).
 
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tarnkappe::config::hash_key;
+
 use crate::harness::http::client;
 use crate::harness::metrics::metrics;
 use crate::harness::server::TestServer;
@@ -14,11 +20,6 @@ use crate::harness::stream::parse_sse;
 use crate::harness::tokens::tokens_in;
 use crate::harness::upstream::echo::echo;
 use crate::harness::upstream::FakeUpstream;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
-use serde_json::{json, Value};
-use tarnkappe::config::hash_key;
 
 const SUPPORT_KEY: &str = "key-support";
 const PLAIN_KEY: &str = "key-plain";

@@ -2,6 +2,11 @@
 //! prompts, literal tokens, transparency of paths and headers, upstream failures, compressed
 //! replies, proxy keys with injected credentials, and logs without values.
 
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
 use crate::harness;
 use crate::harness::fixtures::{EMAIL, IBAN, IP};
 use crate::harness::http::{client, post_bytes};
@@ -9,10 +14,6 @@ use crate::harness::server::TestServer;
 use crate::harness::stream::{parse_sse, pieces, sse};
 use crate::harness::tokens::{has_token, tokens_in};
 use crate::harness::upstream::{FakeUpstream, Recorded, Reply};
-use std::io::Write;
-use std::time::{Duration, Instant};
-
-use serde_json::{json, Value};
 
 /// Replies with a chat completion whose content is every token received, space-separated.
 fn chat_echo(r: &Recorded) -> Reply {

@@ -3,6 +3,8 @@
 //! receives every original value and no token — with the upstream echoing the tokens it got,
 //! in tiny random pieces (split tokens, split UTF-8, several events per read).
 
+use serde_json::{json, Value};
+
 use crate::harness::fixtures::{prompt, EMAIL, IBAN, IP, URL, VALUES};
 use crate::harness::http::client;
 use crate::harness::server::TestServer;
@@ -10,7 +12,6 @@ use crate::harness::stream::parse_sse;
 use crate::harness::tokens::has_token;
 use crate::harness::upstream::echo::echo;
 use crate::harness::upstream::{FakeUpstream, Recorded};
-use serde_json::{json, Value};
 
 fn start() -> (FakeUpstream, TestServer) {
     let up = FakeUpstream::start(echo);

@@ -6,13 +6,14 @@
 //! never reach the upstream, and a tool result that already holds tokens is searched like any
 //! other text. Each test searches the captured upstream body for every original value.
 
+use base64::Engine;
+use serde_json::{json, Value};
+
 use crate::harness::fixtures::EMAIL;
 use crate::harness::http::{client, post_bytes};
 use crate::harness::server::TestServer;
 use crate::harness::tokens::tokens_in;
 use crate::harness::upstream::{FakeUpstream, Recorded, Reply};
-use base64::Engine;
-use serde_json::{json, Value};
 
 const STEUER_ID: &str = "86095742719";
 const KEY: &str = "s3cret-key";

@@ -2,10 +2,11 @@
 //! and installed by scripts/setup) pointed at the proxy, plain and streaming, with tool calls.
 //! A missing SDK or interpreter fails these tests; they never skip.
 
+use std::process::Command;
+
 use crate::harness::fixtures::{prompt, VALUES};
 use crate::harness::upstream::echo::echo;
 use crate::harness::upstream::FakeUpstream;
-use std::process::Command;
 
 fn run_sdk_script(script: &str) {
     let up = FakeUpstream::start(echo);

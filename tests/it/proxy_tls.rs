@@ -2,15 +2,16 @@
 //! provider-shaped 502), and `[upstream] ca_file` adds a private CA. The TLS upstream is a
 //! small Python server with a freshly generated self-signed certificate.
 
-use crate::harness::config::edited;
-use crate::harness::fixtures::EMAIL;
-use crate::harness::http::client;
-use crate::harness::server::{free_port, TestServer};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
 use serde_json::{json, Value};
+
+use crate::harness::config::edited;
+use crate::harness::fixtures::EMAIL;
+use crate::harness::http::client;
+use crate::harness::server::{free_port, TestServer};
 
 const SERVER: &str = r#"
 import base64, http.server, json, ssl, sys

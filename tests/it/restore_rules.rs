@@ -2,13 +2,14 @@
 //! `/deanonymize` is bounded, a proxied reply never grows past its documented multiple, the
 //! client's own token-like words are never rewritten, and tokens used as JSON keys are restored.
 
+use serde_json::{json, Value};
+
 use crate::harness;
 use crate::harness::fixtures::EMAIL;
 use crate::harness::http::{client, post_bytes};
 use crate::harness::server::TestServer;
 use crate::harness::tokens::tokens_in;
 use crate::harness::upstream::{FakeUpstream, Recorded, Reply};
-use serde_json::{json, Value};
 
 fn post(server: &TestServer, path: &str, body: &Value) -> (u16, String) {
     post_bytes(server, path, &serde_json::to_vec(body).expect("json"))

@@ -1,5 +1,8 @@
 //! The binary starts with the embedded defaults and answers over real HTTP.
 
+use crate::harness::http::client;
+use crate::harness::server::TestServer;
+
 #[test]
 fn serves_json_on_the_configured_port() {
     let server = TestServer::start(&[("TARNKAPPE_API_KEYS", "t:k")]);
@@ -11,5 +14,3 @@ fn serves_json_on_the_configured_port() {
     let body: serde_json::Value = resp.json().expect("json body");
     assert_eq!(body["error"], "not_found");
 }
-use crate::harness::http::client;
-use crate::harness::server::TestServer;

@@ -6,6 +6,9 @@
 //! Client addresses are real: the client socket is bound to 127.0.0.1 or 127.0.0.2, and a
 //! trusted proxy is simulated by a client on the trusted address that sends forwarding headers.
 
+use reqwest::blocking::{Client, Response};
+use serde_json::json;
+
 use crate::harness;
 use crate::harness::api::assert_error;
 use crate::harness::config::config_with;
@@ -14,8 +17,6 @@ use crate::harness::http::{client, client_from};
 use crate::harness::metrics::{metrics, sample};
 use crate::harness::server::TestServer;
 use crate::harness::web::{cookie_pair, tenant_cookie};
-use reqwest::blocking::{Client, Response};
-use serde_json::json;
 
 const KEYS: (&str, &str) = ("TARNKAPPE_API_KEYS", "ops:ops-key");
 

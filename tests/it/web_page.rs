@@ -1,12 +1,13 @@
 //! The web page over real HTTP (no browser): how `/` is served, the tenant cookie it issues,
 //! and the configuration switch. The browser tests are in `web_e2e.rs`.
 
+use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE};
+use tarnkappe::config::DEFAULT_TOML;
+
 use crate::harness;
 use crate::harness::http::client;
 use crate::harness::server::TestServer;
 use crate::harness::web::tenant_cookie;
-use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE};
-use tarnkappe::config::DEFAULT_TOML;
 
 const KEYS: (&str, &str) = ("TARNKAPPE_API_KEYS", "ops:ops-key");
 
