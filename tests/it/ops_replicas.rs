@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::harness;
+use crate::harness::api::{self, status_value};
 use crate::harness::fixtures::ENCRYPTION_KEY;
 use crate::harness::fixtures::IBAN;
 use crate::harness::http::client;
@@ -36,30 +37,15 @@ fn text() -> String {
 }
 
 fn post(server: &TestServer, path: &str, key: &str, body: &Value) -> (u16, Value) {
-    let resp = client()
-        .post(server.url(path))
-        .header("x-api-key", key)
-        .json(body)
-        .send()
-        .expect("request");
-    let status = resp.status().as_u16();
-    (status, resp.json().unwrap_or(Value::Null))
+    status_value(api::post(server, path, Some(key), body))
 }
 
 fn delete(server: &TestServer, id: &str, key: &str) -> (u16, Value) {
-    let resp = client()
-        .delete(server.url(&format!("/api/v1/session/{id}")))
-        .header("x-api-key", key)
-        .send()
-        .expect("request");
-    let status = resp.status().as_u16();
-    (status, resp.json().unwrap_or(Value::Null))
+    status_value(api::delete(server, id, Some(key)))
 }
 
 fn get_json(server: &TestServer, path: &str) -> (u16, Value) {
-    let resp = client().get(server.url(path)).send().expect("request");
-    let status = resp.status().as_u16();
-    (status, resp.json().unwrap_or(Value::Null))
+    status_value(client().get(server.url(path)).send().expect("request"))
 }
 
 fn contains(haystack: &[u8], needle: &str) -> bool {

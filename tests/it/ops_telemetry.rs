@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use crate::harness::api;
 use crate::harness::config::edited;
 use crate::harness::fixtures::IBAN;
 use crate::harness::http::client;
@@ -17,14 +18,7 @@ const EMAIL: &str = "erika.musterfrau@example.org";
 const NAME: &str = "Erika Musterfrau";
 
 fn anonymize(server: &TestServer, text: &str) -> Value {
-    let resp = client()
-        .post(server.url("/api/v1/anonymize"))
-        .header("x-api-key", KEY)
-        .json(&json!({ "text": text }))
-        .send()
-        .expect("request");
-    assert_eq!(resp.status(), 200);
-    resp.json().expect("json")
+    api::anonymize(server, KEY, text)
 }
 
 #[test]

@@ -12,6 +12,7 @@ use std::time::Duration;
 use fantoccini::key::Key;
 use serde_json::{json, Value};
 
+use crate::harness::api::{self, status_value};
 use crate::harness::browser::{Browser, ONE_BROWSER_TEST_AT_A_TIME};
 use crate::harness::http::client;
 use crate::harness::server::TestServer;
@@ -28,16 +29,7 @@ Mit freundlichen Grüßen\nSabine Krüger\n";
 
 /// Calls the API directly with the operator key (the reference the page is compared with).
 fn api_post(server: &TestServer, path: &str, body: Value) -> (u16, Value) {
-    blocking(|| {
-        let resp = client()
-            .post(server.url(path))
-            .header("x-api-key", KEY)
-            .json(&body)
-            .send()
-            .expect("API call");
-        let status = resp.status().as_u16();
-        (status, resp.json().unwrap_or(Value::Null))
-    })
+    blocking(|| status_value(api::post(server, path, Some(KEY), &body)))
 }
 
 /// Runs blocking HTTP calls (reqwest's blocking client) from inside the async tests.
@@ -70,9 +62,7 @@ fn call_with_cookie(
     if let Some(s) = fetch_site {
         req = req.header("sec-fetch-site", s);
     }
-    let resp = req.send().expect("call");
-    let status = resp.status().as_u16();
-    (status, resp.json::<Value>().unwrap_or(Value::Null))
+    status_value(req.send().expect("call"))
 }
 
 /// Rows of the mapping table as (token, type, original).

@@ -52,6 +52,12 @@ pub fn status_json(resp: Response) -> (u16, Value) {
     (status, body)
 }
 
+/// Status and JSON body; `Null` when the body is not JSON.
+pub fn status_value(resp: Response) -> (u16, Value) {
+    let status = resp.status().as_u16();
+    (status, resp.json().unwrap_or(Value::Null))
+}
+
 /// Asserts the error shape of api.md: exactly `error` and `message`, the expected pair.
 pub fn assert_error(resp: Response, status: u16, code: &str) -> Value {
     let (got, body) = status_json(resp);
