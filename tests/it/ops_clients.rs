@@ -11,7 +11,7 @@ use serde_json::json;
 
 use crate::harness;
 use crate::harness::http::client;
-use crate::harness::metrics::{metrics, sample};
+use crate::harness::metrics::{metrics_when, sample};
 use crate::harness::server::TestServer;
 use crate::harness::upstream::{FakeUpstream, Reply};
 
@@ -22,18 +22,6 @@ fn count(metrics: &str, route: &str, status: u16) -> u64 {
         r#"tarnkappe_http_requests_total{{route="{route}",method="POST",status="{status}"}}"#
     );
     sample(metrics, &series) as u64
-}
-
-/// Waits until `cond` holds for the server's metrics (logging runs after the connection ends).
-fn eventually(server: &TestServer, cond: impl Fn(&str) -> bool) -> String {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let m = metrics(server);
-        if cond(&m) || Instant::now() > deadline {
-            return m;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 fn send_then_close(server: &TestServer, head: &str, partial_body: &[u8]) {
@@ -63,7 +51,7 @@ fn a_client_gone_mid_body_is_a_499() {
         &format!("POST /api/v1/anonymize HTTP/1.1\r\nHost: x\r\nX-API-Key: {KEY}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"),
         br#"{"text": "Max"#,
     );
-    let m = eventually(&server, |m| {
+    let m = metrics_when(&server, |m| {
         count(m, "/v1/", 499) == 1 && count(m, "/api/v1/anonymize", 499) == 1
     });
     assert_eq!(count(&m, "/v1/", 499), 1, "{m}");

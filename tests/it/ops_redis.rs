@@ -12,6 +12,7 @@ use tarnkappe::vault::{RedisStore, Sealer, SealingKey, Store};
 use crate::harness::redis::{
     delete_prefix, shared_redis, unique_prefix, PrivateCluster, PrivateRedis, SHARED_REDIS,
 };
+use crate::harness::server::free_port;
 
 fn config(url: &str, prefix: &str) -> RedisConfig {
     RedisConfig {
@@ -266,10 +267,7 @@ async fn redis_stopped_then_started_fails_fast_then_recovers() {
 #[test]
 fn the_store_starts_while_redis_is_down() {
     // Construction never connects: a replica may start before Redis and become ready later.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("port");
+    let port = free_port();
     assert!(RedisClient::new(&config(&format!("redis://127.0.0.1:{port}"), "p:")).is_ok());
 }
 

@@ -7,6 +7,8 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::harness::server::free_port;
+
 /// The shared Redis of CI and development machines.
 pub const SHARED_REDIS: &str = "redis://127.0.0.1:6379";
 
@@ -65,10 +67,7 @@ impl PrivateRedis {
 
     fn start_with(tls: bool) -> PrivateRedis {
         let dir = tempfile::tempdir().expect("temp dir");
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("free port");
+        let port = free_port();
         let mut redis = PrivateRedis {
             port,
             child: None,
@@ -271,10 +270,7 @@ impl PrivateCluster {
         for i in 0..3 {
             // Cluster nodes also listen on port + 10000: pick ports where both are free.
             let port = loop {
-                let p = std::net::TcpListener::bind("127.0.0.1:0")
-                    .and_then(|l| l.local_addr())
-                    .map(|a| a.port())
-                    .expect("free port");
+                let p = free_port();
                 if p < 55_000 && std::net::TcpListener::bind(("127.0.0.1", p + 10_000)).is_ok() {
                     break p;
                 }
