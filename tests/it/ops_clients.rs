@@ -94,12 +94,7 @@ fn dribble(server: &TestServer, prefix: &[u8], bytes: &[u8], pace: Duration) -> 
 
 #[test]
 fn slow_clients_are_cut_off_and_idle_keep_alive_is_not() {
-    let up = FakeUpstream::start(|_| {
-        Reply::json(
-            &json!({"id": "c", "object": "chat.completion", "created": 1, "model": "m",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}]}),
-        )
-    });
+    let up = FakeUpstream::start(|_| Reply::chat("ok"));
     let url = up.url();
     let server = TestServer::start(&[
         ("TARNKAPPE_OPENAI_UPSTREAM", url.as_str()),
@@ -166,10 +161,7 @@ fn slow_clients_are_cut_off_and_idle_keep_alive_is_not() {
 fn a_minimal_config_keeps_the_documented_upstream_timeouts() {
     let up = FakeUpstream::start(|_| {
         std::thread::sleep(Duration::from_millis(50));
-        Reply::json(
-            &json!({"id": "c", "object": "chat.completion", "created": 1, "model": "m",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": "spät"}, "finish_reason": "stop"}]}),
-        )
+        Reply::chat("spät")
     });
     let toml = format!(
         "[server]\nlisten = \"127.0.0.1:0\"\n[[route]]\nprefix = \"/v1/\"\nupstream = \"{}\"\nformat = \"openai\"\n",

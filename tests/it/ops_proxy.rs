@@ -14,15 +14,7 @@ use crate::harness::http::client;
 use crate::harness::metrics::metrics_when;
 use crate::harness::redis::{unique_prefix, PrivateRedis};
 use crate::harness::server::TestServer;
-use crate::harness::upstream::{FakeUpstream, Reply};
-
-fn completion(content: &str) -> String {
-    json!({
-        "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "m",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]
-    })
-    .to_string()
-}
+use crate::harness::upstream::{chat_completion, FakeUpstream, Reply};
 
 fn sse_pieces(words: &[&str]) -> Vec<String> {
     let mut pieces: Vec<String> = words
@@ -41,7 +33,7 @@ fn sse_pieces(words: &[&str]) -> Vec<String> {
 
 #[test]
 fn the_proxy_works_while_redis_is_down() {
-    let answer = vec![completion("Gern geschehen.")];
+    let answer = vec![chat_completion("Gern geschehen.").to_string()];
     let upstream = FakeUpstream::start(move |_| {
         Reply::paced("application/json", answer.clone(), Duration::ZERO)
     });

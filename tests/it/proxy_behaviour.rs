@@ -13,15 +13,12 @@ use crate::harness::http::{client, post_bytes};
 use crate::harness::server::TestServer;
 use crate::harness::stream::{parse_sse, pieces, sse};
 use crate::harness::tokens::{has_token, tokens_in};
-use crate::harness::upstream::{FakeUpstream, Recorded, Reply};
+use crate::harness::upstream::{chat_completion, FakeUpstream, Recorded, Reply};
 
 /// Replies with a chat completion whose content is every token received, space-separated.
 fn chat_echo(r: &Recorded) -> Reply {
     let toks = tokens_in(&r.body_str());
-    Reply::json(
-        &json!({"id": "c", "object": "chat.completion", "created": 1, "model": "m",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": format!("Notiert: {}", toks.join(" "))}, "finish_reason": "stop"}]}),
-    )
+    Reply::chat(&format!("Notiert: {}", toks.join(" ")))
 }
 
 #[test]
@@ -268,8 +265,7 @@ fn paths_queries_and_headers_pass_through() {
 fn gzip_replies_are_decoded_and_restored() {
     let up = FakeUpstream::start(|r| {
         let toks = tokens_in(&r.body_str());
-        let body = json!({"id": "c", "object": "chat.completion", "created": 1, "model": "m",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": toks.join(" ")}, "finish_reason": "stop"}]});
+        let body = chat_completion(&toks.join(" "));
         let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
         enc.write_all(&serde_json::to_vec(&body).unwrap()).unwrap();
         let mut reply = Reply::json(&body);
@@ -399,10 +395,7 @@ fn logs_carry_counts_but_never_values() {
         let toks = tokens_in(&r.body_str());
         // a mangled token: restored tolerantly and counted
         let mangled = toks[0].replace("[[", "[").replace("]]", "]");
-        Reply::json(
-            &json!({"id": "c", "object": "chat.completion", "created": 1, "model": "m",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": format!("{mangled} und [[NAME_77]]")}, "finish_reason": "stop"}]}),
-        )
+        Reply::chat(&format!("{mangled} und [[NAME_77]]"))
     });
     let server = up.proxy(&[]);
     let (s, body) = post_bytes(&server, "/v1/chat/completions", &serde_json::to_vec(&json!({"model": "m", "user": IP, "messages": [{"role": "user", "content": format!("{EMAIL} {IBAN}")}]})).unwrap());

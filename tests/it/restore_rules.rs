@@ -9,7 +9,7 @@ use crate::harness::fixtures::EMAIL;
 use crate::harness::http::{client, post_bytes};
 use crate::harness::server::TestServer;
 use crate::harness::tokens::tokens_in;
-use crate::harness::upstream::{FakeUpstream, Recorded, Reply};
+use crate::harness::upstream::{chat_completion, FakeUpstream, Recorded, Reply};
 
 fn post(server: &TestServer, path: &str, body: &Value) -> (u16, String) {
     post_bytes(server, path, &serde_json::to_vec(body).expect("json"))
@@ -95,10 +95,9 @@ fn a_restored_reply_stays_within_its_growth_bound() {
     );
     let token = tokens_in(&sent.body_str())[0].clone();
     // what the upstream answered, measured like the fake upstream wrote it
-    let upstream_len = serde_json::to_vec(&json!({"id": "c", "object": "chat.completion", "created": 1, "model": "m",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": token.repeat(COPIES)}, "finish_reason": "stop"}]}))
-    .unwrap()
-    .len();
+    let upstream_len = serde_json::to_vec(&chat_completion(&token.repeat(COPIES)))
+        .unwrap()
+        .len();
     let bound = 17 * upstream_len + 1024 * 1024;
     assert!(
         body.len() <= bound,

@@ -68,12 +68,9 @@ impl Reply {
             cut_after: None,
         }
     }
-    /// A chat completion (OpenAI shape) whose message is `content`.
+    /// A [`chat_completion`] whose message is `content`.
     pub fn chat(content: &str) -> Reply {
-        Reply::json(
-            &serde_json::json!({"id": "c", "object": "chat.completion", "created": 1, "model": "m",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]}),
-        )
+        Reply::json(&chat_completion(content))
     }
     pub fn stream(content_type: &str, body: Vec<u8>, seed: u64) -> Reply {
         Reply {
@@ -98,6 +95,12 @@ impl Reply {
     fn closes(&self) -> bool {
         self.cut_after.is_some() || matches!(self.framing, Framing::Paced { .. })
     }
+}
+
+/// A whole chat completion (OpenAI shape) with one message, `content`.
+pub fn chat_completion(content: &str) -> serde_json::Value {
+    serde_json::json!({"id": "c", "object": "chat.completion", "created": 1, "model": "m",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]})
 }
 
 type Handler = dyn Fn(&Recorded) -> Reply + Send + Sync;
