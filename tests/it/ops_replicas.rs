@@ -287,15 +287,9 @@ fn redis_outage_answers_503_on_session_endpoints_then_recovers() {
 
 #[test]
 fn redis_without_an_encryption_key_refuses_to_start() {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_tarnkappe"))
-        .arg("serve")
-        .env_clear()
-        .env("TARNKAPPE_REDIS_URL", SHARED_REDIS)
-        .env("TARNKAPPE_LISTEN", "127.0.0.1:0")
-        .output()
-        .expect("run");
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let (status, stderr) =
+        harness::server::refused_start(&[("TARNKAPPE_REDIS_URL", SHARED_REDIS)], &[]);
+    assert!(!status.success());
     assert!(stderr.contains("encryption"), "{stderr}");
 }
 

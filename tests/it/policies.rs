@@ -7,14 +7,12 @@
 //! tokens (canonical and mangled, streamed), the policy name in logs and metrics — and start-up
 //! errors (exit 1, one sentence).
 
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-
 use serde_json::{json, Value};
 use tarnkappe::config::hash_key;
 
 use crate::harness::http::client;
 use crate::harness::metrics::metrics;
+use crate::harness::server;
 use crate::harness::server::TestServer;
 use crate::harness::stream::parse_sse;
 use crate::harness::tokens::tokens_in;
@@ -578,27 +576,7 @@ fn refused_start(toml: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("proxy.toml");
     std::fs::write(&path, toml).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tarnkappe"))
-        .args(["serve", "--config", path.to_str().unwrap()])
-        .env_clear()
-        .env("TARNKAPPE_LISTEN", "127.0.0.1:0")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let status = loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            break st;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("the server started with a bad policy:\n{toml}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let mut err = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    let (status, err) = server::refused_start(&[], &["--config", path.to_str().unwrap()]);
     assert_eq!(status.code(), Some(1), "{err}");
     err
 }

@@ -478,30 +478,15 @@ fn unknown_paths_follow_the_route_policy() {
 /// not a panic.
 #[test]
 fn invalid_routes_stop_the_start_with_a_message() {
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tarnkappe"))
-        .arg("serve")
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("TARNKAPPE_LISTEN", "127.0.0.1:0")
-        .env("TARNKAPPE_API_KEYS", "t:k")
-        .env("TARNKAPPE_OPENAI_UPSTREAM", "ftp://api.example")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn tarnkappe");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("tarnkappe kept running with an invalid route");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    let path = std::env::var("PATH").unwrap_or_default();
+    let (status, stderr) = harness::server::refused_start(
+        &[
+            ("PATH", path.as_str()),
+            ("TARNKAPPE_API_KEYS", "t:k"),
+            ("TARNKAPPE_OPENAI_UPSTREAM", "ftp://api.example"),
+        ],
+        &[],
+    );
     assert_eq!(status.code(), Some(1), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(

@@ -147,15 +147,11 @@ fn switched_off_the_page_is_not_served() {
 fn a_short_cookie_secret_stops_the_start() {
     let dir = tempfile::tempdir().expect("dir");
     let config = config_with_web(dir.path(), true, "c2hvcnQ=");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tarnkappe"))
-        .args(["serve", "--config", &config])
-        .env_clear()
-        .env("TARNKAPPE_API_KEYS", "ops:ops-key")
-        .env("TARNKAPPE_LISTEN", "127.0.0.1:0")
-        .output()
-        .expect("run tarnkappe");
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (status, stderr) = harness::server::refused_start(
+        &[("TARNKAPPE_API_KEYS", "ops:ops-key")],
+        &["--config", &config],
+    );
+    assert!(!status.success());
     assert!(stderr.contains("web.cookie_secret"), "{stderr}");
     assert!(!stderr.contains("c2hvcnQ="), "the secret is never echoed");
 }

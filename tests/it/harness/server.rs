@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::io::Read;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// A running `tarnkappe serve`, stopped (SIGTERM, then kill) when dropped. Its stderr (the
@@ -20,6 +20,42 @@ pub struct TestServer {
     _dir: tempfile::TempDir,
     /// The folder of the `--config` file of [`TestServer::start_with_config`].
     _config: Option<tempfile::TempDir>,
+}
+
+/// Runs `tarnkappe serve` with `args` and only `env` (plus a loopback listen address), for a
+/// start that must be refused: its exit status and stderr. Panics when it still runs after 20 s.
+pub fn refused_start(env: &[(&str, &str)], args: &[&str]) -> (ExitStatus, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tarnkappe"))
+        .arg("serve")
+        .args(args)
+        .env_clear()
+        .env("TARNKAPPE_LISTEN", "127.0.0.1:0")
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tarnkappe");
+    // Read stderr beside the wait, so that a long message cannot fill the pipe and stall it.
+    let mut pipe = child.stderr.take().expect("stderr");
+    let reader = std::thread::spawn(move || {
+        let mut err = String::new();
+        let _ = pipe.read_to_string(&mut err);
+        err
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("tarnkappe serve {args:?} kept running; the start should have been refused");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    (status, reader.join().expect("stderr reader"))
 }
 
 /// A loopback port that was free a moment ago (for addresses nothing should listen on).
