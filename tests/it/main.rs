@@ -1,9 +1,10 @@
-//! The integration tests, one binary: each module is a former `tests/<name>.rs` and talks to the
-//! real `tarnkappe` binary (or the library's public API) through the shared [`harness`].
+//! The integration tests, one binary: each module covers one area and talks to the real
+//! `tarnkappe` binary (or the library's public API) through the shared [`harness`].
 //!
 //! One binary instead of one per file: the harness is compiled and linked once, and an item of
 //! it counts as used when any test uses it, so the harness needs no `dead_code` allowance.
-//! Run one former file with `cargo test --test it <module>::`.
+//! Run one area with `cargo test --test it <module>::`. A new area is a file here plus its
+//! `mod` line below; what two areas need goes into the harness.
 
 mod harness;
 
@@ -17,6 +18,7 @@ mod detect_probes;
 mod detect_props;
 mod detect_recognizers;
 mod detect_records;
+mod layout;
 mod ops_clients;
 mod ops_deploy;
 mod ops_image;

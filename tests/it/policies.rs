@@ -10,6 +10,7 @@
 use serde_json::{json, Value};
 use tarnkappe::config::hash_key;
 
+use crate::harness::api;
 use crate::harness::http::client;
 use crate::harness::metrics::metrics;
 use crate::harness::server;
@@ -102,16 +103,8 @@ fn start() -> Setup {
 }
 
 fn post(server: &TestServer, path: &str, key: Option<&str>, body: &Value) -> (u16, String) {
-    let mut req = client()
-        .post(server.url(path))
-        .header("content-type", "application/json")
-        .json(body);
-    if let Some(k) = key {
-        req = req.header("x-api-key", k);
-    }
-    let resp = req.send().expect("request");
-    let status = resp.status().as_u16();
-    (status, resp.text().unwrap_or_default())
+    let resp = api::post(server, path, key, body);
+    (resp.status().as_u16(), resp.text().unwrap_or_default())
 }
 
 fn anonymize(server: &TestServer, key: &str, body: Value) -> (u16, Value) {
