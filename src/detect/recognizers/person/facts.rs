@@ -102,7 +102,7 @@ impl<'a> Ctx<'a> {
                 names & class::FIRST_NAME != 0,
                 names & class::LAST_NAME != 0,
             );
-            if !first && !last && text.contains('-') {
+            if !first && !last && text.bytes().any(|b| b == b'-') {
                 (first, last) = hyphenated_name(text, lower, word.shape, lex);
             }
             let gap = if i == 0 {
@@ -111,13 +111,18 @@ impl<'a> Ctx<'a> {
                 s.get(w[i - 1].end..word.start).unwrap_or("")
             };
             let joined = i > 0 && (gap == " " || gap == "\u{a0}");
-            let prev_char = s[..word.start]
-                .trim_end_matches([' ', '\t', '"', '„', '“', '(', '\'', '*', '-'])
-                .chars()
-                .next_back();
-            let sentence_start = prev_char.is_none()
-                || matches!(prev_char, Some('.' | '!' | '?' | '\n' | ':' | '>' | '•'))
-                || gap.contains('\n');
+            // Most words follow their neighbour after one space: the character before that
+            // space ends a word (a letter), so no sentence starts here. Only other gaps are
+            // looked at closely.
+            let sentence_start = !joined && {
+                let prev_char = s[..word.start]
+                    .trim_end_matches([' ', '\t', '"', '„', '“', '(', '\'', '*', '-'])
+                    .chars()
+                    .next_back();
+                prev_char.is_none()
+                    || matches!(prev_char, Some('.' | '!' | '?' | '\n' | ':' | '>' | '•'))
+                    || gap.contains('\n')
+            };
             let dot_after = s[word.end..].starts_with('.');
             info.push(Info {
                 flags: facts.bits,
