@@ -10,7 +10,7 @@
 # filesystem may be read-only. No HEALTHCHECK: orchestrators probe GET /api/v1/health (alive)
 # and GET /api/v1/health/ready (store reachable), and the slim image has no HTTP client.
 #
-# tests/ops_image.rs builds what this file builds (its COPY lines, .dockerignore, the cargo
+# tests/it/ops_image.rs builds what this file builds (its COPY lines, .dockerignore, the cargo
 # command of its RUN line) and starts the result with this CMD and ENV.
 
 FROM rust:1-bookworm AS build

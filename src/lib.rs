@@ -2,7 +2,7 @@
 //!
 //! One process, two doors, one core. Dependencies point one way — entry points (`api`, `proxy`,
 //! `web`, `server`) → shared services (`access`, `http`, `vault`, `ratelimit`, `telemetry`) →
-//! core (`detect`, `policy`, `tokens`, `json`, `config`) — and `tests/architecture.rs` checks
+//! core (`detect`, `policy`, `tokens`, `json`, `config`) — and `tests/it/architecture.rs` checks
 //! that no import cycle runs between files.
 //!
 //! - [`detect`] — the detection engine, a pure library: 13 German-first entity types of the

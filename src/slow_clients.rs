@@ -16,7 +16,7 @@ use std::io;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, LazyLock};
-use std::task::{Context, Poll};
+use std::task::{ready, Context, Poll};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
@@ -30,6 +30,8 @@ use pingora::protocols::{
 use pingora::proxy::Session;
 use pingora::server::ShutdownWatch;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+use crate::http::HeldWrites;
 
 /// The phase of the request a connection is in.
 const HEADER: u8 = 0;
@@ -87,6 +89,8 @@ pub struct GuardedStream {
     since: AtomicU64,
     header_timeout: u64,
     timer: Option<(u64, Pin<Box<tokio::time::Sleep>>)>,
+    /// A response built whole is written in one go ([`hold_writes`]).
+    held: HeldWrites,
 }
 
 impl fmt::Debug for GuardedStream {
@@ -106,6 +110,7 @@ impl GuardedStream {
             since: AtomicU64::new(now_ms()),
             header_timeout: header_timeout.as_millis().max(1) as u64,
             timer: None,
+            held: HeldWrites::default(),
         }
     }
 
@@ -167,6 +172,15 @@ pub fn header_received(session: &Session) {
 pub fn request_finished(session: &Session) {
     if let Some(g) = guarded(session) {
         g.set_phase(IDLE);
+        g.held.stop();
+    }
+}
+
+/// The response now being written is built whole (its length unknown only because it is
+/// rewritten): its header, body and last chunk leave in one write (see [`HeldWrites`]).
+pub fn hold_writes(session: &Session) {
+    if let Some(g) = guarded(session) {
+        g.held.hold();
     }
 }
 
@@ -180,6 +194,8 @@ impl AsyncRead for GuardedStream {
         if let Err(e) = this.check_deadline(cx) {
             return Poll::Ready(Err(e));
         }
+        // a client that waits for held bytes must get them before it is read from
+        ready!(this.held.poll_drain(&mut *this.inner, cx))?;
         let before = buf.filled().len();
         let res = Pin::new(&mut *this.inner).poll_read(cx, buf);
         if matches!(res, Poll::Ready(Ok(())))
@@ -198,15 +214,19 @@ impl AsyncWrite for GuardedStream {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut *self.get_mut().inner).poll_write(cx, buf)
+        let this = self.get_mut();
+        this.held.poll_write(&mut *this.inner, cx, buf)
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut *self.get_mut().inner).poll_flush(cx)
+        let this = self.get_mut();
+        this.held.poll_flush(&mut *this.inner, cx)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut *self.get_mut().inner).poll_shutdown(cx)
+        let this = self.get_mut();
+        ready!(this.held.poll_drain(&mut *this.inner, cx))?;
+        Pin::new(&mut *this.inner).poll_shutdown(cx)
     }
 
     fn poll_write_vectored(
@@ -214,7 +234,8 @@ impl AsyncWrite for GuardedStream {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut *self.get_mut().inner).poll_write_vectored(cx, bufs)
+        let this = self.get_mut();
+        this.held.poll_write_vectored(&mut *this.inner, cx, bufs)
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -225,6 +246,9 @@ impl AsyncWrite for GuardedStream {
 #[async_trait]
 impl Shutdown for GuardedStream {
     async fn shutdown(&mut self) {
+        let (held, inner) = (&mut self.held, &mut self.inner);
+        // best effort, as the shutdown itself: the connection is closing
+        let _ = std::future::poll_fn(|cx| held.poll_drain(&mut **inner, cx)).await;
         self.inner.shutdown().await
     }
 }

@@ -69,6 +69,30 @@ pub fn anonymize_body_in(
     endpoint: &str,
     body: &[u8],
 ) -> Result<RewrittenBody, RewriteError> {
+    anonymize(detector, policy, format, endpoint, body, false).map(|(rewritten, _)| rewritten)
+}
+
+/// [`anonymize_body_in`], also returning the body as the client wrote it, parsed, whenever a
+/// value was replaced: the reply side reads the client's own token forms from it
+/// ([`crate::proxy::reply::exchange_for`]) instead of parsing the body a second time.
+pub fn anonymize_keeping_original(
+    detector: &Detector,
+    policy: Option<&Policy>,
+    format: &dyn WireFormat,
+    endpoint: &str,
+    body: &[u8],
+) -> Result<(RewrittenBody, Option<Node>), RewriteError> {
+    anonymize(detector, policy, format, endpoint, body, true)
+}
+
+fn anonymize(
+    detector: &Detector,
+    policy: Option<&Policy>,
+    format: &dyn WireFormat,
+    endpoint: &str,
+    body: &[u8],
+    keep_original: bool,
+) -> Result<(RewrittenBody, Option<Node>), RewriteError> {
     let text = std::str::from_utf8(body).map_err(|_| RewriteError::NotUtf8)?;
     if crate::api::json::has_duplicate_key(body) {
         return Err(RewriteError::DuplicateMember);
@@ -96,12 +120,15 @@ pub fn anonymize_body_in(
         return Err(reason);
     }
     if values.is_empty() {
-        return Ok(RewrittenBody {
+        let unchanged = RewrittenBody {
             body: None,
             table,
             count: 0,
-        });
+        };
+        return Ok((unchanged, None));
     }
+    // the replacing pass rewrites the tree in place: a copy is cheaper than a second parse
+    let original = keep_original.then(|| root.clone());
     let matcher =
         ValueMatcher::new(values.iter().map(|(_, v)| v.as_str())).ok_or(RewriteError::Internal)?;
     let mut replace = Replacer {
@@ -112,11 +139,12 @@ pub fn anonymize_body_in(
     };
     walk_request(format, &mut root, &mut replace);
     let count = replace.count;
-    Ok(RewrittenBody {
+    let rewritten = RewrittenBody {
         body: Some(root.to_bytes()),
         table,
         count,
-    })
+    };
+    Ok((rewritten, original))
 }
 
 struct Collector<'a> {

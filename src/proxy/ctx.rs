@@ -1,5 +1,6 @@
 //! The state of one request through the gateway's phases.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -8,6 +9,7 @@ use bytes::Bytes;
 use super::refuse::Refusal;
 use super::reply::ReplyRewriter;
 use super::routes::Route;
+use crate::telemetry::ExchangeLine;
 use crate::tokens::TolerantRestorer;
 
 /// Per-request state.
@@ -34,4 +36,22 @@ pub struct RequestCtx {
     pub(super) body_deadline: Option<Instant>,
     /// The policy of this exchange (chosen in `prepare`).
     pub(super) policy: Option<Arc<crate::policy::Policy>>,
+}
+
+impl RequestCtx {
+    /// The exchange's part of the access line: `None` for what no proxy route served.
+    pub fn exchange_line(&self) -> Option<ExchangeLine> {
+        let route = self.route.as_ref()?;
+        let ex = self.exchange.as_deref();
+        let count = |pick: fn(&TolerantRestorer) -> usize| ex.map_or(0, pick);
+        Some(ExchangeLine {
+            format: route.format.name(),
+            endpoint: self.endpoint,
+            entities: self.entities,
+            restored: count(|ex| ex.counts.restored.load(Ordering::Relaxed)),
+            tolerant_restores: count(|ex| ex.counts.tolerant.load(Ordering::Relaxed)),
+            unrestored_tokens: count(|ex| ex.counts.unrestored.load(Ordering::Relaxed)),
+            restore_limited: ex.is_some_and(TolerantRestorer::budget_exhausted),
+        })
+    }
 }

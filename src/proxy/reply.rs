@@ -22,16 +22,11 @@ pub const GROWTH_PER_BYTE: u64 = 16;
 pub const GROWTH_ALLOWANCE: u64 = 1024 * 1024;
 
 /// The exchange of one proxied request: the tokens its anonymization issued (`entries`), told
-/// which of them the client's own request (`original`, the body as received) already wrote in
-/// a tolerant form, with the reply growth budget.
-pub fn exchange_for(entries: &[MappingEntry], original: &[u8]) -> TolerantRestorer {
+/// which of them the client's own request (`original`, the body as received, parsed) already
+/// wrote in a tolerant form, with the reply growth budget.
+pub fn exchange_for(entries: &[MappingEntry], original: &Node) -> TolerantRestorer {
     let mut ex = TolerantRestorer::new(entries);
-    if let Ok(text) = std::str::from_utf8(original) {
-        match json::parse(text) {
-            Ok(root) => note_strings(&mut ex, &root),
-            Err(_) => ex.note_client_text(text),
-        }
-    }
+    note_strings(&mut ex, original);
     ex.limit_growth(GROWTH_ALLOWANCE);
     ex
 }

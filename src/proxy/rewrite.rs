@@ -3,8 +3,10 @@
 //! checked against the policy's block list, and the token table kept for the reply.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use bytes::Bytes;
+use pingora::prelude::{Error, ErrorType};
 
 use super::ctx::RequestCtx;
 use super::refuse::Refusal;
@@ -22,26 +24,92 @@ pub(super) fn rewrite(
 ) -> Result<Bytes, Refusal> {
     let format = route.format;
     let policy = ctx.policy.as_deref();
-    let a = anon::anonymize_body_in(&app.detector, policy, format, ctx.endpoint, &body).map_err(
-        |e| {
-            tracing::info!(route = %route.prefix, format = format.name(), reason = %e, "request refused");
-            Refusal::new(
-                400,
-                format!("The privacy proxy could not rewrite the request: {e}"),
-            )
-        },
-    )?;
+    let (a, original) =
+        anon::anonymize_keeping_original(&app.detector, policy, format, ctx.endpoint, &body)
+            .map_err(|e| {
+                tracing::info!(route = %route.prefix, format = format.name(), reason = %e, "request refused");
+                Refusal::new(
+                    400,
+                    format!("The privacy proxy could not rewrite the request: {e}"),
+                )
+            })?;
     if let Some(message) = policy.and_then(|p| policy::verdict(p, &a.table)) {
         tracing::info!(route = %route.prefix, format = format.name(), "request blocked by policy");
         return Err(Refusal::new(policy::BLOCKED_STATUS, message));
     }
     ctx.entities = a.count;
     crate::telemetry::record_entities(a.table.entries().iter().map(|m| m.entity_type));
-    if !a.table.is_empty() {
-        ctx.exchange = Some(Arc::new(reply::exchange_for(a.table.entries(), &body)));
+    if let Some(original) = original.filter(|_| !a.table.is_empty()) {
+        ctx.exchange = Some(Arc::new(reply::exchange_for(a.table.entries(), &original)));
     }
     Ok(match a.body {
         Some(b) => Bytes::from(b),
         None => Bytes::from(body),
     })
+}
+
+/// `request_body_filter`: supplies the body that replaces the client's. A body rewritten in
+/// `request_filter` is handed over at the end of the client's (pingora's own reading of it
+/// yields nothing then); a deferred one is accumulated here, under its deadline and byte cap,
+/// and rewritten at its end. Until the end, `Some(empty)`: `None` would mean "end of body".
+pub(super) fn supply_body(
+    app: &App,
+    body: &mut Option<Bytes>,
+    end_of_stream: bool,
+    ctx: &mut RequestCtx,
+) -> pingora::Result<()> {
+    if !end_of_stream && ctx.body_deadline.is_some_and(|d| Instant::now() > d) {
+        return Err(refused(ctx, Refusal::body_timeout()));
+    }
+    if ctx.deferred.is_some() {
+        return rewrite_deferred(app, body, end_of_stream, ctx);
+    }
+    if ctx.body_consumed {
+        *body = if end_of_stream {
+            // cloned, not taken: pingora may retry on a fresh connection
+            ctx.body.clone()
+        } else {
+            Some(Bytes::new())
+        };
+    }
+    Ok(())
+}
+
+fn rewrite_deferred(
+    app: &App,
+    body: &mut Option<Bytes>,
+    end_of_stream: bool,
+    ctx: &mut RequestCtx,
+) -> pingora::Result<()> {
+    let Some(acc) = ctx.deferred.as_mut() else {
+        return Ok(());
+    };
+    if let Some(chunk) = body.as_ref() {
+        if acc.len() + chunk.len() > app.config.api.max_body_bytes {
+            return Err(refused(ctx, Refusal::too_large()));
+        }
+        acc.extend_from_slice(chunk);
+    }
+    if !end_of_stream {
+        *body = Some(Bytes::new());
+        return Ok(());
+    }
+    let acc = ctx.deferred.take().unwrap_or_default();
+    let Some(route) = ctx.route.clone() else {
+        return Err(Error::explain(ErrorType::InternalError, "no route"));
+    };
+    match rewrite(app, ctx, &route, acc) {
+        Ok(rewritten) => {
+            *body = Some(rewritten);
+            Ok(())
+        }
+        Err(refusal) => Err(refused(ctx, refusal)),
+    }
+}
+
+/// Keeps `refusal` for `fail_to_proxy` (which answers the client) and ends the request.
+fn refused(ctx: &mut RequestCtx, refusal: Refusal) -> Box<Error> {
+    let status = refusal.status;
+    ctx.refusal = Some(refusal);
+    Error::explain(ErrorType::HTTPStatus(status), "request refused")
 }

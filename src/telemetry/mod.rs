@@ -135,47 +135,80 @@ pub fn method_label(method: &http::Method) -> &'static str {
     }
 }
 
-/// Records the end of one request: the access log line and the request metrics. `error` is the
-/// error pingora ended the request with, if any (upstream errors are counted by kind).
+/// What the access line of a proxied exchange adds: names and counts, never content.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ExchangeLine {
+    /// The wire format's name (`openai`, `anthropic`, …).
+    pub format: &'static str,
+    /// The endpoint within the format (`chat`, `embeddings`, …), empty when nothing was read.
+    pub endpoint: &'static str,
+    /// Values replaced in the request.
+    pub entities: usize,
+    /// Tokens restored in the reply, those restored from a tolerant form, and token forms the
+    /// reply held that this exchange never issued.
+    pub restored: usize,
+    pub tolerant_restores: usize,
+    pub unrestored_tokens: usize,
+    /// The reply reached its growth bound (see `proxy::reply`).
+    pub restore_limited: bool,
+}
+
+/// Records the end of one request: its one access log line and the request metrics. `error` is
+/// the error pingora ended the request with, if any (upstream errors are counted by kind);
+/// `exchange` adds a proxied exchange's counts to the same line.
 pub fn finish_request(
     telemetry: &RequestTelemetry,
     route: &str,
     method: &http::Method,
     status: u16,
     error: Option<&pingora::Error>,
+    exchange: Option<&ExchangeLine>,
 ) {
     let method = method_label(method);
     let elapsed = telemetry.elapsed();
     let m = metrics();
     m.record_request(route, method, status, elapsed);
-    if let Some(e) = error {
-        if *e.esource() == pingora::ErrorSource::Upstream {
-            m.upstream_error(UpstreamErrorKind::of(e));
+    if exchange.is_some_and(|x| x.restore_limited) {
+        m.restore_limited();
+    }
+    // One macro call per level: `tracing` fixes a line's fields at compile time, and absent
+    // (`None`) fields are left out of the line.
+    macro_rules! line {
+        ($level:ident, $message:literal $(, $name:ident = $value:expr)*) => {
+            tracing::$level!(
+                request_id = %telemetry.id,
+                upstream_request_id = telemetry.upstream_id.as_deref(),
+                method,
+                route,
+                status,
+                policy = telemetry.policy.as_deref(),
+                duration_ms = elapsed.as_secs_f64() * 1000.0,
+                format = exchange.map(|x| x.format),
+                endpoint = exchange.map(|x| x.endpoint),
+                entities = exchange.map(|x| x.entities),
+                restored = exchange.map(|x| x.restored),
+                tolerant_restores = exchange.map(|x| x.tolerant_restores),
+                unrestored_tokens = exchange.map(|x| x.unrestored_tokens),
+                restore_limited = exchange.map(|x| x.restore_limited),
+                $($name = $value,)*
+                $message
+            )
+        };
+    }
+    match error {
+        Some(e) => {
+            if *e.esource() == pingora::ErrorSource::Upstream {
+                m.upstream_error(UpstreamErrorKind::of(e));
+            }
+            // The error's type only: contexts may be composed by other modules.
+            line!(
+                warn,
+                "request failed",
+                error_type = e.etype().as_str(),
+                error_source = e.esource().as_str()
+            );
         }
-        // The error's type only: contexts may be composed by other modules.
-        tracing::warn!(
-            request_id = %telemetry.id,
-            upstream_request_id = telemetry.upstream_id.as_deref(),
-            method,
-            route,
-            status,
-            policy = telemetry.policy.as_deref(),
-            duration_ms = elapsed.as_secs_f64() * 1000.0,
-            error_type = e.etype().as_str(),
-            error_source = e.esource().as_str(),
-            "request failed"
-        );
-    } else {
-        tracing::info!(
-            request_id = %telemetry.id,
-            upstream_request_id = telemetry.upstream_id.as_deref(),
-            method,
-            route,
-            status,
-            policy = telemetry.policy.as_deref(),
-            duration_ms = elapsed.as_secs_f64() * 1000.0,
-            "request"
-        );
+        None => line!(info, "request"),
     }
 }
 
@@ -240,11 +273,12 @@ pub fn finish_session(
     error: Option<&pingora::Error>,
     telemetry: &RequestTelemetry,
     config: &crate::config::Config,
+    exchange: Option<&ExchangeLine>,
 ) {
     let status = final_status(session, error);
     let req = session.req_header();
     let route = route_of(config, req.uri.path());
-    finish_request(telemetry, &route, &req.method, status, error);
+    finish_request(telemetry, &route, &req.method, status, error, exchange);
 }
 
 /// [`request_summary`] for the gateway's `request_summary` hook.

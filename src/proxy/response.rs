@@ -1,0 +1,77 @@
+//! The reply phases: the rewriter is chosen from the upstream's header
+//! (`upstream_response_filter`) and fed the body piece by piece (`response_body_filter`).
+
+use bytes::Bytes;
+use pingora::http::ResponseHeader;
+use pingora::prelude::*;
+
+use super::ctx::RequestCtx;
+use super::reply::{Framing, ReplyRewriter};
+
+const UNREADABLE_ENCODING: &str =
+    "The upstream reply uses a content encoding the privacy proxy cannot read.";
+
+/// `upstream_response_filter`: the entity count for the client, and — when this exchange
+/// issued tokens — the reply's framing from its `Content-Type`. A rewritten reply has no
+/// known length: `Content-Length` and the validators of the upstream's bytes go. A reply
+/// still compressed (an encoding pingora does not decompress) cannot be restored: it is
+/// replaced by a 502 in the provider's error shape.
+pub(super) fn begin(resp: &mut ResponseHeader, ctx: &mut RequestCtx) -> Result<()> {
+    let Some(route) = ctx.route.as_ref() else {
+        return Ok(());
+    };
+    resp.insert_header("x-tarnkappe-entities", ctx.entities.to_string())?;
+    let Some(ex) = ctx.exchange.clone() else {
+        return Ok(());
+    };
+    let format = route.format;
+    let header = |name: &str| resp.headers.get(name).and_then(|v| v.to_str().ok());
+    let still_encoded =
+        header("content-encoding").is_some_and(|v| !v.trim().eq_ignore_ascii_case("identity"));
+    let framing = Framing::from_content_type(header("content-type").unwrap_or(""));
+    resp.remove_header("content-length");
+    resp.remove_header("etag");
+    resp.remove_header("content-md5");
+    if still_encoded {
+        resp.set_status(502)?;
+        resp.remove_header("content-encoding");
+        resp.insert_header("content-type", "application/json")?;
+        let body = format.error_body(502, UNREADABLE_ENCODING);
+        ctx.reply_error = Some(Bytes::from(body.to_bytes()));
+        return Ok(());
+    }
+    ctx.reply = Some(ReplyRewriter::new(ex, format, ctx.endpoint, framing));
+    Ok(())
+}
+
+/// `response_body_filter`: what the client receives for this piece of the upstream's body.
+/// `None` holds everything back for now (a whole JSON reply waits for its end).
+pub(super) fn restore(body: &mut Option<Bytes>, end_of_stream: bool, ctx: &mut RequestCtx) {
+    if let Some(err) = &ctx.reply_error {
+        *body = end_of_stream.then(|| err.clone());
+        return;
+    }
+    let Some(reply) = ctx.reply.as_mut() else {
+        return;
+    };
+    let input = body.take().unwrap_or_default();
+    let out = reply.feed(&input, end_of_stream);
+    *body = (!out.is_empty()).then(|| Bytes::from(out));
+}
+
+/// Whether the reply to the client is built whole and sent chunked only because its length
+/// is unknown until then: a restored JSON (or text) reply, or the error that replaces an
+/// unreadable one. Such a reply can leave in one write (`slow_clients::hold_writes`).
+pub(super) fn built_whole(resp: &ResponseHeader, ctx: &RequestCtx) -> bool {
+    let chunked = resp
+        .headers
+        .get(http::header::TRANSFER_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("chunked"));
+    let whole = ctx.reply_error.is_some()
+        || ctx
+            .reply
+            .as_ref()
+            .is_some_and(|r| matches!(r.framing(), Framing::Json | Framing::Text));
+    chunked && whole
+}

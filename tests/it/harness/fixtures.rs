@@ -1,0 +1,19 @@
+//! Values and keys shared by the tests: personal data the proxy must hide, and secrets of
+//! the right shape.
+
+pub const EMAIL: &str = "maria.keller@example.org";
+pub const IBAN: &str = "DE89370400440532013000";
+pub const IP: &str = "192.168.17.42";
+pub const URL: &str = "https://kunde.example.com/akte/4711";
+pub const CARD: &str = "4111111111111111";
+pub const VALUES: [&str; 5] = [EMAIL, IBAN, IP, URL, CARD];
+
+pub fn prompt() -> String {
+    format!("Bitte schreibe an {EMAIL} wegen IBAN {IBAN}; Zugriff von {IP}, Akte {URL}, Karte {CARD}. Grüße 😀")
+}
+
+/// A base64 AES-256 key shared by the replicas of one test.
+pub const ENCRYPTION_KEY: &str = "VGFybmthcHBlIHRlc3Qga2V5IC0gMzIgYnl0ZXMgISE=";
+
+/// A valid `web.cookie_secret` (base64 of 41 bytes).
+pub const SECRET: &str = "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldC0xMjM0NQ==";
