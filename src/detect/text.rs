@@ -168,12 +168,7 @@ impl Lexed {
         for word in words {
             let text = word.text(s);
             let from = lows.len();
-            if text.is_ascii() {
-                lows.push_str(text);
-                lows[from..].make_ascii_lowercase();
-            } else {
-                push_lowercase(&mut lows, text);
-            }
+            push_lowercase(&mut lows, text);
             let (bits, cased) = lexicon.classes(text, &lows[from..]);
             facts.push(WordFacts {
                 low: (from as u32, lows.len() as u32),
@@ -198,19 +193,30 @@ impl Lexed {
     }
 }
 
-/// Appends `text` lowercased char by char (`char::to_lowercase`, no final-sigma rule). German
-/// and other Latin-1 letters, most of the non-ASCII ones in practice, are mapped directly
-/// (`À`–`Þ` but `×` are the upper-case letters of the block, each 32 below its lower case);
-/// the rest go through Unicode's tables.
+/// Appends `text` lowercased char by char (`char::to_lowercase`, no final-sigma rule), in one
+/// pass without a call per word: ASCII bytes directly, German and other Latin-1 letters, most
+/// of the non-ASCII ones in practice, by their offset (`À`–`Þ` but `×` are the upper-case
+/// letters of the block, each 32 below its lower case), the rest through Unicode's tables.
 fn push_lowercase(out: &mut String, text: &str) {
-    for c in text.chars() {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while let Some(&byte) = b.get(i) {
+        if byte.is_ascii() {
+            out.push(char::from(byte.to_ascii_lowercase()));
+            i += 1;
+            continue;
+        }
+        let Some(c) = text.get(i..).and_then(|rest| rest.chars().next()) else {
+            break;
+        };
         match c {
-            'A'..='Z' | '\u{C0}'..='\u{D6}' | '\u{D8}'..='\u{DE}' => {
+            '\u{C0}'..='\u{D6}' | '\u{D8}'..='\u{DE}' => {
                 out.push(char::from_u32(u32::from(c) + 32).unwrap_or(c));
             }
-            '\0'..='\u{FF}' => out.push(c),
+            '\u{80}'..='\u{FF}' => out.push(c),
             _ => out.extend(c.to_lowercase()),
         }
+        i += c.len_utf8();
     }
 }
 
