@@ -20,7 +20,7 @@
 //!   prose (`Das Passwort lautet Sommer2024!`) the value must hold a digit or symbol.
 //! - After an AWS access key id, a 40-character secret access key within 256 bytes.
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use aho_corasick::{AhoCorasick, MatchKind};
 
 use super::cand;
 use crate::detect::validate::secret::{base64_byte, jwt, mixed, placeholder};
@@ -169,14 +169,9 @@ pub struct SecretRecognizer {
 
 impl SecretRecognizer {
     pub fn new() -> Self {
-        // A DFA without prefilter: the case-insensitive triggers start with so many different
-        // bytes that a prefilter stops at most words of a text; the DFA's one table step per
-        // byte is cheaper (the same matches either way).
         let triggers = AhoCorasick::builder()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostLongest)
-            .kind(Some(AhoCorasickKind::DFA))
-            .prefilter(false)
             .build(TRIGGERS.iter().map(|(p, _)| p))
             .expect("static secret triggers");
         SecretRecognizer { triggers }
