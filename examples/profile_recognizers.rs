@@ -1,5 +1,11 @@
 //! Times each recognizer alone over generated prose (a development aid for the bench).
 //! `cargo run --release --example profile_recognizers [FILE]`
+//!
+//! `… profile_recognizers -- --dump OUT` writes instead the findings on the bench's two texts
+//! (100k code points of prose and of CSV), one per line, so that a speed change can be shown
+//! to leave every finding as it was (`diff` the files of two commits).
+//! `… profile_recognizers -- --loop N` only runs `detect` N times on the prose (for `perf`,
+//! `valgrind --tool=callgrind`).
 
 use std::time::Instant;
 
@@ -10,6 +16,19 @@ mod prose;
 use tarnkappe::detect::{recognizers, Detector, Text};
 
 fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match (args.first().map(String::as_str), args.get(1)) {
+        (Some("--dump"), Some(out)) => return dump(out),
+        (Some("--loop"), Some(n)) => {
+            let d = Detector::new();
+            let text = prose::prose(100_000);
+            for _ in 0..n.parse::<usize>().unwrap_or(1) {
+                std::hint::black_box(d.detect(&text));
+            }
+            return;
+        }
+        _ => {}
+    }
     let text = match std::env::args().nth(1) {
         Some(path) => std::fs::read_to_string(path).unwrap_or_default(),
         None => prose::prose(100_000),
@@ -49,5 +68,27 @@ fn main() {
             t.elapsed() / n,
             out.len()
         );
+    }
+}
+
+/// Every finding on the bench's texts, one line each: text, type, span, score, validated.
+fn dump(out: &str) {
+    use std::fmt::Write as _;
+    let d = Detector::new();
+    let mut lines = String::new();
+    for (name, text) in [
+        ("prose", prose::prose(100_000)),
+        ("csv", prose::csv(100_000)),
+    ] {
+        for f in d.detect(&text) {
+            let _ = writeln!(
+                lines,
+                "{name}\t{:?}\t{}\t{}\t{:.4}\t{}",
+                f.entity_type, f.start, f.end, f.score, f.validated
+            );
+        }
+    }
+    if let Err(e) = std::fs::write(out, lines) {
+        eprintln!("cannot write {out}: {e}");
     }
 }

@@ -47,6 +47,7 @@ word_lists! {
     // Name classes (see [`class`]).
     common_words,
     stop_words,
+    common_stop_words,
     particles,
     name_prefixes,
     determiners,
@@ -233,6 +234,10 @@ impl Lexicon {
         for &word in &lists.determiners {
             *forms.entry(form_hash(word)).or_default() |= class::DETERMINER;
         }
+        // Both classes from one list, so that no word needs to be in two lists.
+        for &word in &lists.common_stop_words {
+            *forms.entry(form_hash(word)).or_default() |= class::STOP | class::COMMON;
+        }
         Lexicon {
             first,
             last,
@@ -298,9 +303,46 @@ mod tests {
     }
 
     #[test]
+    fn class_lists_are_disjoint() {
+        // A word in two of them would carry a class by accident; the words that need both
+        // classes live in `common_stop_words` alone.
+        let l = &Lexicon::get().lists;
+        let lists = [
+            ("common_words", &l.common_words),
+            ("stop_words", &l.stop_words),
+            ("common_stop_words", &l.common_stop_words),
+        ];
+        let mut owner: AHashMap<&str, &str> = AHashMap::new();
+        for (name, words) in lists {
+            for &w in words.iter() {
+                if let Some(other) = owner.insert(w, name) {
+                    panic!("{w:?} is in {other} and in {name}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn common_stop_words_carry_both_classes() {
+        let lex = Lexicon::get();
+        for w in ["juni", "herr", "may"] {
+            let bits = lex.form_bits(w);
+            assert_ne!(bits & class::STOP, 0, "{w}");
+            assert_ne!(bits & class::COMMON, 0, "{w}");
+        }
+        assert_eq!(lex.form_bits("und") & class::COMMON, 0);
+        assert_eq!(lex.form_bits("koch") & class::STOP, 0);
+    }
+
+    #[test]
     fn lists_meant_to_extend_the_stop_words_do_not_repeat_them() {
         let lists = &Lexicon::get().lists;
-        let stop: HashSet<&str> = lists.stop_words.iter().copied().collect();
+        let stop: HashSet<&str> = lists
+            .stop_words
+            .iter()
+            .chain(&lists.common_stop_words)
+            .copied()
+            .collect();
         for (name, words) in [
             ("prep_street_stop", &lists.prep_street_stop),
             ("after_number_stop", &lists.after_number_stop),
@@ -329,6 +371,7 @@ mod tests {
         for (name, words) in [
             ("common_words", &l.common_words),
             ("stop_words", &l.stop_words),
+            ("common_stop_words", &l.common_stop_words),
             ("particles", &l.particles),
             ("name_prefixes", &l.name_prefixes),
             ("determiners", &l.determiners),

@@ -168,12 +168,7 @@ impl Lexed {
         for word in words {
             let text = word.text(s);
             let from = lows.len();
-            if text.is_ascii() {
-                lows.push_str(text);
-                lows[from..].make_ascii_lowercase();
-            } else {
-                lows.extend(text.chars().flat_map(char::to_lowercase));
-            }
+            push_lowercase(&mut lows, text);
             let (bits, cased) = lexicon.classes(text, &lows[from..]);
             facts.push(WordFacts {
                 low: (from as u32, lows.len() as u32),
@@ -198,6 +193,33 @@ impl Lexed {
     }
 }
 
+/// Appends `text` lowercased char by char (`char::to_lowercase`, no final-sigma rule), in one
+/// pass without a call per word: ASCII bytes directly, German and other Latin-1 letters, most
+/// of the non-ASCII ones in practice, by their offset (`À`–`Þ` but `×` are the upper-case
+/// letters of the block, each 32 below its lower case), the rest through Unicode's tables.
+fn push_lowercase(out: &mut String, text: &str) {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while let Some(&byte) = b.get(i) {
+        if byte.is_ascii() {
+            out.push(char::from(byte.to_ascii_lowercase()));
+            i += 1;
+            continue;
+        }
+        let Some(c) = text.get(i..).and_then(|rest| rest.chars().next()) else {
+            break;
+        };
+        match c {
+            '\u{C0}'..='\u{D6}' | '\u{D8}'..='\u{DE}' => {
+                out.push(char::from_u32(u32::from(c) + 32).unwrap_or(c));
+            }
+            '\u{80}'..='\u{FF}' => out.push(c),
+            _ => out.extend(c.to_lowercase()),
+        }
+        i += c.len_utf8();
+    }
+}
+
 /// Maps each byte offset of the non-decreasing list `byte_offsets` to its code-point offset,
 /// counting the bytes that start a code point (all but UTF-8 continuation bytes).
 pub fn byte_to_char_offsets(s: &str, byte_offsets: &[usize]) -> Vec<usize> {
@@ -210,14 +232,28 @@ pub fn byte_to_char_offsets(s: &str, byte_offsets: &[usize]) -> Vec<usize> {
             if b < at_byte {
                 (at_byte, at_char) = (0, 0);
             }
-            at_char += bytes[at_byte..b]
-                .iter()
-                .filter(|&&x| x & 0xC0 != 0x80)
-                .count();
+            at_char += count_char_starts(&bytes[at_byte..b]);
             at_byte = b;
             at_char
         })
         .collect()
+}
+
+/// The bytes of `b` that start a code point (all but UTF-8 continuation bytes `10xxxxxx`),
+/// eight at a time: this runs over the whole text once per request.
+fn count_char_starts(b: &[u8]) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = b.chunks_exact(8);
+    let mut continuation = 0usize;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        // Bit 7 of each byte: set for continuation bytes (bit 7 set, bit 6 clear).
+        continuation += (w & !(w << 1) & HIGH).count_ones() as usize;
+    }
+    let rest = chunks.remainder();
+    b.len() - continuation - rest.iter().filter(|&&x| x & 0xC0 == 0x80).count()
 }
 
 /// `original` with every code point passed through [`fold`]; borrowed when nothing folds.
@@ -275,6 +311,29 @@ mod tests {
             byte_to_char_offsets(s, &[0, 7, 8, s.len()]),
             vec![0, 5, 6, 10]
         );
+    }
+
+    #[test]
+    fn char_starts_are_counted_as_chars() {
+        let long = "Grüße, Łódź ∑ 東京 😀 ".repeat(5);
+        for s in ["", "a", "ä", "abcdefgh", "äbcdefgh€", long.as_str()] {
+            for cut in (0..=s.len()).filter(|&i| s.is_char_boundary(i)) {
+                assert_eq!(
+                    count_char_starts(&s.as_bytes()[..cut]),
+                    s[..cut].chars().count()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn lowercase_matches_char_to_lowercase() {
+        let mut all: String = ('\0'..='\u{24F}').collect();
+        all.push_str("ẞ İ Σ Ω Ǆ ǅ Ⅻ Ⓐ 𐐀");
+        let mut fast = String::new();
+        push_lowercase(&mut fast, &all);
+        let slow: String = all.chars().flat_map(char::to_lowercase).collect();
+        assert_eq!(fast, slow);
     }
 
     #[test]

@@ -50,14 +50,41 @@ fn char_at(s: &str, i: usize) -> Option<(char, usize)> {
     }
 }
 
+/// Class bits of an ASCII byte for [`tokenize`]: one table load instead of several range tests
+/// per byte (the word loop runs over most bytes of a text).
+const LOWER: u8 = 1;
+const UPPER: u8 = 2;
+/// A byte that needs a closer look inside a word: not ASCII, or a joiner (`-`, `'`).
+const SLOW: u8 = 4;
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        t[i] = if b.is_ascii_lowercase() {
+            LOWER
+        } else if b.is_ascii_uppercase() {
+            UPPER
+        } else if !b.is_ascii() || b == b'-' || b == b'\'' {
+            SLOW
+        } else {
+            0
+        };
+        i += 1;
+    }
+    t
+};
+
 /// Splits `s` into words. Digits end a word and are not part of any word. ASCII bytes, the
-/// bulk of most texts, are classified without decoding a `char`.
+/// bulk of most texts, are classified by [`CLASS`] without decoding a `char`; a word's shape
+/// needs only whether it holds some upper- and some lower-case letter, so the letters' case
+/// bits are or-ed, not counted.
 pub fn tokenize(s: &str) -> Vec<Word> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(s.len() / 6);
     let mut i = 0;
     while let Some(&b0) = b.get(i) {
-        if b0.is_ascii() && !b0.is_ascii_alphabetic() {
+        if b0.is_ascii() && CLASS[usize::from(b0)] & (LOWER | UPPER) == 0 {
             i += 1;
             continue;
         }
@@ -71,23 +98,23 @@ pub fn tokenize(s: &str) -> Vec<Word> {
         let start = i;
         let mut end = i + len;
         let first_upper = c.is_uppercase();
-        let (mut upper, mut lower) = (usize::from(first_upper), usize::from(c.is_lowercase()));
+        // LOWER and UPPER bits of every letter seen.
+        let mut seen = case_bits(c);
         while let Some(&d0) = b.get(end) {
-            if d0.is_ascii_alphabetic() {
-                upper += usize::from(d0.is_ascii_uppercase());
-                lower += usize::from(d0.is_ascii_lowercase());
+            let k = CLASS[usize::from(d0)];
+            if k & (LOWER | UPPER) != 0 {
+                seen |= k;
                 end += 1;
                 continue;
             }
-            if d0.is_ascii() && d0 != b'-' && d0 != b'\'' {
+            if k & SLOW == 0 {
                 break;
             }
             let Some((d, dlen)) = char_at(s, end) else {
                 break;
             };
             if is_letter(d) {
-                upper += usize::from(d.is_uppercase());
-                lower += usize::from(d.is_lowercase());
+                seen |= case_bits(d);
                 end += dlen;
             } else if is_joiner(d) && char_at(s, end + dlen).is_some_and(|(e, _)| is_letter(e)) {
                 // Only a joiner between two letters belongs to the word.
@@ -96,13 +123,14 @@ pub fn tokenize(s: &str) -> Vec<Word> {
                 break;
             }
         }
-        let shape = if upper == 0 && lower == 0 {
+        let (upper, lower) = (seen & UPPER != 0, seen & LOWER != 0);
+        let shape = if !upper && !lower {
             Shape::Uncased
-        } else if first_upper && lower > 0 {
+        } else if first_upper && lower {
             Shape::Capitalised
-        } else if lower == 0 && upper > 0 {
+        } else if !lower {
             Shape::Upper
-        } else if upper == 0 {
+        } else if !upper {
             Shape::Lower
         } else {
             Shape::Other
@@ -111,6 +139,11 @@ pub fn tokenize(s: &str) -> Vec<Word> {
         i = end;
     }
     out
+}
+
+/// [`LOWER`] and [`UPPER`] of a letter (both for none: a letter without case has neither).
+fn case_bits(c: char) -> u8 {
+    (u8::from(c.is_lowercase()) * LOWER) | (u8::from(c.is_uppercase()) * UPPER)
 }
 
 #[cfg(test)]

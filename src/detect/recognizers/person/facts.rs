@@ -44,6 +44,28 @@ pub(super) fn hyphenated_name(
     }
 }
 
+/// The last character of `s[..end]` that is no space, tab, quote, parenthesis, asterisk or
+/// hyphen (what may open a name). ASCII bytes are stepped over without decoding; at the first
+/// other byte the rest is trimmed char by char (`„`, `“`).
+fn char_before_openers(s: &str, end: usize) -> Option<char> {
+    let b = s.as_bytes();
+    let mut i = end.min(b.len());
+    while let Some(&c) = i.checked_sub(1).and_then(|j| b.get(j)) {
+        match c {
+            b' ' | b'\t' | b'"' | b'(' | b'\'' | b'*' | b'-' => i -= 1,
+            c if c.is_ascii() => return Some(char::from(c)),
+            _ => {
+                return s
+                    .get(..i)?
+                    .trim_end_matches([' ', '\t', '"', '„', '“', '(', '\'', '*', '-'])
+                    .chars()
+                    .next_back()
+            }
+        }
+    }
+    None
+}
+
 /// One bit per word length (lengths past 127 bytes share the last bit).
 pub(super) fn length_bit(len: usize) -> u128 {
     1u128 << len.min(127)
@@ -102,7 +124,7 @@ impl<'a> Ctx<'a> {
                 names & class::FIRST_NAME != 0,
                 names & class::LAST_NAME != 0,
             );
-            if !first && !last && text.contains('-') {
+            if !first && !last && text.bytes().any(|b| b == b'-') {
                 (first, last) = hyphenated_name(text, lower, word.shape, lex);
             }
             let gap = if i == 0 {
@@ -111,13 +133,15 @@ impl<'a> Ctx<'a> {
                 s.get(w[i - 1].end..word.start).unwrap_or("")
             };
             let joined = i > 0 && (gap == " " || gap == "\u{a0}");
-            let prev_char = s[..word.start]
-                .trim_end_matches([' ', '\t', '"', '„', '“', '(', '\'', '*', '-'])
-                .chars()
-                .next_back();
-            let sentence_start = prev_char.is_none()
-                || matches!(prev_char, Some('.' | '!' | '?' | '\n' | ':' | '>' | '•'))
-                || gap.contains('\n');
+            // Most words follow their neighbour after one space: the character before that
+            // space ends a word (a letter), so no sentence starts here. Only other gaps are
+            // looked at closely.
+            let sentence_start = !joined && {
+                let prev_char = char_before_openers(s, word.start);
+                prev_char.is_none()
+                    || matches!(prev_char, Some('.' | '!' | '?' | '\n' | ':' | '>' | '•'))
+                    || gap.contains('\n')
+            };
             let dot_after = s[word.end..].starts_with('.');
             info.push(Info {
                 flags: facts.bits,
@@ -153,6 +177,29 @@ impl<'a> Ctx<'a> {
 mod tests {
     use super::*;
     use crate::detect::Text;
+
+    #[test]
+    fn char_before_openers_trims_as_trim_end_matches() {
+        for s in [
+            "",
+            " ",
+            "a",
+            "Ende. \"(Anna",
+            "x „Anna",
+            "Köln“ - *Anna",
+            "ä",
+            "—'Anna",
+            "\t-„",
+        ] {
+            for end in (0..=s.len()).filter(|&i| s.is_char_boundary(i)) {
+                let expect = s[..end]
+                    .trim_end_matches([' ', '\t', '"', '„', '“', '(', '\'', '*', '-'])
+                    .chars()
+                    .next_back();
+                assert_eq!(char_before_openers(s, end), expect, "{s:?} {end}");
+            }
+        }
+    }
 
     #[test]
     fn facts_mark_names_joins_and_sentence_starts() {
