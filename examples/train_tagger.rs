@@ -5,6 +5,9 @@
 //! cargo run --release --example train_tagger -- train
 //! # cross-validated PERSON on GermEval's dev split: rules, tagger, rules + tagger per fold
 //! cargo run --release --example train_tagger -- cv [FOLDS]
+//! # PERSON and LOCATION overlap on dev.jsonl with the weights file as it is now on disk (no
+//! # rebuild between training variants); `TAGGER_SHOW=1` lists the false positives
+//! cargo run --release --example train_tagger -- dev [CORPUS]
 //! ```
 //!
 //! Material: `../shared/data/ner/` (see its README; `TARNKAPPE_NER_DIR` overrides the path) and
@@ -14,7 +17,7 @@ use std::sync::Arc;
 
 use tarnkappe::detect::tagger::train::{parse_columns, train, Columns, Config, Document, Kind};
 use tarnkappe::detect::tagger::Tagger;
-use tarnkappe::detect::{Detector, EntityType, Text};
+use tarnkappe::detect::{recognizers, Detector, EntityType, Text};
 
 #[path = "../benches/support/prose.rs"]
 #[allow(dead_code)] // shared with the benches; this example uses only `prose()`
@@ -302,7 +305,8 @@ fn persons(detector: &Detector, s: &str) -> Vec<(usize, usize)> {
 fn cv(dir: &str, folds: usize) -> Res<()> {
     let ge = germeval(dir)?;
     let base = material(dir)?;
-    let rules = Detector::new().with_tagger(None);
+    // Never the compiled-in tagger: this runs before new weights are compiled in.
+    let rules = Detector::with_recognizers(recognizers::all());
     let (mut tr, mut tt, mut tc) = (Counts::default(), Counts::default(), Counts::default());
     println!("| fold | sentences | rules alone | tagger alone | rules + tagger |");
     println!("|---|---:|---|---|---|");
@@ -312,7 +316,8 @@ fn cv(dir: &str, folds: usize) -> Res<()> {
         docs.extend(weighted(&ge[..lo])?);
         docs.extend(weighted(&ge[hi..])?);
         let tagger = Arc::new(Tagger::new(train(&docs, config()?)));
-        let combined = Detector::new().with_tagger(Some(tagger.clone()));
+        let combined =
+            Detector::with_recognizers(recognizers::all()).with_tagger(Some(tagger.clone()));
         let (mut cr, mut ct, mut cc) = (Counts::default(), Counts::default(), Counts::default());
         for d in &ge[lo..hi] {
             let s = d.text.as_str();
@@ -368,6 +373,56 @@ fn cv(dir: &str, folds: usize) -> Res<()> {
     Ok(())
 }
 
+/// PERSON and LOCATION overlap counts on an eval corpus (`score.py`'s format), with the tagger
+/// read from `data/tagger/weights.bin` at run time.
+fn dev(corpus: &str) -> Res<()> {
+    let tagger = Tagger::from_bytes(&std::fs::read("data/tagger/weights.bin")?)?;
+    let detector =
+        Detector::with_recognizers(recognizers::all()).with_tagger(Some(Arc::new(tagger)));
+    let show = std::env::var("TAGGER_SHOW").is_ok();
+    let types = [EntityType::Person, EntityType::Location];
+    let mut counts = [Counts::default(); 2];
+    for line in read(corpus)?.lines().filter(|l| !l.trim().is_empty()) {
+        let doc: serde_json::Value = serde_json::from_str(line)?;
+        let text = doc["text"].as_str().unwrap_or_default();
+        let found = detector.detect(text);
+        for (t, c) in types.iter().zip(counts.iter_mut()) {
+            let gold: Vec<(usize, usize)> = doc["spans"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|x| x["type"].as_str() == Some(t.name()))
+                .filter_map(|x| Some((x["start"].as_u64()? as usize, x["end"].as_u64()? as usize)))
+                .collect();
+            let pred: Vec<(usize, usize)> = found
+                .iter()
+                .filter(|f| f.entity_type == *t)
+                .map(|f| (f.start, f.end))
+                .collect();
+            c.add(&pred, &gold);
+            if show {
+                for &(a, b) in pred
+                    .iter()
+                    .filter(|p| !gold.iter().any(|g| p.0 < g.1 && g.0 < p.1))
+                {
+                    let v: String = text.chars().skip(a).take(b - a).collect();
+                    eprintln!("false {}: {v:?}", t.name());
+                }
+            }
+        }
+    }
+    for (t, c) in types.iter().zip(counts) {
+        println!(
+            "{}: {} (pred {}, gold {})",
+            t.name(),
+            c.show(),
+            c.pred,
+            c.gold
+        );
+    }
+    Ok(())
+}
+
 fn main() -> Res<()> {
     // The main checkout sits next to `shared/`; a worktree under `wt/` one level deeper.
     let dir = std::env::var("TARNKAPPE_NER_DIR").unwrap_or_else(|_| {
@@ -396,9 +451,15 @@ fn main() -> Res<()> {
             let folds = args.next().map(|f| f.parse()).transpose()?.unwrap_or(5);
             cv(&dir, folds)?;
         }
+        Some("dev") => {
+            let corpus = args
+                .next()
+                .unwrap_or_else(|| dir.replace("data/ner", "eval/dev.jsonl"));
+            dev(&corpus)?;
+        }
         Some("probe") => {
             let tagger = Arc::new(Tagger::new(train(&material(&dir)?, config()?)));
-            let d = Detector::new().with_tagger(Some(tagger));
+            let d = Detector::with_recognizers(recognizers::all()).with_tagger(Some(tagger));
             for s in args {
                 let got: Vec<String> = persons(&d, &s)
                     .iter()

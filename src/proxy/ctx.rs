@@ -27,6 +27,8 @@ pub struct RequestCtx {
     pub(super) reply: Option<ReplyRewriter>,
     /// Replace the reply with this error (the upstream's reply cannot be read).
     pub(super) reply_error: Option<Bytes>,
+    /// Hold the client's writes from the stream's last piece on (`response::Hold`).
+    pub(super) hold_last_piece: bool,
     pub(super) entities: usize,
     /// Large body: accumulated and rewritten in `request_body_filter` (see `plan::RETRY_BUFFER`).
     pub(super) deferred: Option<Vec<u8>>,

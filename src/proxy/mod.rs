@@ -43,6 +43,7 @@ use pingora::prelude::*;
 use pingora::proxy::{FailToProxy, ProxyHttp, Session};
 
 use crate::app::App;
+use response::Hold;
 use routes::Routes;
 
 pub use ctx::RequestCtx;
@@ -166,19 +167,27 @@ impl ProxyHttp for Gateway {
         ctx: &mut RequestCtx,
     ) -> Result<()> {
         ctx.telemetry.tag_proxied_response(resp);
-        if response::built_whole(resp, ctx) {
-            crate::slow_clients::hold_writes(session);
-        }
+        ctx.hold_last_piece = match response::hold(resp, ctx) {
+            Hold::FromHeader => {
+                crate::slow_clients::hold_writes(session);
+                false
+            }
+            Hold::FromLastPiece => true,
+            Hold::Never => false,
+        };
         Ok(())
     }
 
     fn response_body_filter(
         &self,
-        _session: &mut Session,
+        session: &mut Session,
         body: &mut Option<Bytes>,
         end_of_stream: bool,
         ctx: &mut RequestCtx,
     ) -> Result<Option<Duration>> {
+        if end_of_stream && ctx.hold_last_piece {
+            crate::slow_clients::hold_writes(session);
+        }
         response::restore(body, end_of_stream, ctx);
         Ok(None)
     }

@@ -59,19 +59,31 @@ pub(super) fn restore(body: &mut Option<Bytes>, end_of_stream: bool, ctx: &mut R
     *body = (!out.is_empty()).then(|| Bytes::from(out));
 }
 
-/// Whether the reply to the client is built whole and sent chunked only because its length
-/// is unknown until then: a restored JSON (or text) reply, or the error that replaces an
-/// unreadable one. Such a reply can leave in one write (`slow_clients::hold_writes`).
-pub(super) fn built_whole(resp: &ResponseHeader, ctx: &RequestCtx) -> bool {
+/// When the client's writes are held (`slow_clients::hold_writes`), so that what pingora
+/// flushes piece by piece leaves in one write. Only a chunked reply qualifies: its last chunk
+/// releases what is held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Hold {
+    Never,
+    /// From the header on: a reply built whole (a restored JSON or text reply, or the error
+    /// that replaces an unreadable one) is chunked only because its length is unknown.
+    FromHeader,
+    /// From the last piece of a stream on: its last events and the last chunk.
+    FromLastPiece,
+}
+
+pub(super) fn hold(resp: &ResponseHeader, ctx: &RequestCtx) -> Hold {
     let chunked = resp
         .headers
         .get(http::header::TRANSFER_ENCODING)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.eq_ignore_ascii_case("chunked"));
-    let whole = ctx.reply_error.is_some()
-        || ctx
-            .reply
-            .as_ref()
-            .is_some_and(|r| matches!(r.framing(), Framing::Json | Framing::Text));
-    chunked && whole
+    let framing = ctx.reply.as_ref().map(ReplyRewriter::framing);
+    match framing {
+        _ if !chunked => Hold::Never,
+        _ if ctx.reply_error.is_some() => Hold::FromHeader,
+        Some(Framing::Json | Framing::Text) => Hold::FromHeader,
+        Some(Framing::Sse | Framing::Ndjson) => Hold::FromLastPiece,
+        None => Hold::Never,
+    }
 }

@@ -7,7 +7,8 @@
 //! - a PERSON candidate the rules only guessed is dropped when none of its words is in a tagger
 //!   mention and either it is a lone surname guess (below [`WEAK_BELOW`], `recognizers/person.rs`
 //!   phase 3) on a word the tagger judged, or (below [`NOUN_VETO_BELOW`]) its capitalised words
-//!   are all common nouns (`im Juni 1941`, `Sprecher`).
+//!   are all common nouns (`im Juni 1941`, `Sprecher`), or (below [`OTHER_VETO_BELOW`]) the
+//!   tagger put one of its words in an organisation or other non-person mention.
 //!
 //! Overlaps between the tagger's and the rules' candidates are left to the usual resolution
 //! (score, then length), so an anchored rule span (0.75 and up) always wins.
@@ -34,6 +35,10 @@ pub const WEAK_BELOW: f32 = 0.55;
 /// Rule PERSON candidates scored below this (unanchored or weakly anchored) are dropped when
 /// every capitalised word in them is a common noun that no gazetteer lists as a name.
 pub const NOUN_VETO_BELOW: f32 = 0.8;
+
+/// Unanchored rule PERSON guesses scored below this are dropped when the tagger puts one of
+/// their words in an organisation or other non-person mention (`Siemens`, `Bundesliga`).
+pub const OTHER_VETO_BELOW: f32 = 0.7;
 
 /// Adds the tagger's person mentions to `candidates` and vetoes weak rule guesses it rejects.
 pub fn apply(tagger: &Tagger, text: &Text<'_>, candidates: &mut Vec<Candidate>) {
@@ -77,6 +82,12 @@ pub fn apply(tagger: &Tagger, text: &Text<'_>, candidates: &mut Vec<Candidate>) 
     let tables = Tables::get();
     spans.retain(|&(_, _, first, last)| !needs_anchor(s, words, facts, tables, first, last));
     let in_mention = |a: usize, b: usize| spans.iter().any(|&(x, y, _, _)| x < b && a < y);
+    let in_other = |a: usize, b: usize| {
+        tagging
+            .mentions
+            .iter()
+            .any(|m| m.kind == Kind::Other && m.start < b && a < m.end)
+    };
     // Word indices of a candidate's byte range.
     let range = |a: usize, b: usize| {
         let i = words.partition_point(|w| w.end <= a);
@@ -100,7 +111,8 @@ pub fn apply(tagger: &Tagger, text: &Text<'_>, candidates: &mut Vec<Candidate>) 
         }
         let noun_veto = c.score < NOUN_VETO_BELOW && nouns_only(c.start, c.end);
         let weak_veto = c.score < WEAK_BELOW && judged(c.start, c.end);
-        !(noun_veto || weak_veto)
+        let other_veto = c.score < OTHER_VETO_BELOW && in_other(c.start, c.end);
+        !(noun_veto || weak_veto || other_veto)
     });
     places(&tagging, text, tables, candidates);
     for (a, b, _, _) in spans {

@@ -46,8 +46,28 @@ fn fh(tpl: u8, bytes: &[u8]) -> u64 {
     h.finish()
 }
 
+/// A feature key from a template id and a value that is already a number or a hash: one
+/// folded multiply instead of a hasher pass (the features of a word's neighbours reuse the
+/// neighbour's hashes this way).
+fn mix(tpl: u8, x: u64) -> u64 {
+    let a = x ^ (u64::from(tpl) + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let m = u128::from(a) * 0xd6e8_feb8_6659_fd93u128;
+    let b = (m as u64) ^ ((m >> 64) as u64);
+    let m = u128::from(b) * 0xa076_1d64_78bd_642fu128;
+    (m as u64) ^ ((m >> 64) as u64)
+}
+
 fn fnum(tpl: u8, v: u32) -> u64 {
-    fh(tpl, &v.to_le_bytes())
+    mix(tpl, u64::from(v))
+}
+
+/// Up to 8 signature bytes as one number (the length in the top byte when shorter).
+fn packed(sig: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = sig.len().min(7);
+    b[..n].copy_from_slice(&sig[..n]);
+    b[7] = n as u8;
+    u64::from_le_bytes(b)
 }
 
 /// Compressed letter shape: `Xx`, `X`, `Xx-Xx`, `xX` (runs collapsed, at most 6 symbols).
@@ -139,6 +159,8 @@ pub(crate) struct WordView<'a> {
     /// form, shape, lexicon classes, cluster, common noun) is a function of it, so it keys the
     /// per-form sums of [`super::infer`].
     pub(crate) key: u64,
+    /// [`word_hash`] of the lowercase form (the neighbours' templates read it).
+    low_key: u64,
     shape: Shape,
     bits: u32,
     cased: u32,
@@ -154,31 +176,41 @@ fn sentence_start(s: &str, words: &[Word], i: usize) -> bool {
             .is_some_and(|g| g.contains(['.', '!', '?', '\n']))
 }
 
+/// What [`openness`] learnt about one word.
+#[derive(Clone, Copy, Default)]
+struct Openness {
+    open: bool,
+    /// A common noun as written.
+    noun: bool,
+    sentence_start: bool,
+    /// [`word_hash`] of the word when the noun table was asked (saves the view a second hash).
+    key: Option<u64>,
+}
+
 /// Whether word `i` is open, and whether it is a common noun (as written).
-fn openness(
-    s: &str,
-    words: &[Word],
-    lexed: &Lexed,
-    tables: &Tables,
-    i: usize,
-) -> (bool, bool, bool) {
+fn openness(s: &str, words: &[Word], lexed: &Lexed, tables: &Tables, i: usize) -> Openness {
     let w = words[i];
     // Only an open word's templates read its sentence start.
     if !matches!(w.shape, Shape::Capitalised | Shape::Other) {
-        return (false, false, false);
+        return Openness::default();
     }
-    let start = sentence_start(s, words, i);
+    let sentence_start = sentence_start(s, words, i);
     let facts = lexed.facts()[i];
     let nameish = facts.cased & NAMEISH != 0;
     if facts.bits & class::STOP != 0 && !nameish {
-        return (false, false, start);
+        return Openness {
+            sentence_start,
+            ..Openness::default()
+        };
     }
-    let noun = tables.is_noun(w.text(s));
-    (
-        !(noun && facts.cased & NOUN_NAMEISH == 0 && !start),
+    let key = word_hash(w.text(s));
+    let noun = tables.is_noun_hash(key);
+    Openness {
+        open: !(noun && facts.cased & NOUN_NAMEISH == 0 && !sentence_start),
         noun,
-        start,
-    )
+        sentence_start,
+        key: Some(key),
+    }
 }
 
 fn view<'a>(
@@ -187,13 +219,14 @@ fn view<'a>(
     lexed: &'a Lexed,
     tables: &Tables,
     i: usize,
-    (open, noun, sentence_start): (bool, bool, bool),
+    o: Openness,
 ) -> WordView<'a> {
     let w = words[i];
     let text = w.text(s);
     let low = lexed.low(i);
     let facts = lexed.facts()[i];
-    let key = word_hash(text);
+    let key = o.key.unwrap_or_else(|| word_hash(text));
+    let low_key = if low == text { key } else { word_hash(low) };
     let mut cluster = 0;
     if w.shape != Shape::Lower {
         cluster = tables.cluster_of_hash(key);
@@ -209,13 +242,14 @@ fn view<'a>(
         text,
         low,
         key,
+        low_key,
         shape: w.shape,
         bits: facts.bits,
         cased: facts.cased,
         cluster,
-        noun,
-        sentence_start,
-        open,
+        noun: o.noun,
+        sentence_start: o.sentence_start,
+        open: o.open,
     }
 }
 
@@ -238,7 +272,7 @@ pub(crate) fn views<'a>(text: &'a Text<'_>) -> Vec<Option<WordView<'a>>> {
     let lexed = text.lexed();
     let tables = Tables::get();
     let n = words.len();
-    let openness: Vec<(bool, bool, bool)> = (0..n)
+    let openness: Vec<Openness> = (0..n)
         .map(|i| openness(s, words, lexed, tables, i))
         .collect();
     let mut views: Vec<Option<WordView<'_>>> = Vec::with_capacity(n);
@@ -246,14 +280,14 @@ pub(crate) fn views<'a>(text: &'a Text<'_>) -> Vec<Option<WordView<'a>>> {
     // Distance to the nearest open word at or after `i`, walking backwards.
     let mut near_after = vec![false; n];
     for i in (0..n).rev() {
-        if openness[i].0 {
+        if openness[i].open {
             next_open = i;
         }
         near_after[i] = next_open < n && next_open - i <= 2;
     }
     let mut last_open: Option<usize> = None;
     for i in 0..n {
-        if openness[i].0 {
+        if openness[i].open {
             last_open = Some(i);
         }
         let near = near_after[i] || last_open.is_some_and(|o| i - o <= 2);
@@ -278,15 +312,15 @@ impl Sink<'_> {
 /// start: the same for every occurrence of a form at the same kind of position.
 pub(crate) fn local(v: &WordView<'_>, f: &mut Sink<'_>) {
     f.push(fnum(0, 0));
-    f.push(fh(1, v.text.as_bytes()));
-    f.push(fh(2, v.low.as_bytes()));
+    f.push(mix(1, v.key));
+    f.push(mix(2, v.low_key));
     for (t, n) in [(3u8, 2usize), (4, 3), (5, 4)] {
         f.push(fh(t, suffix(v.low, n).as_bytes()));
     }
     f.push(fh(6, prefix(v.low, 3).as_bytes()));
     let (sig, n) = shape_sig(v.text);
-    f.push(fh(7, &sig[..n]));
-    f.push(fh(7, &sig));
+    f.push(mix(7, packed(&sig[..n])));
+    f.push(mix(7, packed(&sig) ^ 0xff)); // the full signature, with the non-ASCII flag
     f.push(fnum(8, len_bucket(v.low.chars().count())));
     for b in 0..16 {
         if v.bits & (1 << b) != 0 {
@@ -327,8 +361,8 @@ pub(crate) fn gaps(s: &str, words: &[Word], i: usize, f: &mut Sink<'_>) {
     };
     let (gl, nl) = gap_sig(gap_l);
     let (gr, nr) = gap_sig(gap_r);
-    f.push(fh(17, &gl[..nl]));
-    f.push(fh(18, &gr[..nr]));
+    f.push(mix(17, packed(&gl[..nl])));
+    f.push(mix(18, packed(&gr[..nr])));
 }
 
 /// Template ids of the lowercase neighbours at -2, -1, +1, +2.
@@ -337,8 +371,8 @@ pub(crate) const NEAR_LOW: [(u8, isize); 4] = [(21, -2), (22, -1), (23, 1), (24,
 /// The lowercase form of a neighbour (`None`: past the text's edge).
 pub(crate) fn near_low(t: u8, n: Option<&WordView<'_>>, f: &mut Sink<'_>) {
     match n {
-        Some(n) => f.push(fh(t, n.low.as_bytes())),
-        None => f.push(fh(t, b"\x00")),
+        Some(n) => f.push(mix(t, n.low_key)),
+        None => f.push(mix(t, 0)),
     }
 }
 
@@ -353,7 +387,7 @@ pub(crate) fn near_view(t: u8, n: Option<&WordView<'_>>, f: &mut Sink<'_>) {
         return;
     };
     let (sig, k) = shape_sig(n.text);
-    f.push(fh(t, &sig[..k]));
+    f.push(mix(t, packed(&sig[..k])));
     if let Some(p) = cluster_prefix(n.cluster, 6) {
         f.push(fnum(t + 10, p));
     }
@@ -376,20 +410,9 @@ pub(crate) fn pairs(
     next: Option<&WordView<'_>>,
     f: &mut Sink<'_>,
 ) {
-    let prev_low = prev.map_or("\x00", |p| p.low);
+    let prev_low = prev.map_or(0, |p| p.low_key);
     let next_shape = next.map_or(Shape::Uncased, |n| n.shape);
-    // One write of `prev_low` + shape byte (a hash of two writes would differ).
-    let b = prev_low.as_bytes();
-    let mut buf = [0u8; 48];
-    if b.len() < buf.len() {
-        buf[..b.len()].copy_from_slice(b);
-        buf[b.len()] = v.shape as u8;
-        f.push(fh(70, &buf[..=b.len()]));
-    } else {
-        let mut long = b.to_vec();
-        long.push(v.shape as u8);
-        f.push(fh(70, &long));
-    }
+    f.push(mix(70, prev_low.rotate_left(8) ^ v.shape as u64));
     f.push(fnum(71, (v.shape as u32) << 8 | next_shape as u32));
 }
 
@@ -494,5 +517,9 @@ mod tests {
         assert_eq!(prefix("ärger", 2), "är");
         assert_eq!(cluster_prefix(0b101000, 4), Some(0b1010));
         assert_eq!(cluster_prefix(0b101, 4), None);
+        // A signature and its prefix, and one value under two templates, are different keys.
+        assert_ne!(packed(b"X"), packed(b"X\0"));
+        assert_ne!(mix(21, 7), mix(22, 7));
+        assert_ne!(mix(21, 7) & 1023, mix(21, 8) & 1023);
     }
 }

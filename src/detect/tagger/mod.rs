@@ -22,7 +22,7 @@ pub mod train;
 use std::sync::{Arc, OnceLock};
 
 pub use model::ModelError;
-use model::{viterbi, Model, B_LOC, B_PER, I_LOC, I_PER};
+use model::{viterbi, Model, B_LOC, B_OTH, B_PER, I_LOC, I_OTH, I_PER};
 pub use train::Kind;
 
 use super::Text;
@@ -92,9 +92,10 @@ impl Tagger {
             let kind = match l {
                 B_PER | I_PER => Kind::Person,
                 B_LOC | I_LOC => Kind::Location,
+                B_OTH | I_OTH => Kind::Other,
                 _ => continue,
             };
-            let continues = matches!(l, I_PER | I_LOC);
+            let continues = matches!(l, I_PER | I_LOC | I_OTH);
             match mentions.last_mut() {
                 Some(m) if continues && m.last_word + 1 == i && m.kind == kind => {
                     m.last_word = i;

@@ -8,13 +8,18 @@
 
 use super::features::Features;
 
-/// `O`, `B-PER`, `I-PER`, `B-LOC`, `I-LOC`.
-pub const LABELS: usize = 5;
+/// `O`, `B-PER`, `I-PER`, `B-LOC`, `I-LOC`, `B-OTH`, `I-OTH`. `OTH` (organisations, works,
+/// parts of names such as `Merkel-Regierung`) is learnt so that the model has somewhere to put a
+/// capitalised non-noun that is neither person nor place (`Siemens`, `Bundesliga`) other than
+/// the person label; its mentions are not used.
+pub const LABELS: usize = 7;
 pub const O: u8 = 0;
 pub const B_PER: u8 = 1;
 pub const I_PER: u8 = 2;
 pub const B_LOC: u8 = 3;
 pub const I_LOC: u8 = 4;
+pub const B_OTH: u8 = 5;
+pub const I_OTH: u8 = 6;
 
 const MAGIC: &[u8; 8] = b"TKTAGGR1";
 
@@ -34,6 +39,7 @@ pub fn allowed(prev: Option<u8>, label: u8) -> bool {
     match label {
         I_PER => matches!(prev, Some(B_PER | I_PER)),
         I_LOC => matches!(prev, Some(B_LOC | I_LOC)),
+        I_OTH => matches!(prev, Some(B_OTH | I_OTH)),
         _ => true,
     }
 }
@@ -255,7 +261,7 @@ mod tests {
     fn viterbi_respects_bio_and_closed_words() {
         let trans = vec![0.0; (LABELS + 1) * LABELS];
         // I-PER scores best everywhere, but may only follow B-PER.
-        let e = [0.0, 1.0, 2.0, 0.0, 0.0];
+        let e = [0.0, 1.0, 2.0, 0.0, 0.0, 0.0, 0.0];
         let labels = viterbi(&[Some(e), Some(e), None, Some(e)], &trans);
         assert_eq!(labels, vec![B_PER, I_PER, O, B_PER]);
         assert!(viterbi(&[], &trans).is_empty());

@@ -66,7 +66,12 @@ impl Tables {
 
     /// True when the word as written is a common-noun form (`Drehbuch`, `Kosten`, `Juni`).
     pub fn is_noun(&self, word: &str) -> bool {
-        self.nouns.contains_key(&word_hash(word))
+        self.is_noun_hash(word_hash(word))
+    }
+
+    /// [`Tables::is_noun`] of the word whose [`word_hash`] is `h`.
+    pub fn is_noun_hash(&self, h: u64) -> bool {
+        self.nouns.contains_key(&h)
     }
 }
 

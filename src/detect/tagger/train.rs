@@ -4,7 +4,7 @@
 //! (`examples/train_tagger.rs`), the order of documents is shuffled with a fixed seed.
 
 use super::features::{extract, Features};
-use super::model::{viterbi, Model, B_LOC, B_PER, I_LOC, I_PER, LABELS, O};
+use super::model::{viterbi, Model, B_LOC, B_OTH, B_PER, I_LOC, I_OTH, I_PER, LABELS, O};
 use crate::detect::Text;
 
 /// An entity kind the tagger learns.
@@ -12,6 +12,8 @@ use crate::detect::Text;
 pub enum Kind {
     Person,
     Location,
+    /// Organisations, works and parts or derivations of names: neither person nor place.
+    Other,
 }
 
 /// A labelled text: byte ranges of its person and location mentions.
@@ -32,8 +34,9 @@ pub struct Columns {
     pub max_tokens: usize,
 }
 
-/// `B-PER`, `I-pers`, `B-location-city` → kind and whether it begins; `None` for everything else
-/// (`O`, `B-PERderiv`, organisations, corrupt tags).
+/// `B-PER`, `I-pers`, `B-location-city` → kind and whether it begins; organisations, works
+/// (`prod`, `OTH`) and parts or derivations of names (`B-PERpart`, `B-LOCderiv`) are
+/// [`Kind::Other`]; `None` for everything else (`O`, times, numbers, corrupt tags).
 fn parse_tag(tag: &str) -> Option<(Kind, bool)> {
     let (begin, ty) = if let Some(t) = tag.strip_prefix("B-") {
         (true, t)
@@ -45,6 +48,9 @@ fn parse_tag(tag: &str) -> Option<(Kind, bool)> {
         "per" | "pers" | "person" => Kind::Person,
         "loc" | "location" => Kind::Location,
         t if t.starts_with("location-") => Kind::Location,
+        "org" | "oth" | "prod" | "misc" => Kind::Other,
+        t if t.starts_with("organization") => Kind::Other,
+        t if t.ends_with("part") || t.ends_with("deriv") => Kind::Other,
         _ => return None,
     };
     Some((kind, begin))
@@ -140,6 +146,7 @@ pub fn gold_labels(text: &Text<'_>, spans: &[(usize, usize, Kind)], f: &Features
         let (b, inside) = match k {
             Kind::Person => (B_PER, I_PER),
             Kind::Location => (B_LOC, I_LOC),
+            Kind::Other => (B_OTH, I_OTH),
         };
         let continues = i > 0 && labels[i - 1] != O && words[i - 1].start >= a;
         labels[i] = if continues && (labels[i - 1] == b || labels[i - 1] == inside) {
@@ -171,10 +178,10 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             log2: 18,
-            epochs: 30,
+            epochs: 150,
             seed: 0x7a61_726e,
             dropout: 500,
-            person_bias: 100.0,
+            person_bias: 0.0,
         }
     }
 }
@@ -337,7 +344,11 @@ mod tests {
             .collect();
         assert_eq!(
             got,
-            vec![("Franck Ribéry", Kind::Person), ("Metz", Kind::Location)]
+            vec![
+                ("Franck Ribéry", Kind::Person),
+                ("Metz", Kind::Location),
+                ("deutschen", Kind::Other)
+            ]
         );
         // IOB1 (europeana): `I-` opens a mention after `O`; a corrupt tag is `O`.
         let docs = parse_columns(
