@@ -6,7 +6,7 @@ use std::io::{Read, Write};
 use serde_json::json;
 
 use crate::harness::api::{
-    anonymize, assert_error, delete, post, post_raw, server, status_json, KEYS, KEY_A,
+    anonymize, assert_error, delete, post, post_raw, server, session_of, status_json, KEYS, KEY_A,
 };
 use crate::harness::config::edited;
 use crate::harness::http::{client, connect, read_response};
@@ -101,10 +101,7 @@ fn content_type_must_be_json() {
 #[test]
 fn deanonymize_needs_exactly_one_mode_and_a_wellformed_mapping() {
     let s = server();
-    let sid = anonymize(&s, KEY_A, "a@b.de")["session_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let sid = session_of(&s, KEY_A, "a@b.de");
     let bad = [
         json!({"text": "x"}),
         json!({"text": "x", "session_id": sid, "mapping": []}),
@@ -185,10 +182,7 @@ fn reserved_tokens_are_refused_and_lookalikes_are_text() {
 #[test]
 fn unauthorized_without_a_valid_key() {
     let s = server();
-    let sid = anonymize(&s, KEY_A, "x")["session_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let sid = session_of(&s, KEY_A, "x");
     for key in [None, Some(""), Some("wrong"), Some("Key-of-tenant-a")] {
         assert_error(
             post(&s, ANON, key, &json!({"text": "x"})),
@@ -225,10 +219,7 @@ fn session_not_found_for_unknown_malformed_and_deleted_ids() {
             "session_not_found",
         );
     }
-    let sid = anonymize(&s, KEY_A, "a@b.de")["session_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let sid = session_of(&s, KEY_A, "a@b.de");
     let (status, body) = status_json(delete(&s, &sid, Some(KEY_A)));
     assert_eq!((status, body), (200, json!({"deleted": true})));
     assert_error(delete(&s, &sid, Some(KEY_A)), 404, "session_not_found");

@@ -43,6 +43,15 @@ pub fn post_bytes(server: &TestServer, path: &str, body: &[u8]) -> (u16, String)
     (status, resp.text().unwrap_or_default())
 }
 
+/// [`post_bytes`] with `body` serialised.
+pub fn post_json(server: &TestServer, path: &str, body: &Value) -> (u16, String) {
+    post_bytes(
+        server,
+        path,
+        &serde_json::to_vec(body).expect("serialisable JSON"),
+    )
+}
+
 /// The value of header `name` (any case) among `headers`.
 pub fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
     headers
