@@ -1,7 +1,7 @@
 //! HTTP from the test side: a blocking client, and raw HTTP/1.1 over a TCP socket for what a
 //! client library hides (headers without a body, chunked bodies, keep-alive).
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
@@ -82,6 +82,15 @@ pub fn connect(addr: SocketAddr) -> TcpStream {
     let s = TcpStream::connect(addr).expect("connect");
     s.set_read_timeout(Some(Duration::from_secs(10)))
         .expect("timeout");
+    s
+}
+
+/// Connects to `addr` and sends the request `head` (request line and headers, without the
+/// blank line that ends them); the body, if any, is the caller's to send.
+pub fn send_head(addr: SocketAddr, head: &str) -> TcpStream {
+    let mut s = connect(addr);
+    s.write_all(format!("{head}\r\n\r\n").as_bytes())
+        .expect("send the request head");
     s
 }
 
