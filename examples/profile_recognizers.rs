@@ -6,6 +6,8 @@
 //! to leave every finding as it was (`diff` the files of two commits).
 //! `… profile_recognizers -- --loop N` only runs `detect` N times on the prose (for `perf`,
 //! `valgrind --tool=callgrind`).
+//! `… profile_recognizers -- --threads N` times `detect` on the prose N times with one thread and
+//! N times with two (interleaved, so load changes hit both alike) and prints both medians.
 
 use std::time::Instant;
 
@@ -25,6 +27,30 @@ fn main() {
             for _ in 0..n.parse::<usize>().unwrap_or(1) {
                 std::hint::black_box(d.detect(&text));
             }
+            return;
+        }
+        (Some("--threads"), Some(n)) => {
+            let text = prose::prose(100_000);
+            let one = Detector::new().with_parallel_from(usize::MAX);
+            let two = Detector::new();
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for _ in 0..n.parse::<usize>().unwrap_or(1) {
+                let t = Instant::now();
+                std::hint::black_box(one.detect(&text));
+                a.push(t.elapsed().as_secs_f64() * 1000.0);
+                let t = Instant::now();
+                std::hint::black_box(two.detect(&text));
+                b.push(t.elapsed().as_secs_f64() * 1000.0);
+            }
+            let median = |mut v: Vec<f64>| {
+                v.sort_by(f64::total_cmp);
+                v[v.len() / 2]
+            };
+            println!(
+                "detect medians: one thread {:.2} ms, two threads {:.2} ms",
+                median(a),
+                median(b)
+            );
             return;
         }
         _ => {}
