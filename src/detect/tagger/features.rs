@@ -213,6 +213,26 @@ fn openness(s: &str, words: &[Word], lexed: &Lexed, tables: &Tables, i: usize) -
     }
 }
 
+/// Why word `i` of `text` is not open (`None` when it is): its shape (`lower`, `upper`,
+/// `uncased`), `stop` (a
+/// stop word no gazetteer lists as a name) or `noun` (a common noun away from a sentence start).
+/// For error analysis (`train_tagger -- cv --misses`), not used in tagging.
+pub fn closed_reason(text: &Text<'_>, i: usize) -> Option<&'static str> {
+    let (s, words, lexed) = (text.view(), text.words(), text.lexed());
+    let o = openness(s, words, lexed, Tables::get(), i);
+    if o.open {
+        return None;
+    }
+    let w = words.get(i)?;
+    Some(match w.shape {
+        Shape::Lower => "lower",
+        Shape::Upper => "upper",
+        Shape::Uncased => "uncased",
+        _ if o.key.is_none() => "stop",
+        _ => "noun",
+    })
+}
+
 fn view<'a>(
     s: &'a str,
     words: &[Word],
