@@ -4,8 +4,8 @@
 //! `… profile_recognizers -- --dump OUT` writes instead the findings on the bench's two texts
 //! (100k code points of prose and of CSV), one per line, so that a speed change can be shown
 //! to leave every finding as it was (`diff` the files of two commits).
-//! `… profile_recognizers -- --loop N` only runs `detect` N times on the prose (for `perf`,
-//! `valgrind --tool=callgrind`).
+//! `… profile_recognizers -- --loop N` only runs `detect` N times on the prose, on one thread
+//! (for `perf`, `valgrind --tool=callgrind`).
 //! `… profile_recognizers -- --threads N` times `detect` on the prose N times with one thread and
 //! N times with two (interleaved, so load changes hit both alike) and prints both medians.
 
@@ -22,7 +22,8 @@ fn main() {
     match (args.first().map(String::as_str), args.get(1)) {
         (Some("--dump"), Some(out)) => return dump(out),
         (Some("--loop"), Some(n)) => {
-            let d = Detector::new();
+            // One thread: instruction counts stay comparable and free of the pool's spinning.
+            let d = Detector::new().with_parallel_from(usize::MAX);
             let text = prose::prose(100_000);
             for _ in 0..n.parse::<usize>().unwrap_or(1) {
                 std::hint::black_box(d.detect(&text));

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-use super::lexicon::Lexicon;
+use super::lexicon::{word_hash, Lexicon};
 use super::recognizers::{ceil_boundary, floor_boundary};
 use super::words::{tokenize, Word};
 use super::{Candidate, Finding};
@@ -157,6 +157,8 @@ pub struct Lexed {
 pub struct WordFacts {
     /// Byte range of the lowercase form in [`Lexed`]'s buffer.
     low: (u32, u32),
+    /// [`word_hash`] of the lowercase form (the name tagger's features reuse it).
+    pub low_hash: u64,
     /// Classes of the lowercase form.
     pub bits: u32,
     /// Classes of the word exactly as written (gazetteer spellings).
@@ -171,9 +173,12 @@ impl Lexed {
             let text = word.text(s);
             let from = lows.len();
             push_lowercase(&mut lows, text);
-            let (bits, cased) = lexicon.classes(text, &lows[from..]);
+            let low = &lows[from..];
+            let low_hash = word_hash(low);
+            let (bits, cased) = lexicon.classes_of_hash(text, low, low_hash);
             facts.push(WordFacts {
                 low: (from as u32, lows.len() as u32),
+                low_hash,
                 bits,
                 cased,
             });
