@@ -5,6 +5,8 @@
 //! cargo run --release --example train_tagger -- train
 //! # cross-validated PERSON on GermEval's dev split: rules, tagger, rules + tagger per fold
 //! cargo run --release --example train_tagger -- cv [FOLDS]
+//! # the same, and every false negative/positive of rules + tagger with its class in FILE
+//! cargo run --release --example train_tagger -- cv 5 --misses FILE
 //! # PERSON and LOCATION overlap on dev.jsonl with the weights file as it is now on disk (no
 //! # rebuild between training variants); `TAGGER_SHOW=1` lists the false positives
 //! cargo run --release --example train_tagger -- dev [CORPUS]
@@ -49,6 +51,9 @@ fn germeval(dir: &str) -> Res<Vec<Document>> {
 fn others(dir: &str) -> Res<Vec<Document>> {
     let mut out = Vec::new();
     let historical = std::env::var("TAGGER_NOHIST").is_err();
+    // Per mille of the HIPE documents kept (every n-th), and Europeana on or off.
+    let keep = env_num("TAGGER_HIST_KEEP", 1000)?;
+    let europeana = std::env::var("TAGGER_NOEURO").is_err();
     for f in [
         "hipe2022-newseye-de-dev.tsv",
         "hipe2022-newseye-de-test.tsv",
@@ -58,16 +63,22 @@ fn others(dir: &str) -> Res<Vec<Document>> {
     .into_iter()
     .filter(|_| historical)
     {
-        out.extend(parse_columns(
-            &read(&format!("{dir}/{f}"))?,
-            cols(0, 1, false, 60),
-        ));
+        let docs = parse_columns(&read(&format!("{dir}/{f}"))?, cols(0, 1, false, 60));
+        out.extend(
+            docs.into_iter()
+                .enumerate()
+                .filter(|(i, _)| (i * keep) % 1000 + keep >= 1000 || keep >= 1000)
+                .map(|(_, d)| d),
+        );
     }
     for f in [
         "europeana-de-lft.bio",
         "europeana-de-onb.bio",
         "europeana-de-sbb.bio",
-    ] {
+    ]
+    .into_iter()
+    .filter(|_| europeana)
+    {
         out.extend(parse_columns(
             &read(&format!("{dir}/{f}"))?,
             cols(0, 1, false, 40),
@@ -223,6 +234,9 @@ fn config() -> Res<Config> {
     if let Ok(b) = std::env::var("TAGGER_PERSON_BIAS") {
         cfg.person_bias = b.parse()?;
     }
+    if let Ok(b) = std::env::var("TAGGER_SHARE") {
+        cfg.share = b.parse()?;
+    }
     cfg.log2 = env_num("TAGGER_LOG2", cfg.log2 as usize)? as u32;
     cfg.dropout = env_num("TAGGER_DROPOUT", cfg.dropout as usize)? as u32;
     Ok(cfg)
@@ -302,7 +316,105 @@ fn persons(detector: &Detector, s: &str) -> Vec<(usize, usize)> {
         .collect()
 }
 
-fn cv(dir: &str, folds: usize) -> Res<()> {
+/// Error classes of one CV run (`cv … --misses FILE`): each false negative and false positive
+/// of rules + tagger with the reason, written to FILE, counted per class on stdout.
+#[derive(Default)]
+struct Misses {
+    lines: Vec<String>,
+    classes: std::collections::BTreeMap<String, usize>,
+}
+
+impl Misses {
+    fn add(&mut self, kind: &str, class: String, fold: usize, value: &str, s: &str) {
+        self.lines
+            .push(format!("{kind}\t{class}\t{}\t{value}\t{s}", fold + 1));
+        *self.classes.entry(format!("{kind} {class}")).or_default() += 1;
+    }
+
+    /// Classifies the misses of one sentence.
+    #[allow(clippy::too_many_arguments)]
+    fn sentence(
+        &mut self,
+        fold: usize,
+        s: &str,
+        d: &Document,
+        gold: &[(usize, usize)],
+        rules: &[(usize, usize)],
+        got: &[(usize, usize)],
+        text: &Text<'_>,
+        tagging: &tarnkappe::detect::tagger::Tagging,
+    ) {
+        use tarnkappe::detect::tagger::features::closed_reason;
+        let ov = |a: (usize, usize), b: (usize, usize)| a.0 < b.1 && b.0 < a.1;
+        let v = text.view();
+        let value = |(a, b): (usize, usize)| -> String { s.chars().skip(a).take(b - a).collect() };
+        let words: Vec<(usize, usize)> = text
+            .words()
+            .iter()
+            .map(|w| char_span(v, w.start, w.end))
+            .collect();
+        let mentions: Vec<((usize, usize), Kind)> = tagging
+            .mentions
+            .iter()
+            .map(|m| (char_span(v, m.start, m.end), m.kind))
+            .collect();
+        let tagged =
+            |g: (usize, usize), k: Kind| mentions.iter().any(|&(m, mk)| mk == k && ov(m, g));
+        for &g in gold.iter().filter(|&&g| !got.iter().any(|&p| ov(p, g))) {
+            let inside: Vec<usize> = (0..words.len()).filter(|&k| ov(words[k], g)).collect();
+            let class = if inside.iter().all(|&k| !tagging.open[k]) {
+                let mut why: Vec<&str> = inside
+                    .iter()
+                    .filter_map(|&k| closed_reason(text, k))
+                    .collect();
+                why.sort_unstable();
+                why.dedup();
+                format!("closed:{}", why.join("+"))
+            } else if tagged(g, Kind::Person) {
+                "tagger PER, dropped by combine".into()
+            } else if rules.iter().any(|&p| ov(p, g)) {
+                "rules found, vetoed".into()
+            } else if tagged(g, Kind::Location) {
+                "open, tagger LOC".into()
+            } else if tagged(g, Kind::Other) {
+                "open, tagger OTH".into()
+            } else {
+                "open, tagger O".into()
+            };
+            self.add("FN", class, fold, &value(g), s);
+        }
+        for &p in got.iter().filter(|&&p| !gold.iter().any(|&g| ov(p, g))) {
+            let by_rules = rules.iter().any(|&r| ov(r, p));
+            let by_tagger = tagged(p, Kind::Person);
+            let source = match (by_rules, by_tagger) {
+                (true, true) => "both",
+                (true, false) => "rules",
+                (false, true) => "tagger",
+                (false, false) => "combine",
+            };
+            let gold_kind = d
+                .spans
+                .iter()
+                .map(|x| (char_span(s, x.0, x.1), x.2))
+                .find(|&(g, _)| ov(g, p))
+                .map_or("O", |(_, k)| match k {
+                    Kind::Location => "LOC",
+                    Kind::Other => "OTH",
+                    Kind::Person => "PER",
+                });
+            self.add(
+                "FP",
+                format!("{source}, gold {gold_kind}"),
+                fold,
+                &value(p),
+                s,
+            );
+        }
+    }
+}
+
+fn cv(dir: &str, folds: usize, misses_to: Option<&str>) -> Res<()> {
+    let mut misses = Misses::default();
     let ge = germeval(dir)?;
     let base = material(dir)?;
     // Never the compiled-in tagger: this runs before new weights are compiled in.
@@ -315,7 +427,11 @@ fn cv(dir: &str, folds: usize) -> Res<()> {
         let mut docs = base.clone();
         docs.extend(weighted(&ge[..lo])?);
         docs.extend(weighted(&ge[hi..])?);
-        let tagger = Arc::new(Tagger::new(train(&docs, config()?)));
+        let model = train(&docs, config()?);
+        if let Ok(dir) = std::env::var("TAGGER_SAVE_FOLDS") {
+            std::fs::write(format!("{dir}/fold{}.bin", k + 1), model.to_bytes())?;
+        }
+        let tagger = Arc::new(Tagger::new(model));
         let combined =
             Detector::with_recognizers(recognizers::all()).with_tagger(Some(tagger.clone()));
         let (mut cr, mut ct, mut cc) = (Counts::default(), Counts::default(), Counts::default());
@@ -330,15 +446,19 @@ fn cv(dir: &str, folds: usize) -> Res<()> {
             cr.add(&persons(&rules, s), &gold);
             cc.add(&persons(&combined, s), &gold);
             let text = Text::new(s);
+            let tagging = tagger.tag(&text);
             // Mentions are byte ranges of the view (same code points as `s`).
-            let tagged: Vec<(usize, usize)> = tagger
-                .tag(&text)
+            let tagged: Vec<(usize, usize)> = tagging
                 .mentions
                 .iter()
                 .filter(|m| m.kind == Kind::Person)
                 .map(|m| char_span(text.view(), m.start, m.end))
                 .collect();
             ct.add(&tagged, &gold);
+            if misses_to.is_some() {
+                let (r, got) = (persons(&rules, s), persons(&combined, s));
+                misses.sentence(k, s, d, &gold, &r, &got, &text, &tagging);
+            }
             if std::env::var("TAGGER_SHOW").is_ok() {
                 let got = persons(&combined, s);
                 let fmt = |v: &[(usize, usize)]| -> Vec<String> {
@@ -370,6 +490,12 @@ fn cv(dir: &str, folds: usize) -> Res<()> {
         tt.show(),
         tc.show()
     );
+    if let Some(path) = misses_to {
+        std::fs::write(path, misses.lines.join("\n") + "\n")?;
+        for (class, n) in &misses.classes {
+            println!("{n:5} {class}");
+        }
+    }
     Ok(())
 }
 
@@ -448,8 +574,17 @@ fn main() -> Res<()> {
             );
         }
         Some("cv") => {
-            let folds = args.next().map(|f| f.parse()).transpose()?.unwrap_or(5);
-            cv(&dir, folds)?;
+            let rest: Vec<String> = args.collect();
+            let misses = rest
+                .iter()
+                .position(|a| a == "--misses")
+                .and_then(|i| rest.get(i + 1))
+                .map(String::as_str);
+            let folds = match rest.first().filter(|a| !a.starts_with("--")) {
+                Some(f) => f.parse()?,
+                None => 5,
+            };
+            cv(&dir, folds, misses)?;
         }
         Some("dev") => {
             let corpus = args
@@ -466,6 +601,24 @@ fn main() -> Res<()> {
                     .map(|&(a, b)| s.chars().skip(a).take(b - a).collect())
                     .collect();
                 println!("{s} -> {got:?}");
+            }
+        }
+        Some("scores") => {
+            // Label scores of each open word, weights from `TAGGER_WEIGHTS` (a fold's model
+            // saved by `cv` with `TAGGER_SAVE_FOLDS=DIR`) or the weights file.
+            use tarnkappe::detect::tagger::{infer::emissions, model::Model};
+            let path = std::env::var("TAGGER_WEIGHTS")
+                .unwrap_or_else(|_| "data/tagger/weights.bin".into());
+            let model = Model::from_bytes(&std::fs::read(&path)?)?;
+            for s in args {
+                let text = Text::new(&s);
+                for (w, e) in text.words().iter().zip(emissions(&text, &model)) {
+                    if let Some(e) = e {
+                        let e: Vec<String> = e.iter().map(|x| format!("{x:7.1}")).collect();
+                        println!("{:>16} {}", w.text(text.view()), e.join(" "));
+                    }
+                }
+                println!();
             }
         }
         Some("cost") => {

@@ -40,12 +40,26 @@ pub const NOUN_VETO_BELOW: f32 = 0.8;
 /// their words in an organisation or other non-person mention (`Siemens`, `Bundesliga`).
 pub const OTHER_VETO_BELOW: f32 = 0.7;
 
-/// Adds the tagger's person mentions to `candidates` and vetoes weak rule guesses it rejects.
+/// Adds the tagger's person mentions to `candidates` and vetoes weak rule guesses it rejects:
+/// [`tag`] then [`combine`].
 pub fn apply(tagger: &Tagger, text: &Text<'_>, candidates: &mut Vec<Candidate>) {
+    if let Some(tagging) = tag(tagger, text) {
+        combine(&tagging, text, candidates);
+    }
+}
+
+/// The tagger's view of `text` (`None` for a text without words). Reads the text alone, not the
+/// candidates, so the engine can run it beside the recognizers.
+pub fn tag(tagger: &Tagger, text: &Text<'_>) -> Option<Tagging> {
+    (!text.words().is_empty()).then(|| tagger.tag(text))
+}
+
+/// The second half of [`apply`]: meets `tagging` (of this `text`, from [`tag`]) with the rules'
+/// candidates.
+pub fn combine(tagging: &Tagging, text: &Text<'_>, candidates: &mut Vec<Candidate>) {
     if text.words().is_empty() {
         return;
     }
-    let tagging = tagger.tag(text);
     let s = text.view();
     let words = text.words();
     let facts = text.lexed().facts();
@@ -114,7 +128,7 @@ pub fn apply(tagger: &Tagger, text: &Text<'_>, candidates: &mut Vec<Candidate>) 
         let other_veto = c.score < OTHER_VETO_BELOW && in_other(c.start, c.end);
         !(noun_veto || weak_veto || other_veto)
     });
-    places(&tagging, text, tables, candidates);
+    places(tagging, text, tables, candidates);
     for (a, b, _, _) in spans {
         candidates.push(Candidate {
             entity_type: EntityType::Person,

@@ -213,6 +213,26 @@ fn openness(s: &str, words: &[Word], lexed: &Lexed, tables: &Tables, i: usize) -
     }
 }
 
+/// Why word `i` of `text` is not open (`None` when it is): its shape (`lower`, `upper`,
+/// `uncased`), `stop` (a
+/// stop word no gazetteer lists as a name) or `noun` (a common noun away from a sentence start).
+/// For error analysis (`train_tagger -- cv --misses`), not used in tagging.
+pub fn closed_reason(text: &Text<'_>, i: usize) -> Option<&'static str> {
+    let (s, words, lexed) = (text.view(), text.words(), text.lexed());
+    let o = openness(s, words, lexed, Tables::get(), i);
+    if o.open {
+        return None;
+    }
+    let w = words.get(i)?;
+    Some(match w.shape {
+        Shape::Lower => "lower",
+        Shape::Upper => "upper",
+        Shape::Uncased => "uncased",
+        _ if o.key.is_none() => "stop",
+        _ => "noun",
+    })
+}
+
 fn view<'a>(
     s: &'a str,
     words: &[Word],
@@ -225,18 +245,21 @@ fn view<'a>(
     let text = w.text(s);
     let low = lexed.low(i);
     let facts = lexed.facts()[i];
-    let key = o.key.unwrap_or_else(|| word_hash(text));
-    let low_key = if low == text { key } else { word_hash(low) };
+    // The lexicon hashed the lowercase form already; a word written in lowercase is its own key.
+    let low_key = facts.low_hash;
+    let key = o.key.unwrap_or_else(|| {
+        if low == text {
+            low_key
+        } else {
+            word_hash(text)
+        }
+    });
     let mut cluster = 0;
     if w.shape != Shape::Lower {
         cluster = tables.cluster_of_hash(key);
     }
     if cluster == 0 {
-        cluster = if low == text {
-            tables.cluster_of_hash(key)
-        } else {
-            tables.cluster(low)
-        };
+        cluster = tables.cluster_of_hash(low_key);
     }
     WordView {
         text,
