@@ -35,6 +35,11 @@ fn bench(c: &mut Criterion) {
     g.bench_function("detect_100k_codepoints", |b| {
         b.iter(|| detector.detect(black_box(&text)))
     });
+    // The same on the calling thread alone (large texts otherwise use two, src/detect/detector.rs).
+    let one_thread = Detector::new().with_parallel_from(usize::MAX);
+    g.bench_function("anonymize_100k_codepoints_one_thread", |b| {
+        b.iter(|| anonymize(&one_thread, black_box(&text)))
+    });
     let policy = large_policy();
     let found = anonymize_in(&detector, &policy, &text).entities.len();
     eprintln!(

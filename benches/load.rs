@@ -14,7 +14,8 @@
 //! - Streaming (SSE, 40 events, each its own write): time to first body byte and time per chunk.
 //!
 //! `cargo bench --bench load` (TARNKAPPE_BENCH_SECONDS scales the 32-connection phases;
-//! TARNKAPPE_LOAD_BIN runs another build of the proxy binary).
+//! TARNKAPPE_LOAD_BIN runs another build of the proxy binary; TARNKAPPE_LOAD_ANON=dense,N only
+//! anonymizes one of the bodies N times in process, for callgrind).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -153,6 +154,35 @@ impl pingora::server::ShutdownSignalWatch for Never {
 
 /// The environment variable that makes this binary the bare pass-through: `upstream,listen`.
 const BARE_ENV: &str = "TARNKAPPE_LOAD_BARE";
+
+/// The environment variable that makes this binary anonymize one of the bench bodies in
+/// process and exit: `sparse|dense|large[,N]` (N calls, default 1), for callgrind — the
+/// instructions of N=2 minus N=1 are one warm call.
+const ANON_ENV: &str = "TARNKAPPE_LOAD_ANON";
+
+fn anonymize_only(spec: &str) {
+    use tarnkappe::proxy::{anon::anonymize_body, format};
+    let (which, n) = spec.split_once(',').unwrap_or((spec, "1"));
+    let n: usize = n.parse().expect("N");
+    let body = match which {
+        "sparse" => chat_body(2000, false),
+        "dense" => dense_body(),
+        "large" => chat_body(100_000, false),
+        other => panic!("unknown body {other}"),
+    };
+    let detector = tarnkappe::detect::Detector::new();
+    let openai = format::for_name(tarnkappe::config::WireFormatName::Openai);
+    let mut count = 0;
+    for _ in 0..n {
+        count = anonymize_body(&detector, openai, "chat", body.as_bytes())
+            .map(|a| a.count)
+            .unwrap_or(0);
+    }
+    println!(
+        "{which}: {} B, {count} values replaced, {n} calls",
+        body.len()
+    );
+}
 
 /// Runs the bare pass-through (threads as the proxy's default) until killed.
 fn run_bare(spec: &str) {
@@ -568,6 +598,10 @@ fn streaming(label: &str, target: SocketAddr, req: &[u8], n: usize) -> (Duration
 fn main() {
     if let Ok(spec) = std::env::var(BARE_ENV) {
         run_bare(&spec);
+        return;
+    }
+    if let Ok(spec) = std::env::var(ANON_ENV) {
+        anonymize_only(&spec);
         return;
     }
     // `cargo bench` passes --bench; `cargo test --benches` runs this too: keep that quick.

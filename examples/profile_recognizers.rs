@@ -4,8 +4,11 @@
 //! `… profile_recognizers -- --dump OUT` writes instead the findings on the bench's two texts
 //! (100k code points of prose and of CSV), one per line, so that a speed change can be shown
 //! to leave every finding as it was (`diff` the files of two commits).
-//! `… profile_recognizers -- --loop N` only runs `detect` N times on the prose (for `perf`,
-//! `valgrind --tool=callgrind`).
+//! `… profile_recognizers -- --loop N` only runs `detect` N times on the prose, on one thread
+//! (for `perf`, `valgrind --tool=callgrind`).
+//! `… profile_recognizers -- --threads N [CODEPOINTS]` times `detect` on the prose (100,000 code
+//! points unless given) N times with one thread and N times with two, whatever its size
+//! (interleaved, so load changes hit both alike), and prints both medians.
 
 use std::time::Instant;
 
@@ -20,11 +23,38 @@ fn main() {
     match (args.first().map(String::as_str), args.get(1)) {
         (Some("--dump"), Some(out)) => return dump(out),
         (Some("--loop"), Some(n)) => {
-            let d = Detector::new();
+            // One thread: instruction counts stay comparable and free of the pool's spinning.
+            let d = Detector::new().with_parallel_from(usize::MAX);
             let text = prose::prose(100_000);
             for _ in 0..n.parse::<usize>().unwrap_or(1) {
                 std::hint::black_box(d.detect(&text));
             }
+            return;
+        }
+        (Some("--threads"), Some(n)) => {
+            let size = args.get(2).and_then(|c| c.parse().ok()).unwrap_or(100_000);
+            let text = prose::prose(size);
+            let one = Detector::new().with_parallel_from(usize::MAX);
+            let two = Detector::new().with_parallel_from(0);
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for _ in 0..n.parse::<usize>().unwrap_or(1) {
+                let t = Instant::now();
+                std::hint::black_box(one.detect(&text));
+                a.push(t.elapsed().as_secs_f64() * 1000.0);
+                let t = Instant::now();
+                std::hint::black_box(two.detect(&text));
+                b.push(t.elapsed().as_secs_f64() * 1000.0);
+            }
+            let median = |mut v: Vec<f64>| {
+                v.sort_by(f64::total_cmp);
+                v[v.len() / 2]
+            };
+            println!(
+                "detect medians, {} bytes: one thread {:.3} ms, two threads {:.3} ms",
+                text.len(),
+                median(a),
+                median(b)
+            );
             return;
         }
         _ => {}

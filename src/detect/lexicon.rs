@@ -136,8 +136,16 @@ const FORM_BITS: u32 = (1 << CASED_SHIFT) - 1;
 /// lookup touches one small entry and no string (a collision among the ~70,000 forms and a
 /// word has a probability of about 10^-14 per word).
 fn form_hash(lower: &str) -> u64 {
+    word_hash(lower)
+}
+
+/// Fixed 64-bit hash of a word form. The lexicon keys its form table by it, and the name
+/// tagger keys its word tables and its word features by it (`tagger::tables`), so a lowercase
+/// form is hashed once per word ([`WordFacts`](super::text::WordFacts) keeps it) and the tagger
+/// reuses the hash. The seed is part of the shipped tagger weights: do not change it.
+pub(crate) fn word_hash(word: &str) -> u64 {
     use std::hash::BuildHasher;
-    foldhash::fast::FixedState::with_seed(0x7a6b_4b61_7070_6521).hash_one(lower)
+    foldhash::fast::FixedState::with_seed(0x5461_6767_6572_2121).hash_one(word)
 }
 
 /// The form table: keys are already hashes ([`form_hash`]), so the map uses them as they are.
@@ -260,7 +268,12 @@ impl Lexicon {
     /// `word` lowercased. One hash lookup; the spelling's classes come from the title-case bits
     /// or, for the rare irregular spellings, from a second table.
     pub fn classes(&self, word: &str, lower: &str) -> (u32, u32) {
-        let Some(&packed) = self.forms.get(&form_hash(lower)) else {
+        self.classes_of_hash(word, lower, form_hash(lower))
+    }
+
+    /// [`Lexicon::classes`] when the caller already has `lower`'s [`word_hash`].
+    pub fn classes_of_hash(&self, word: &str, lower: &str, lower_hash: u64) -> (u32, u32) {
+        let Some(&packed) = self.forms.get(&lower_hash) else {
             return (0, 0);
         };
         let mut cased = 0;

@@ -19,6 +19,7 @@ mod resolve;
 pub mod scope;
 pub mod tagger;
 pub(crate) mod text;
+mod two_threads;
 pub mod validate;
 pub(crate) mod words;
 

@@ -2,27 +2,29 @@
 //! from byte offsets (what `regex` reports) to code-point offsets (what the API promises).
 
 use std::borrow::Cow;
-use std::cell::OnceCell;
+use std::sync::OnceLock;
 
-use super::lexicon::Lexicon;
+use super::lexicon::{word_hash, Lexicon};
 use super::recognizers::{ceil_boundary, floor_boundary};
 use super::words::{tokenize, Word};
 use super::{Candidate, Finding};
 
-/// Input text prepared for matching.
+/// Input text prepared for matching. `Sync`: the engine runs recognizers of one text on two
+/// threads (see [`Detector`](super::Detector)), and whichever needs the words first segments them
+/// for both.
 pub struct Text<'a> {
     original: &'a str,
     /// Same code points as `original`, except typographic variants folded to ASCII
     /// (docs/entities.md §1.2): protected spaces → space, dashes → `-`, fraction slashes → `/`.
     view: Cow<'a, str>,
     /// Words of the view, segmented on first use (shared by PERSON and LOCATION).
-    words: OnceCell<Vec<Word>>,
+    words: OnceLock<Vec<Word>>,
     /// Lowercase forms and lexicon classes of the words (see [`Text::lexed`]).
-    lexed: OnceCell<Lexed>,
+    lexed: OnceLock<Lexed>,
     /// Maximal runs of ASCII digits in the view.
-    digit_runs: OnceCell<Vec<(usize, usize)>>,
+    digit_runs: OnceLock<Vec<(usize, usize)>>,
     /// Byte ranges of the view around quoted `key: "value"` pairs (see [`Text::field_windows`]).
-    field_windows: OnceCell<Vec<(usize, usize)>>,
+    field_windows: OnceLock<Vec<(usize, usize)>>,
 }
 
 impl<'a> Text<'a> {
@@ -30,10 +32,10 @@ impl<'a> Text<'a> {
         Text {
             original,
             view: fold_view(original),
-            words: OnceCell::new(),
-            field_windows: OnceCell::new(),
-            digit_runs: OnceCell::new(),
-            lexed: OnceCell::new(),
+            words: OnceLock::new(),
+            field_windows: OnceLock::new(),
+            digit_runs: OnceLock::new(),
+            lexed: OnceLock::new(),
         }
     }
 
@@ -155,6 +157,8 @@ pub struct Lexed {
 pub struct WordFacts {
     /// Byte range of the lowercase form in [`Lexed`]'s buffer.
     low: (u32, u32),
+    /// [`word_hash`] of the lowercase form (the name tagger's features reuse it).
+    pub low_hash: u64,
     /// Classes of the lowercase form.
     pub bits: u32,
     /// Classes of the word exactly as written (gazetteer spellings).
@@ -169,9 +173,12 @@ impl Lexed {
             let text = word.text(s);
             let from = lows.len();
             push_lowercase(&mut lows, text);
-            let (bits, cased) = lexicon.classes(text, &lows[from..]);
+            let low = &lows[from..];
+            let low_hash = word_hash(low);
+            let (bits, cased) = lexicon.classes_of_hash(text, low, low_hash);
             facts.push(WordFacts {
                 low: (from as u32, lows.len() as u32),
+                low_hash,
                 bits,
                 cased,
             });

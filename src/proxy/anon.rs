@@ -284,13 +284,25 @@ enum ValueMatcher {
     Automaton(AhoCorasick),
 }
 
+/// The most values the packed searcher takes (its own limit).
+const PACKED_MAX: usize = 128;
+
 impl ValueMatcher {
     fn new<'v>(values: impl Iterator<Item = &'v str> + Clone) -> Option<ValueMatcher> {
-        let packed = packed::Config::new()
-            .match_kind(packed::MatchKind::LeftmostLongest)
-            .builder()
-            .extend(values.clone())
-            .build();
+        // Teddy's own heuristic stops at 64 values; past it, a dense 2 KB request (80 values)
+        // paid a refused packed build and then an automaton build (1.2 M instructions) for a
+        // search of a few microseconds. Up to its hard limit the packed searcher builds in a
+        // tenth of that and still searches 2 KB faster than the automaton.
+        let packed = (values.clone().count() <= PACKED_MAX)
+            .then(|| {
+                packed::Config::new()
+                    .match_kind(packed::MatchKind::LeftmostLongest)
+                    .heuristic_pattern_limits(false)
+                    .builder()
+                    .extend(values.clone())
+                    .build()
+            })
+            .flatten();
         if let Some(searcher) = packed {
             return Some(ValueMatcher::Packed(searcher));
         }
@@ -556,9 +568,29 @@ mod tests {
     }
 
     #[test]
+    fn up_to_128_values_stay_packed_and_find_what_the_automaton_finds() {
+        let values: Vec<String> = (0..100).map(|i| format!("k{i}.lange@x.de")).collect();
+        let text: String = (0..100)
+            .rev()
+            .map(|i| format!("an k{i}.lange@x.de, "))
+            .collect();
+        let packed = ValueMatcher::new(values.iter().map(String::as_str)).unwrap();
+        assert!(matches!(packed, ValueMatcher::Packed(_)));
+        let automaton = ValueMatcher::Automaton(
+            AhoCorasick::builder()
+                .match_kind(MatchKind::LeftmostLongest)
+                .build(&values)
+                .unwrap(),
+        );
+        let found: Vec<_> = packed.find_iter(&text).collect();
+        assert_eq!(found.len(), 100);
+        assert_eq!(found, automaton.find_iter(&text).collect::<Vec<_>>());
+    }
+
+    #[test]
     fn many_values_fall_back_to_the_automaton() {
-        // the packed searcher takes at most 64 values
-        let values: Vec<String> = (0..100).map(|i| format!("wert{i}@x.de")).collect();
+        // the packed searcher takes at most 128 values
+        let values: Vec<String> = (0..200).map(|i| format!("wert{i}@x.de")).collect();
         let matcher = ValueMatcher::new(values.iter().map(String::as_str)).unwrap();
         assert!(matches!(matcher, ValueMatcher::Automaton(_)));
         let found: Vec<_> = matcher.find_iter("an wert7@x.de, wert77@x.de").collect();

@@ -6,10 +6,10 @@ use std::io::{Read, Write};
 use serde_json::json;
 
 use crate::harness::api::{
-    anonymize, assert_error, delete, post, post_raw, server, status_json, KEYS, KEY_A,
+    anonymize, assert_error, delete, post, post_raw, server, session_of, status_json, KEYS, KEY_A,
 };
 use crate::harness::config::edited;
-use crate::harness::http::{client, connect, read_response};
+use crate::harness::http::{client, connect, read_response, send_head};
 use crate::harness::server::TestServer;
 
 const ANON: &str = "/api/v1/anonymize";
@@ -101,10 +101,7 @@ fn content_type_must_be_json() {
 #[test]
 fn deanonymize_needs_exactly_one_mode_and_a_wellformed_mapping() {
     let s = server();
-    let sid = anonymize(&s, KEY_A, "a@b.de")["session_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let sid = session_of(&s, KEY_A, "a@b.de");
     let bad = [
         json!({"text": "x"}),
         json!({"text": "x", "session_id": sid, "mapping": []}),
@@ -185,10 +182,7 @@ fn reserved_tokens_are_refused_and_lookalikes_are_text() {
 #[test]
 fn unauthorized_without_a_valid_key() {
     let s = server();
-    let sid = anonymize(&s, KEY_A, "x")["session_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let sid = session_of(&s, KEY_A, "x");
     for key in [None, Some(""), Some("wrong"), Some("Key-of-tenant-a")] {
         assert_error(
             post(&s, ANON, key, &json!({"text": "x"})),
@@ -225,10 +219,7 @@ fn session_not_found_for_unknown_malformed_and_deleted_ids() {
             "session_not_found",
         );
     }
-    let sid = anonymize(&s, KEY_A, "a@b.de")["session_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let sid = session_of(&s, KEY_A, "a@b.de");
     let (status, body) = status_json(delete(&s, &sid, Some(KEY_A)));
     assert_eq!((status, body), (200, json!({"deleted": true})));
     assert_error(delete(&s, &sid, Some(KEY_A)), 404, "session_not_found");
@@ -341,10 +332,7 @@ fn too_large_body_is_refused_from_content_length_before_it_is_sent() {
     let head = format!(
         "POST {ANON} HTTP/1.1\r\nHost: t\r\nX-API-Key: {KEY_A}\r\nContent-Type: application/json\r\nContent-Length: 3000000"
     );
-    let mut stream = connect(s.addr);
-    stream
-        .write_all(format!("{head}\r\n\r\n").as_bytes())
-        .unwrap();
+    let mut stream = send_head(s.addr, &head);
     let resp = read_response(&mut stream);
     assert_eq!(resp.status, 413);
     assert_eq!(resp.json()["error"], "too_large");
@@ -354,10 +342,7 @@ fn too_large_body_is_refused_from_content_length_before_it_is_sent() {
     let head = format!(
         "POST {DEANON} HTTP/1.1\r\nHost: t\r\nX-API-Key: {KEY_A}\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 2097153"
     );
-    let mut stream = connect(s.addr);
-    stream
-        .write_all(format!("{head}\r\n\r\n").as_bytes())
-        .unwrap();
+    let mut stream = send_head(s.addr, &head);
     let mut first = [0u8; 12];
     stream.read_exact(&mut first).unwrap();
     assert_eq!(&first, b"HTTP/1.1 413");
@@ -417,10 +402,7 @@ fn checks_run_in_the_contracts_order() {
     let head = format!(
         "POST {ANON} HTTP/1.1\r\nHost: t\r\nContent-Type: text/plain\r\nContent-Length: 9000000"
     );
-    let mut stream = connect(s.addr);
-    stream
-        .write_all(format!("{head}\r\n\r\n").as_bytes())
-        .unwrap();
+    let mut stream = send_head(s.addr, &head);
     assert_eq!(read_response(&mut stream).status, 401);
     // 413 (text length) before 400 (neither mode, wrong content type).
     let resp = client()
@@ -434,18 +416,12 @@ fn checks_run_in_the_contracts_order() {
     // 413 (byte cap) before 400 (not JSON).
     let head =
         format!("POST {ANON} HTTP/1.1\r\nHost: t\r\nX-API-Key: {KEY_A}\r\nContent-Length: 9000000");
-    let mut stream = connect(s.addr);
-    stream
-        .write_all(format!("{head}\r\n\r\n").as_bytes())
-        .unwrap();
+    let mut stream = send_head(s.addr, &head);
     assert_eq!(read_response(&mut stream).status, 413);
     // The limit (2) is used up now: 429 before 413 and 400, but still 401 before 429.
     let head =
         format!("POST {ANON} HTTP/1.1\r\nHost: t\r\nX-API-Key: {KEY_A}\r\nContent-Length: 9000000");
-    let mut stream = connect(s.addr);
-    stream
-        .write_all(format!("{head}\r\n\r\n").as_bytes())
-        .unwrap();
+    let mut stream = send_head(s.addr, &head);
     let resp = read_response(&mut stream);
     assert_eq!(resp.status, 429);
     assert!(resp.header("retry-after").is_some());

@@ -159,22 +159,19 @@ fn rate_limit_of_120_per_minute_is_shared_by_both_replicas() {
     let b = replica(SHARED_REDIS, &prefix);
     let http = client();
     let stateless = json!({ "text": "hallo [[NAME_1]]", "mapping": [{"token": "[[NAME_1]]", "value": "Welt"}] });
-    let started = Instant::now();
-    for i in 0..120 {
-        let server = if i % 2 == 0 { &a } else { &b };
-        let resp = http
-            .post(server.url("/api/v1/deanonymize"))
+    let restore = |server: &TestServer| {
+        http.post(server.url("/api/v1/deanonymize"))
             .header("x-api-key", KX)
             .json(&stateless)
             .send()
-            .expect("request");
+            .expect("request")
+    };
+    let started = Instant::now();
+    for i in 0..120 {
+        let server = if i % 2 == 0 { &a } else { &b };
+        let resp = restore(server);
         assert_eq!(resp.status(), 200, "request {i}");
-        let remaining: u32 = resp
-            .headers()
-            .get("x-ratelimit-remaining")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse().ok())
-            .expect("X-RateLimit-Remaining");
+        let remaining: u64 = header_number(&resp, "x-ratelimit-remaining");
         assert_eq!(remaining, 119 - i, "request {i}");
     }
     assert!(
@@ -182,19 +179,9 @@ fn rate_limit_of_120_per_minute_is_shared_by_both_replicas() {
         "the test must stay within one window"
     );
     for server in [&a, &b] {
-        let resp = http
-            .post(server.url("/api/v1/deanonymize"))
-            .header("x-api-key", KX)
-            .json(&stateless)
-            .send()
-            .expect("request");
+        let resp = restore(server);
         assert_eq!(resp.status(), 429, "the 121st request within a minute");
-        let retry: u64 = resp
-            .headers()
-            .get("retry-after")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse().ok())
-            .expect("Retry-After");
+        let retry = header_number(&resp, "retry-after");
         assert!((1..=60).contains(&retry));
         let body: Value = resp.json().expect("json");
         assert_eq!(body["error"], "rate_limited");
@@ -306,4 +293,13 @@ fn the_redis_password_never_reaches_logs_or_answers() {
     let log = server.log();
     assert!(log.contains("redis"), "the outage is logged: {log}");
     assert!(!log.contains("s3cret-redis-pass"), "{log}");
+}
+
+/// Header `name` of `resp` as a number; panics when it is missing or not one.
+fn header_number(resp: &reqwest::blocking::Response, name: &str) -> u64 {
+    resp.headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("header {name}"))
 }

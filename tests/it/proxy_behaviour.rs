@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use crate::harness;
 use crate::harness::fixtures::{EMAIL, IBAN, IP};
-use crate::harness::http::{client, post_bytes};
+use crate::harness::http::{client, post_bytes, post_json};
 use crate::harness::server::TestServer;
 use crate::harness::stream::{parse_sse, pieces, sse};
 use crate::harness::tokens::{has_token, tokens_in};
@@ -29,10 +29,10 @@ fn multi_turn_history_gets_the_same_tokens() {
         json!({"role": "system", "content": "Du hilfst dem Support."}),
         json!({"role": "user", "content": format!("Mail an {EMAIL}, Konto {IBAN}.")}),
     ];
-    let (s, body) = post_bytes(
+    let (s, body) = post_json(
         &server,
         "/v1/chat/completions",
-        &serde_json::to_vec(&json!({"model": "m", "messages": messages})).unwrap(),
+        &json!({"model": "m", "messages": messages}),
     );
     assert_eq!(s, 200);
     let first = up.last().json();
@@ -45,10 +45,10 @@ fn multi_turn_history_gets_the_same_tokens() {
     messages.push(json!({"role": "assistant", "content": answer}));
     messages
         .push(json!({"role": "user", "content": format!("Und jetzt {IP}, wieder an {EMAIL}.")}));
-    let (s, _) = post_bytes(
+    let (s, _) = post_json(
         &server,
         "/v1/chat/completions",
-        &serde_json::to_vec(&json!({"model": "m", "messages": messages})).unwrap(),
+        &json!({"model": "m", "messages": messages}),
     );
     assert_eq!(s, 200);
     let second = up.last().json();
@@ -191,11 +191,7 @@ fn literal_tokens_stay_and_new_numbers_skip_them() {
     let up = FakeUpstream::start(chat_echo);
     let server = up.proxy(&[]);
     let body = json!({"model": "m", "messages": [{"role": "user", "content": format!("Schon da: [[EMAIL_1]]. Neu: {EMAIL}. Fremd: [[NAME_3]]")}]});
-    let (s, reply) = post_bytes(
-        &server,
-        "/v1/chat/completions",
-        &serde_json::to_vec(&body).unwrap(),
-    );
+    let (s, reply) = post_json(&server, "/v1/chat/completions", &body);
     assert_eq!(s, 200);
     let sent = up.last().json();
     let c = sent["messages"][0]["content"].as_str().unwrap();
@@ -274,13 +270,10 @@ fn gzip_replies_are_decoded_and_restored() {
         reply
     });
     let server = up.proxy(&[]);
-    let (s, body) = post_bytes(
+    let (s, body) = post_json(
         &server,
         "/v1/chat/completions",
-        &serde_json::to_vec(
-            &json!({"model": "m", "messages": [{"role": "user", "content": EMAIL}]}),
-        )
-        .unwrap(),
+        &json!({"model": "m", "messages": [{"role": "user", "content": EMAIL}]}),
     );
     assert_eq!(s, 200);
     let v: Value = serde_json::from_str(&body).expect("a decoded JSON reply");
@@ -293,13 +286,10 @@ fn upstream_failures_end_the_response_cleanly() {
     let port = harness::server::free_port();
     let dead = format!("http://127.0.0.1:{port}");
     let server = TestServer::start(&[("TARNKAPPE_OPENAI_UPSTREAM", dead.as_str())]);
-    let (s, body) = post_bytes(
+    let (s, body) = post_json(
         &server,
         "/v1/chat/completions",
-        &serde_json::to_vec(
-            &json!({"model": "m", "messages": [{"role": "user", "content": EMAIL}]}),
-        )
-        .unwrap(),
+        &json!({"model": "m", "messages": [{"role": "user", "content": EMAIL}]}),
     );
     assert!(s == 502 || s == 504, "{s}");
     assert!(serde_json::from_str::<Value>(&body).unwrap()["error"]["message"].is_string());
@@ -398,7 +388,11 @@ fn logs_carry_counts_but_never_values() {
         Reply::chat(&format!("{mangled} und [[NAME_77]]"))
     });
     let server = up.proxy(&[]);
-    let (s, body) = post_bytes(&server, "/v1/chat/completions", &serde_json::to_vec(&json!({"model": "m", "user": IP, "messages": [{"role": "user", "content": format!("{EMAIL} {IBAN}")}]})).unwrap());
+    let (s, body) = post_json(
+        &server,
+        "/v1/chat/completions",
+        &json!({"model": "m", "user": IP, "messages": [{"role": "user", "content": format!("{EMAIL} {IBAN}")}]}),
+    );
     assert_eq!(s, 200);
     assert!(body.contains(EMAIL));
     let (s, _) = post_bytes(
@@ -446,11 +440,7 @@ fn unknown_paths_follow_the_route_policy() {
     );
     let server = TestServer::start_with_config(&[], &toml);
     let body = json!({"model": "m", "whatever": {"deep": [format!("an {EMAIL}")]}, "type": EMAIL});
-    let (s, reply) = post_bytes(
-        &server,
-        "/generic/v1/custom",
-        &serde_json::to_vec(&body).unwrap(),
-    );
+    let (s, reply) = post_json(&server, "/generic/v1/custom", &body);
     assert_eq!(s, 200);
     let sent = up.last().json();
     assert!(sent["whatever"]["deep"][0]
@@ -461,11 +451,7 @@ fn unknown_paths_follow_the_route_policy() {
     let v: Value = serde_json::from_str(&reply).unwrap();
     assert_eq!(v["echo"], EMAIL);
 
-    let (s, _) = post_bytes(
-        &server,
-        "/raw/v1/custom",
-        &serde_json::to_vec(&body).unwrap(),
-    );
+    let (s, _) = post_json(&server, "/raw/v1/custom", &body);
     assert_eq!(s, 200);
     assert!(
         up.last().body_str().contains(EMAIL),
@@ -504,13 +490,10 @@ fn a_pasted_api_key_never_reaches_the_upstream() {
     let key = "sk-ant-api03-Zx8Kq2Lm9Pw4Rt7Yv1Bn6Cd3Fg5Hj0Ks-AbCdEf12";
     let dsn = "postgres://app:Xk9mQ2zL@db.intern:5432/shop";
     let content = format!("Warum geht das nicht? ANTHROPIC_API_KEY={key}\nDATABASE_URL={dsn}");
-    let (s, body) = post_bytes(
+    let (s, body) = post_json(
         &server,
         "/v1/chat/completions",
-        &serde_json::to_vec(
-            &json!({"model": "m", "messages": [{"role": "user", "content": content}]}),
-        )
-        .unwrap(),
+        &json!({"model": "m", "messages": [{"role": "user", "content": content}]}),
     );
     assert_eq!(s, 200, "{body}");
     let sent = up.last().body_str();

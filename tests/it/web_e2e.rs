@@ -289,18 +289,14 @@ async fn anonymize_restore_and_delete_in_a_real_browser() {
     .await;
 
     // Copy buttons.
-    b.el("#copy-mapping")
-        .await
-        .click()
-        .await
-        .expect("copy mapping");
-    b.wait_for(
+    b.click_then_wait(
+        "#copy-mapping",
         "document.getElementById('status').textContent === 'Mapping copied as JSON.'",
         "copy confirmation",
     )
     .await;
-    b.el("#copy-text").await.click().await.expect("copy text");
-    b.wait_for(
+    b.click_then_wait(
+        "#copy-text",
         "document.getElementById('status').textContent === 'Anonymized text copied.'",
         "copy confirmation",
     )
@@ -334,8 +330,8 @@ async fn anonymize_restore_and_delete_in_a_real_browser() {
 
     // Delete session: a confirmation dialog first (Cancel keeps it), then a visible notice.
     let session_id = b.text("#session-id").await;
-    b.el("#delete-session").await.click().await.expect("delete");
-    b.wait_for(
+    b.click_then_wait(
+        "#delete-session",
         "document.getElementById('confirm-delete').open",
         "the confirmation dialog",
     )
@@ -383,12 +379,8 @@ async fn anonymize_restore_and_delete_in_a_real_browser() {
         json!({ "text": "x", "session_id": session_id }),
         404,
     );
-    b.el("#restore-submit")
-        .await
-        .click()
-        .await
-        .expect("restore");
-    b.wait_for(
+    b.click_then_wait(
+        "#restore-submit",
         "!document.getElementById('restore-error').hidden",
         "the error",
     )
@@ -483,9 +475,12 @@ async fn the_tenants_policy_is_shown_and_a_custom_term_can_be_tried() {
     let text = "Projekt Falke bei Tarnkappe GmbH, Kunde KD-123456, intern Geheimsache Adler, IBAN DE89 3704 0044 0532 0130 00.";
     type_into(&b, "#anon-input", text).await;
     type_into(&b, "#anon-terms", " Geheimsache Adler , ").await;
-    b.el("#anon-submit").await.click().await.expect("anonymize");
-    b.wait_for("!document.getElementById('result').hidden", "the result")
-        .await;
+    b.click_then_wait(
+        "#anon-submit",
+        "!document.getElementById('result').hidden",
+        "the result",
+    )
+    .await;
     let shown = b
         .js("document.getElementById('anon-output').textContent")
         .await;
@@ -509,12 +504,8 @@ async fn the_tenants_policy_is_shown_and_a_custom_term_can_be_tried() {
         "Zu [[PROJEKT_1]] und [[TERM_1]]: [[KUNDE_1]].",
     )
     .await;
-    b.el("#restore-submit")
-        .await
-        .click()
-        .await
-        .expect("restore");
-    b.wait_for(
+    b.click_then_wait(
+        "#restore-submit",
         "!document.getElementById('restore-result').hidden",
         "restored",
     )
@@ -527,9 +518,12 @@ async fn the_tenants_policy_is_shown_and_a_custom_term_can_be_tried() {
     // A blocked type: the API's 422 in its own words, naming the type, never the value.
     type_into(&b, "#anon-terms", "").await;
     type_into(&b, "#anon-input", "Karte 4111 1111 1111 1111").await;
-    b.el("#anon-submit").await.click().await.expect("anonymize");
-    b.wait_for("!document.getElementById('anon-error').hidden", "the error")
-        .await;
+    b.click_then_wait(
+        "#anon-submit",
+        "!document.getElementById('anon-error').hidden",
+        "the error",
+    )
+    .await;
     assert_eq!(
         b.text("#anon-error .message").await,
         "The text contains data of a type that this caller's policy blocks: CREDIT_CARD."
@@ -557,9 +551,12 @@ async fn api_errors_are_shown_in_the_apis_words() {
         400,
     );
     type_into(&b, "#anon-input", "Hallo [[NAME_1]]").await;
-    b.el("#anon-submit").await.click().await.expect("anonymize");
-    b.wait_for("!document.getElementById('anon-error').hidden", "the error")
-        .await;
+    b.click_then_wait(
+        "#anon-submit",
+        "!document.getElementById('anon-error').hidden",
+        "the error",
+    )
+    .await;
     assert_eq!(b.text("#anon-error .message").await, reserved);
     assert!(b
         .text("#anon-error .detail")
@@ -573,8 +570,7 @@ async fn api_errors_are_shown_in_the_apis_words() {
         b.text("#anon-count").await,
         "100001 / 100000 characters — over the limit"
     );
-    b.el("#anon-submit").await.click().await.expect("anonymize");
-    b.wait_for(
+    b.click_then_wait("#anon-submit", 
         "document.querySelector('#anon-error .detail') && document.querySelector('#anon-error .detail').textContent.includes('too_large')",
         "too large",
     )
@@ -631,13 +627,8 @@ async fn foreign_origins_and_other_browsers_cannot_use_a_session() {
     goto_page(&first, &server).await;
     type_into(&first, "#anon-input", "IBAN DE89 3704 0044 0532 0130 00").await;
     first
-        .el("#anon-submit")
-        .await
-        .click()
-        .await
-        .expect("anonymize");
-    first
-        .wait_for(
+        .click_then_wait(
+            "#anon-submit",
             "document.querySelectorAll('#anon-output mark.tok').length === 1",
             "one token",
         )
@@ -710,13 +701,8 @@ async fn foreign_origins_and_other_browsers_cannot_use_a_session() {
     // The first browser still restores its own session through the page.
     type_into(&first, "#restore-input", &format!("Zahlung an {token}.")).await;
     first
-        .el("#restore-submit")
-        .await
-        .click()
-        .await
-        .expect("restore");
-    first
-        .wait_for(
+        .click_then_wait(
+            "#restore-submit",
             "!document.getElementById('restore-result').hidden",
             "restored text",
         )
@@ -737,8 +723,8 @@ async fn readable_on_a_phone_sized_screen() {
     goto_page(&b, &server).await;
     assert_eq!(b.js("window.innerWidth").await, 375);
     type_into(&b, "#anon-input", LETTER).await;
-    b.el("#anon-submit").await.click().await.expect("anonymize");
-    b.wait_for(
+    b.click_then_wait(
+        "#anon-submit",
         "document.querySelectorAll('#anon-output mark.tok').length > 0",
         "tokens",
     )
@@ -781,8 +767,8 @@ async fn a_link_from_another_site_keeps_the_browsers_tenant() {
         server.url("/")
     );
     b.client.goto(&other_site).await.expect("the other site");
-    b.el("#go").await.click().await.expect("follow the link");
-    b.wait_for(
+    b.click_then_wait(
+        "#go",
         "document.querySelectorAll('#legend li').length === 18",
         "the page after the reload",
     )

@@ -40,10 +40,21 @@ const CONTEXT: Context = Context {
         "seit",
     ],
     negative: &[
-        "version", "v", "build", "release", "§", "abs.", "ziffer", "kapitel", "€", "eur", "betrag",
-        "preis", "stand:", "ip",
+        "version", "v", "build", "release", "§", "abs.", "ziffer", "kapitel", "stand:", "ip",
     ],
 };
+
+/// Amount words (§12.4 negatives): they speak against a date only when they lead the number
+/// itself (`Betrag: 12.05.2024`, `EUR 1.10.2024`), never for a date that merely shares a
+/// sentence with an amount (`1.100,00 € … dated 9 May 2025`).
+const AMOUNT: Context = Context {
+    strong: &[],
+    weak: &[],
+    negative: &["€", "eur", "betrag", "preis"],
+};
+
+/// How far before a date an amount word still belongs to it (`Betrag: `, `EUR `).
+const AMOUNT_BACK: usize = 9;
 
 const MONTHS: &[(&str, u32)] = &[
     ("januar", 1),
@@ -133,6 +144,7 @@ impl Kind {
 
 pub struct DateRecognizer {
     context: ContextIndex,
+    amount: ContextIndex,
     pattern: Regex,
     /// [`tail_key`]s of the month names of the pattern.
     month_tails: Vec<u32>,
@@ -153,6 +165,7 @@ impl DateRecognizer {
         );
         DateRecognizer {
             context: ContextIndex::new(&CONTEXT),
+            amount: ContextIndex::new(&AMOUNT),
             pattern: Regex::new(&src).expect("static date pattern"),
             month_tails: MONTH_RE
                 .split('|')
@@ -298,6 +311,16 @@ fn merge_sorted<'a>(
     })
 }
 
+impl DateRecognizer {
+    /// True when an amount word belongs to the date at `start..end`: at most [`AMOUNT_BACK`]
+    /// bytes before it. (One after it opens the next number: `am 28.1.2024 EUR 150,00`.)
+    fn is_amount(&self, s: &str, start: usize, end: usize) -> bool {
+        self.amount
+            .evidence_within(s, start, end, AMOUNT_BACK)
+            .negative
+    }
+}
+
 impl Recognizer for DateRecognizer {
     fn entity_type(&self) -> EntityType {
         EntityType::Date
@@ -376,7 +399,9 @@ impl Recognizer for DateRecognizer {
             }
             // `12.03.2024 14:30 Uhr` is still a date; `12.30 Uhr` never reaches here.
             let base = if c.name("my").is_some() { 0.35 } else { 0.6 };
-            let score = evidence().score(base, 0.35, 0.1, 0.3);
+            let mut ev = evidence();
+            ev.negative |= self.is_amount(s, start, end);
+            let score = ev.score(base, 0.35, 0.1, 0.3);
             out.push(cand(EntityType::Date, start, end, score, false));
         }
     }
@@ -385,6 +410,29 @@ impl Recognizer for DateRecognizer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::detect::recognizers::kept;
+
+    #[test]
+    fn an_amount_lowers_only_its_own_number() {
+        let r = DateRecognizer::new();
+        // An amount elsewhere in the sentence says nothing about the date.
+        for s in [
+            "Ich habe 250,00 € bezahlt, die Rechnung vom 3.11.2023 liegt bei.",
+            "A fee of 80 EUR was charged on 14 June 2024 without notice.",
+            "Betrag 12,50 €, fällig am 1. Oktober 2025.",
+            "Überwiesen am 28.1.2023 EUR 99,00 auf das Konto.",
+        ] {
+            assert_eq!(kept(&r, s).len(), 1, "{s}");
+        }
+        // An amount word right at the number still does.
+        for s in [
+            "Betrag: 12.05.2024",
+            "Preis 1.10.2024",
+            "Summe EUR 1.10.2024",
+        ] {
+            assert!(kept(&r, s).is_empty(), "{s}");
+        }
+    }
 
     #[test]
     fn written_dates_open_windows_only_near_a_month() {

@@ -105,6 +105,33 @@ fn plate_before(b: &[u8], a: usize) -> bool {
         })
 }
 
+/// Score of a plate whose code is also a word (`ES IL 2993`) written in mixed-case prose:
+/// there the capitals are no word (`es` would be lower case), so it needs no context word.
+const WORDLIKE_IN_PROSE: f32 = 0.6;
+
+impl KfzRecognizer {
+    /// True when a plate with a word-like code reads as a plate and not as words: the word
+    /// before it has a lower-case letter (prose, not all-caps signage), the letters after the
+    /// code are no word themselves (`AB MO 10`), and what follows the number is neither an
+    /// all-caps word nor a unit (`AM MI 10 Uhr`).
+    fn word_like_code_is_plate(&self, s: &str, prev_word: &str, letters: &str, end: usize) -> bool {
+        let next_word: String = s[end..]
+            .trim_start_matches(' ')
+            .chars()
+            .take_while(|c| c.is_alphabetic())
+            .collect();
+        let next_lower = next_word.to_lowercase();
+        prev_word.chars().any(char::is_lowercase)
+            && !WORDLIKE.contains(&letters)
+            && (next_word.is_empty() || next_word.chars().any(char::is_lowercase))
+            && !self
+                .lexicon
+                .lists
+                .number_units
+                .contains(&next_lower.as_str())
+    }
+}
+
 impl Recognizer for KfzRecognizer {
     fn entity_type(&self) -> EntityType {
         EntityType::KfzKennzeichen
@@ -150,17 +177,21 @@ impl Recognizer for KfzRecognizer {
                 continue;
             }
             let ev = self.context.evidence(s, mstart, end);
-            let base = if WORDLIKE.contains(&code.as_str()) {
-                0.45
-            } else {
-                0.75
-            };
             // All-caps running text (`AB MO 10 UHR`): penalty.
-            let prev_word_caps = s[..mstart]
+            let prev_word = s[..mstart]
                 .trim_end()
                 .rsplit(|x: char| !x.is_alphabetic())
                 .next()
-                .is_some_and(|w| w.chars().count() >= 2 && w.chars().all(char::is_uppercase));
+                .unwrap_or("");
+            let caps = |w: &str| w.chars().count() >= 2 && w.chars().all(char::is_uppercase);
+            let prev_word_caps = caps(prev_word);
+            let base = if !WORDLIKE.contains(&code.as_str()) {
+                0.75
+            } else if self.word_like_code_is_plate(s, prev_word, letters.as_str(), end) {
+                WORDLIKE_IN_PROSE
+            } else {
+                0.45
+            };
             let mut score = ev.score(base, 0.2, 0.2, 0.3);
             if prev_word_caps {
                 score -= 0.3;
@@ -173,6 +204,26 @@ impl Recognizer for KfzRecognizer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::detect::recognizers::kept;
+
+    #[test]
+    fn a_word_like_code_in_mixed_case_prose_is_a_plate() {
+        let r = KfzRecognizer::new();
+        for s in [
+            "der wagen hatte ES XK 481 und fuhr weiter",
+            "Notiert habe ich AN QZ 77, mehr nicht.",
+        ] {
+            assert_eq!(kept(&r, s).len(), 1, "{s}");
+        }
+        for s in [
+            "ÖFFNUNGSZEITEN AB MO 10 UHR",
+            "Termin AM MI 10 Uhr im Haus",
+            "wir sehen uns AB MO 10",
+            "GESCHLOSSEN ES IL 20 TAGE",
+        ] {
+            assert!(kept(&r, s).is_empty(), "{s}");
+        }
+    }
 
     #[test]
     fn plates_need_letters_and_a_code_before_the_number() {

@@ -3,6 +3,7 @@
 
 use regex::Regex;
 
+use super::address_line;
 use super::context::lower;
 use super::{cand, Context, ContextIndex};
 use crate::detect::lexicon::{class, Lexicon};
@@ -296,6 +297,7 @@ impl LocationRecognizer {
         s: &str,
         digit_runs: &[(usize, usize)],
         words: &[Word],
+        lexed: &Lexed,
         streets: &[(usize, usize)],
         out: &mut Vec<Candidate>,
     ) {
@@ -337,7 +339,7 @@ impl LocationRecognizer {
             }
             // The town: the first word after the postcode, on the same line.
             let wi = words.partition_point(|w| w.start <= digits_end);
-            let after_street = streets.iter().any(|&(_, e)| {
+            let mut after_street = streets.iter().any(|&(_, e)| {
                 e <= start
                     && start - e <= 3
                     && s[e..start].chars().all(|c| matches!(c, ',' | ' ' | '\n'))
@@ -371,6 +373,13 @@ impl LocationRecognizer {
                 }
                 continue;
             }
+            // A street the pattern does not know, read off the address line (`Zeil 106, `).
+            let street = if after_street || !(digits.len() == 5 || prefixed || known) {
+                None
+            } else {
+                address_line::street_before(s, words, lexed, self.lexicon, start)
+            };
+            after_street |= street.is_some();
             let score = if known && (digits.len() == 5 || prefixed) {
                 0.85
             } else if known {
@@ -387,6 +396,14 @@ impl LocationRecognizer {
             } else {
                 score
             };
+            if let Some((a, e)) = street.filter(|_| score >= 0.5) {
+                let street_score = if strong_context() {
+                    address_line::STREET + 0.15
+                } else {
+                    address_line::STREET
+                };
+                out.push(cand(EntityType::Location, a, e, street_score, false));
+            }
             out.push(cand(EntityType::Location, start, end, score, false));
         }
     }
@@ -581,7 +598,7 @@ impl Recognizer for LocationRecognizer {
         let streets = self.streets(s, &street_windows(s, text.digit_runs()), out);
         self.english_addresses(s, text.digit_runs(), out);
         let words = text.words();
-        self.postcodes(s, text.digit_runs(), words, &streets, out);
+        self.postcodes(s, text.digit_runs(), words, text.lexed(), &streets, out);
         self.towns(s, words, text.lexed(), out);
     }
 }

@@ -2,6 +2,7 @@
 //! [`all`]. Shared helpers: span and window helpers in [`window`], context scoring in
 //! [`context`].
 
+mod address_line;
 mod ausweis;
 mod context;
 mod credit_card;

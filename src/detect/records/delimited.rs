@@ -198,9 +198,7 @@ mod tests {
     fn cells(s: &str) -> Vec<Vec<&str>> {
         let mut out = Vec::new();
         find(s, &mut out);
-        out.iter()
-            .map(|t| t.cells.iter().map(|c| &s[c.start..c.end]).collect())
-            .collect()
+        out.iter().map(|t| t.cell_texts(s)).collect()
     }
 
     #[test]
@@ -209,13 +207,7 @@ mod tests {
         let mut out = Vec::new();
         find(s, &mut out);
         assert_eq!(out.len(), 1);
-        let names: Vec<&str> = out[0]
-            .names
-            .iter()
-            .flatten()
-            .map(|&(a, b)| &s[a..b])
-            .collect();
-        assert_eq!(names, ["name", "plz", "ort"]);
+        assert_eq!(out[0].name_texts(s), ["name", "plz", "ort"]);
         assert_eq!(
             cells(s),
             [[

@@ -83,16 +83,9 @@ mod tests {
         let mut out = Vec::new();
         find(s, &mut out);
         assert_eq!(out.len(), 1);
-        let names: Vec<&str> = out[0]
-            .names
-            .iter()
-            .flatten()
-            .map(|&(a, b)| &s[a..b])
-            .collect();
-        assert_eq!(names, ["Name", "Ort"]);
-        let cells: Vec<&str> = out[0].cells.iter().map(|c| &s[c.start..c.end]).collect();
+        assert_eq!(out[0].name_texts(s), ["Name", "Ort"]);
         assert_eq!(
-            cells,
+            out[0].cell_texts(s),
             ["Jana Brökelmann", "Bielefeld", "Olaf \\| T", "Cottbus"]
         );
         let mut out = Vec::new();

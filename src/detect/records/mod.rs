@@ -236,7 +236,11 @@ fn mentions(s: &str, found: &[Candidate], known: &Known, out: &mut Vec<Candidate
     if values.is_empty() {
         return;
     }
+    // Built per text: a contiguous NFA builds several times faster than the DFA the default
+    // picks for a few dozen values (a dense 2 KB request: 1.4 M instructions) and searches one
+    // text about as fast.
     let Ok(ac) = aho_corasick::AhoCorasick::builder()
+        .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
         .match_kind(aho_corasick::MatchKind::LeftmostLongest)
         .build(values.iter().map(|v| v.0))
     else {

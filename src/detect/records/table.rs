@@ -59,6 +59,24 @@ impl Table {
     }
 }
 
+/// What a reader found, as text, for the readers' tests.
+#[cfg(test)]
+impl Table {
+    /// The column names that the shape gives, in column order.
+    pub fn name_texts<'s>(&self, s: &'s str) -> Vec<&'s str> {
+        self.names
+            .iter()
+            .flatten()
+            .map(|&(a, b)| &s[a..b])
+            .collect()
+    }
+
+    /// Every cell's value, in the order read.
+    pub fn cell_texts<'s>(&self, s: &'s str) -> Vec<&'s str> {
+        self.cells.iter().map(|c| &s[c.start..c.end]).collect()
+    }
+}
+
 /// `[start, end)` of `s` without surrounding whitespace and one pair of matching quotes.
 pub(crate) fn trim_value(s: &str, start: usize, end: usize) -> Option<(usize, usize)> {
     let v = s.get(start..end)?;

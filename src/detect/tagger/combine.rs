@@ -40,12 +40,26 @@ pub const NOUN_VETO_BELOW: f32 = 0.8;
 /// their words in an organisation or other non-person mention (`Siemens`, `Bundesliga`).
 pub const OTHER_VETO_BELOW: f32 = 0.7;
 
-/// Adds the tagger's person mentions to `candidates` and vetoes weak rule guesses it rejects.
+/// Adds the tagger's person mentions to `candidates` and vetoes weak rule guesses it rejects:
+/// [`tag`] then [`combine`].
 pub fn apply(tagger: &Tagger, text: &Text<'_>, candidates: &mut Vec<Candidate>) {
+    if let Some(tagging) = tag(tagger, text) {
+        combine(&tagging, text, candidates);
+    }
+}
+
+/// The tagger's view of `text` (`None` for a text without words). Reads the text alone, not the
+/// candidates, so the engine can run it beside the recognizers.
+pub fn tag(tagger: &Tagger, text: &Text<'_>) -> Option<Tagging> {
+    (!text.words().is_empty()).then(|| tagger.tag(text))
+}
+
+/// The second half of [`apply`]: meets `tagging` (of this `text`, from [`tag`]) with the rules'
+/// candidates.
+pub fn combine(tagging: &Tagging, text: &Text<'_>, candidates: &mut Vec<Candidate>) {
     if text.words().is_empty() {
         return;
     }
-    let tagging = tagger.tag(text);
     let s = text.view();
     let words = text.words();
     let facts = text.lexed().facts();
@@ -111,10 +125,17 @@ pub fn apply(tagger: &Tagger, text: &Text<'_>, candidates: &mut Vec<Candidate>) 
         }
         let noun_veto = c.score < NOUN_VETO_BELOW && nouns_only(c.start, c.end);
         let weak_veto = c.score < WEAK_BELOW && judged(c.start, c.end);
-        let other_veto = c.score < OTHER_VETO_BELOW && in_other(c.start, c.end);
-        !(noun_veto || weak_veto || other_veto)
+        let r = range(c.start, c.end);
+        // A lone given name the gazetteers list stays (`My wife Victoria`): organisations
+        // named after people hold more than one word.
+        let lone_given = r.len() == 1 && facts[r.start].cased & class::FIRST_NAME != 0;
+        let other_veto = c.score < OTHER_VETO_BELOW && !lone_given && in_other(c.start, c.end);
+        // A lone unanchored guess right before a number is a label or unit (`since Mar 21`).
+        let number_veto =
+            c.score < OTHER_VETO_BELOW && r.len() == 1 && before_number(s, words, r.start);
+        !(noun_veto || weak_veto || other_veto || number_veto)
     });
-    places(&tagging, text, tables, candidates);
+    places(tagging, text, tables, candidates);
     for (a, b, _, _) in spans {
         candidates.push(Candidate {
             entity_type: EntityType::Person,
@@ -173,18 +194,44 @@ fn needs_anchor(
 ) -> bool {
     let after_pet = first > 0 && facts[first - 1].bits & class::PET != 0;
     let lone_common = first == last
-        && (facts[first].bits & class::COMMON != 0 || tables.is_noun(words[first].text(s)));
+        && (facts[first].bits & class::COMMON != 0
+            || tables.is_noun(words[first].text(s))
+            || noun_compound(words[first].text(s), tables));
     // A salutation, title or office is never part of a name (`Madam`, `Präsident`).
     let office = (first..=last)
         .any(|k| facts[k].bits & (class::SALUTATION | class::TITLE | class::ROLE) != 0);
-    // A lone word right before a number is a label or unit (`Personalnr. 517…`, `Mar 21`).
-    let before_number = first == last
-        && words.get(last + 1).is_some_and(|n| {
-            n.text(s).starts_with(|c: char| c.is_ascii_digit())
-                && s.get(words[last].end..n.start)
-                    .is_some_and(|g| g.chars().all(|c| c == ' ' || c == '.'))
-        });
-    after_pet || lone_common || office || before_number
+    let before_number = first == last && before_number(s, words, last);
+    // A lone word right before a code of letters and digits labels it (`Invoice RE-2025-0042`).
+    let before_code = first == last && {
+        let rest = s[words[last].end..].trim_start_matches(' ');
+        let code = &rest[..rest
+            .find(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ')'))
+            .unwrap_or(rest.len())];
+        code.starts_with(|c: char| c.is_ascii_uppercase())
+            && code.bytes().any(|b| b.is_ascii_digit())
+    };
+    after_pet || lone_common || office || before_number || before_code
+}
+
+/// A word right before a number (spaces and dots between) is a label or unit (`Personalnr.
+/// 517…`, `Mar 21`). Digits are never part of a word, so the text after the word is read.
+fn before_number(s: &str, words: &[Word], k: usize) -> bool {
+    s.get(words[k].end..).is_some_and(|rest| {
+        rest.trim_start_matches([' ', '.'])
+            .starts_with(|c: char| c.is_ascii_digit())
+    })
+}
+
+/// A hyphenated word ending in a common noun with no part a gazetteer name (`Support-Team`,
+/// not `Schulze-Vogel`).
+fn noun_compound(word: &str, tables: &Tables) -> bool {
+    let lex = Lexicon::get();
+    let name = |part: &str| {
+        lex.form_bits(&part.to_lowercase()) & (class::FIRST_NAME | class::LAST_NAME) != 0
+    };
+    word.rsplit_once('-').is_some_and(|(_, tail)| {
+        tail.starts_with(char::is_uppercase) && tables.is_noun(tail) && !word.split('-').any(name)
+    })
 }
 
 /// A mention cut where the text between two of its words holds more than a name joins with
@@ -261,6 +308,25 @@ mod tests {
             n.iter().all(|x| !x.contains('|') && !x.contains(',')),
             "{n:?}"
         );
+    }
+
+    #[test]
+    fn a_group_noun_or_a_code_label_is_no_name() {
+        assert!(names("Hallo Vertriebs-Team, anbei die Liste.").is_empty());
+        assert!(names("Invoice RX-2031-0042, order 77, paid.").is_empty());
+        // A hyphenated name with a noun tail is still a name when a gazetteer knows a part.
+        assert_eq!(
+            names("Gestern rief Anna Schulze-Vogel an."),
+            vec!["Anna Schulze-Vogel"]
+        );
+    }
+
+    #[test]
+    fn a_word_before_a_number_is_no_name_and_a_lone_given_name_stays() {
+        let n = names("I've been locked out of my account since Mar 21, 2024. Thanks");
+        assert!(n.iter().all(|x| x != "Mar"), "{n:?}");
+        let n = names("What documents do I need? My wife Victoria and I also need to extend it.");
+        assert!(n.iter().any(|x| x == "Victoria"), "{n:?}");
     }
 
     #[test]

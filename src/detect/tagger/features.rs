@@ -249,23 +249,26 @@ fn view<'a>(
     let text = w.text(s);
     let low = lexed.low(i);
     let facts = lexed.facts()[i];
-    let key = o.key.unwrap_or_else(|| word_hash(text));
-    let low_key = if low == text { key } else { word_hash(low) };
+    // The lexicon hashed the lowercase form already; a word written in lowercase is its own key.
+    let low_key = facts.low_hash;
+    let key = o.key.unwrap_or_else(|| {
+        if low == text {
+            low_key
+        } else {
+            word_hash(text)
+        }
+    });
     let mut cluster = 0;
     if w.shape != Shape::Lower {
         cluster = tables.cluster_of_hash(key);
     }
     if cluster == 0 {
-        cluster = if low == text {
-            tables.cluster_of_hash(key)
-        } else {
-            tables.cluster(low)
-        };
+        cluster = tables.cluster_of_hash(low_key);
     }
     let (mut stem_cluster, mut stem_cased) = (0, 0);
     if o.open && text.len() >= 4 {
         if let (Some(st), Some(lst)) = (text.strip_suffix('s'), low.strip_suffix('s')) {
-            stem_cluster = tables.cluster(st);
+            stem_cluster = tables.cluster_of_hash(word_hash(st));
             stem_cased = Lexicon::get().classes(st, lst).1 & NAMEISH;
         }
     }

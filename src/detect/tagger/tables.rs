@@ -13,11 +13,9 @@ static NOUNS: &str = include_str!("../../../data/tagger/nouns.txt");
 /// looked-up word has a probability of about 10^-14), so a lookup touches no string.
 type HashKeyed<V> = HashMap<u64, V, nohash_hasher::BuildNoHashHasher<u64>>;
 
-/// Fixed hash of a word form (the tables store hashes, not strings).
-pub(crate) fn word_hash(word: &str) -> u64 {
-    use std::hash::BuildHasher;
-    foldhash::fast::FixedState::with_seed(0x5461_6767_6572_2121).hash_one(word)
-}
+/// Fixed hash of a word form (the tables store hashes, not strings); the lexicon's, so the
+/// hash of a word's lowercase form is made once per text.
+pub(crate) use crate::detect::lexicon::word_hash;
 
 /// The compiled tables.
 pub struct Tables {
@@ -55,6 +53,7 @@ impl Tables {
     }
 
     /// Cluster of the word as written, 0 when the word is not in the table.
+    #[cfg(test)]
     pub fn cluster(&self, word: &str) -> u16 {
         self.cluster_of_hash(word_hash(word))
     }

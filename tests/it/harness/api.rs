@@ -84,3 +84,9 @@ pub fn anonymize(server: &TestServer, key: &str, text: &str) -> Value {
     assert_eq!(status, 200, "{body}");
     body
 }
+
+/// Anonymizes `text` with `key` and returns the new session's id.
+pub fn session_of(server: &TestServer, key: &str, text: &str) -> String {
+    let body = anonymize(server, key, text);
+    body["session_id"].as_str().expect("session_id").to_owned()
+}

@@ -127,6 +127,16 @@ impl Browser {
         }
     }
 
+    /// Clicks the element `css`, then [`Browser::wait_for`] `expr`.
+    pub async fn click_then_wait(&self, css: &str, expr: &str, what: &str) -> Value {
+        self.el(css)
+            .await
+            .click()
+            .await
+            .unwrap_or_else(|e| panic!("click {css}: {e}"));
+        self.wait_for(expr, what).await
+    }
+
     pub async fn el(&self, css: &str) -> Element {
         self.client
             .find(Locator::Css(css))

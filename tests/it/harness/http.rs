@@ -1,7 +1,7 @@
 //! HTTP from the test side: a blocking client, and raw HTTP/1.1 over a TCP socket for what a
 //! client library hides (headers without a body, chunked bodies, keep-alive).
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
@@ -43,6 +43,15 @@ pub fn post_bytes(server: &TestServer, path: &str, body: &[u8]) -> (u16, String)
     (status, resp.text().unwrap_or_default())
 }
 
+/// [`post_bytes`] with `body` serialised.
+pub fn post_json(server: &TestServer, path: &str, body: &Value) -> (u16, String) {
+    post_bytes(
+        server,
+        path,
+        &serde_json::to_vec(body).expect("serialisable JSON"),
+    )
+}
+
 /// The value of header `name` (any case) among `headers`.
 pub fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
     headers
@@ -73,6 +82,15 @@ pub fn connect(addr: SocketAddr) -> TcpStream {
     let s = TcpStream::connect(addr).expect("connect");
     s.set_read_timeout(Some(Duration::from_secs(10)))
         .expect("timeout");
+    s
+}
+
+/// Connects to `addr` and sends the request `head` (request line and headers, without the
+/// blank line that ends them); the body, if any, is the caller's to send.
+pub fn send_head(addr: SocketAddr, head: &str) -> TcpStream {
+    let mut s = connect(addr);
+    s.write_all(format!("{head}\r\n\r\n").as_bytes())
+        .expect("send the request head");
     s
 }
 

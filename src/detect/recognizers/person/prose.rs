@@ -121,7 +121,8 @@ pub(super) fn find(cx: &Ctx<'_>, found: &mut Found) {
                 }
             }
             Shape::Lower => {
-                // Chat: `tobias meier`.
+                // Chat: `tobias meier`, also with a surname that is a word too (`tobias koch`):
+                // after an unambiguous given name it is the surname, as in `Tobias Koch`.
                 if f.first
                     && !f.stop
                     && !f.common
@@ -130,7 +131,6 @@ pub(super) fn find(cx: &Ctx<'_>, found: &mut Found) {
                     && cx.w[i + 1].shape == Shape::Lower
                     && cx.info[i + 1].last
                     && !cx.info[i + 1].stop
-                    && !cx.info[i + 1].common
                 {
                     push(found, i, i + 1, UNANCHORED_SHAPE);
                     i += 2;
@@ -194,6 +194,19 @@ mod tests {
         ] {
             assert_eq!(names(text), Vec::<String>::new(), "{text}");
         }
+    }
+
+    #[test]
+    fn lower_case_chat_names_may_have_a_common_word_surname() {
+        assert_eq!(
+            names("ok also tobias koch meinte das passt so"),
+            vec!["tobias koch"]
+        );
+        // Without a given name before it the word stays a word.
+        assert_eq!(
+            names("ok also der koch meinte das passt so"),
+            Vec::<String>::new()
+        );
     }
 
     #[test]
