@@ -187,7 +187,9 @@ fn needs_anchor(
 ) -> bool {
     let after_pet = first > 0 && facts[first - 1].bits & class::PET != 0;
     let lone_common = first == last
-        && (facts[first].bits & class::COMMON != 0 || tables.is_noun(words[first].text(s)));
+        && (facts[first].bits & class::COMMON != 0
+            || tables.is_noun(words[first].text(s))
+            || noun_compound(words[first].text(s), tables));
     // A salutation, title or office is never part of a name (`Madam`, `Präsident`).
     let office = (first..=last)
         .any(|k| facts[k].bits & (class::SALUTATION | class::TITLE | class::ROLE) != 0);
@@ -198,7 +200,28 @@ fn needs_anchor(
                 && s.get(words[last].end..n.start)
                     .is_some_and(|g| g.chars().all(|c| c == ' ' || c == '.'))
         });
-    after_pet || lone_common || office || before_number
+    // A lone word right before a code of letters and digits labels it (`Invoice RE-2025-0042`).
+    let before_code = first == last && {
+        let rest = s[words[last].end..].trim_start_matches(' ');
+        let code = &rest[..rest
+            .find(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ')'))
+            .unwrap_or(rest.len())];
+        code.starts_with(|c: char| c.is_ascii_uppercase())
+            && code.bytes().any(|b| b.is_ascii_digit())
+    };
+    after_pet || lone_common || office || before_number || before_code
+}
+
+/// A hyphenated word ending in a common noun with no part a gazetteer name (`Support-Team`,
+/// not `Schulze-Vogel`).
+fn noun_compound(word: &str, tables: &Tables) -> bool {
+    let lex = Lexicon::get();
+    let name = |part: &str| {
+        lex.form_bits(&part.to_lowercase()) & (class::FIRST_NAME | class::LAST_NAME) != 0
+    };
+    word.rsplit_once('-').is_some_and(|(_, tail)| {
+        tail.starts_with(char::is_uppercase) && tables.is_noun(tail) && !word.split('-').any(name)
+    })
 }
 
 /// A mention cut where the text between two of its words holds more than a name joins with
@@ -274,6 +297,17 @@ mod tests {
         assert!(
             n.iter().all(|x| !x.contains('|') && !x.contains(',')),
             "{n:?}"
+        );
+    }
+
+    #[test]
+    fn a_group_noun_or_a_code_label_is_no_name() {
+        assert!(names("Hallo Vertriebs-Team, anbei die Liste.").is_empty());
+        assert!(names("Invoice RX-2031-0042, order 77, paid.").is_empty());
+        // A hyphenated name with a noun tail is still a name when a gazetteer knows a part.
+        assert_eq!(
+            names("Gestern rief Anna Schulze-Vogel an."),
+            vec!["Anna Schulze-Vogel"]
         );
     }
 

@@ -89,8 +89,15 @@ pub(super) fn find(cx: &Ctx<'_>, found: &mut Found) {
             if let Some(j) = cx.extend(k, Mode::Anchored, 3) {
                 let after = cx.s[cx.w[j].end..].trim_start_matches(' ');
                 let closes = after.is_empty() || after.starts_with([',', '!', '\n', '.', ':', '?']);
-                let gaz = cx.info[k].first || cx.info[k].last;
-                if (closes && cx.w[k].shape != Shape::Lower) || gaz {
+                let (f, shape) = (&cx.info[k], cx.w[k].shape);
+                let gaz = f.first || f.last;
+                // `hey can u help`: a lower-case word that is also an ordinary word names
+                // someone only when the greeting closes after it (`hey can,`).
+                let word_reading = shape == Shape::Lower && (f.stop || f.common) && !closes;
+                // `Hallo Support-Team,`, `Hallo Team`: a common noun no gazetteer lists
+                // greets a group.
+                let group = !gaz && j == k && cx.common_noun(k);
+                if ((closes && shape != Shape::Lower) || gaz) && !word_reading && !group {
                     push(found, k, j, ANCHORED);
                 }
             }
@@ -210,6 +217,19 @@ mod tests {
             names("Sehr geehrte Frau Prof. Dr. Anna Weiß,"),
             vec!["Anna Weiß"]
         );
+    }
+
+    #[test]
+    fn a_greeting_before_a_group_or_a_word_names_nobody() {
+        for text in [
+            "Hallo Vertriebs-Team, anbei die Liste.",
+            "Hallo Team, kurze Frage.",
+            "hey can u check this for me",
+        ] {
+            assert_eq!(names(text), Vec::<String>::new(), "{text}");
+        }
+        assert_eq!(names("hey can, alles gut?"), vec!["can"]);
+        assert_eq!(names("Hallo Ines, kurze Frage."), vec!["Ines"]);
     }
 
     #[test]

@@ -40,6 +40,17 @@ impl Ctx<'_> {
             && !self.s[..self.w[i - 1].start].trim_end().ends_with(',')
     }
 
+    /// True when word `i` is a common noun as written, or a hyphenated compound ending in
+    /// one (`Team`, `Support-Team`), per the noun table of `german-nouns`.
+    pub(super) fn common_noun(&self, i: usize) -> bool {
+        let nouns = crate::detect::tagger::tables::Tables::get();
+        let t = self.w[i].text(self.s);
+        nouns.is_noun(t)
+            || t.rsplit_once('-').is_some_and(|(_, tail)| {
+                tail.starts_with(char::is_uppercase) && nouns.is_noun(tail)
+            })
+    }
+
     pub(super) fn noun_like(&self, i: usize) -> bool {
         let l = self.low(i);
         l.chars().count() > 4
