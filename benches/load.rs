@@ -14,7 +14,8 @@
 //! - Streaming (SSE, 40 events, each its own write): time to first body byte and time per chunk.
 //!
 //! `cargo bench --bench load` (TARNKAPPE_BENCH_SECONDS scales the 32-connection phases;
-//! TARNKAPPE_LOAD_BIN runs another build of the proxy binary).
+//! TARNKAPPE_LOAD_BIN runs another build of the proxy binary; TARNKAPPE_LOAD_ANON=dense,N only
+//! anonymizes one of the bodies N times in process, for callgrind).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};

@@ -6,8 +6,9 @@
 //! to leave every finding as it was (`diff` the files of two commits).
 //! `… profile_recognizers -- --loop N` only runs `detect` N times on the prose, on one thread
 //! (for `perf`, `valgrind --tool=callgrind`).
-//! `… profile_recognizers -- --threads N` times `detect` on the prose N times with one thread and
-//! N times with two (interleaved, so load changes hit both alike) and prints both medians.
+//! `… profile_recognizers -- --threads N [CODEPOINTS]` times `detect` on the prose (100,000 code
+//! points unless given) N times with one thread and N times with two, whatever its size
+//! (interleaved, so load changes hit both alike), and prints both medians.
 
 use std::time::Instant;
 
@@ -31,9 +32,10 @@ fn main() {
             return;
         }
         (Some("--threads"), Some(n)) => {
-            let text = prose::prose(100_000);
+            let size = args.get(2).and_then(|c| c.parse().ok()).unwrap_or(100_000);
+            let text = prose::prose(size);
             let one = Detector::new().with_parallel_from(usize::MAX);
-            let two = Detector::new();
+            let two = Detector::new().with_parallel_from(0);
             let (mut a, mut b) = (Vec::new(), Vec::new());
             for _ in 0..n.parse::<usize>().unwrap_or(1) {
                 let t = Instant::now();
@@ -48,7 +50,8 @@ fn main() {
                 v[v.len() / 2]
             };
             println!(
-                "detect medians: one thread {:.2} ms, two threads {:.2} ms",
+                "detect medians, {} bytes: one thread {:.3} ms, two threads {:.3} ms",
+                text.len(),
                 median(a),
                 median(b)
             );

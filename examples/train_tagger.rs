@@ -52,7 +52,7 @@ fn others(dir: &str) -> Res<Vec<Document>> {
     let mut out = Vec::new();
     let historical = std::env::var("TAGGER_NOHIST").is_err();
     // Per mille of the HIPE documents kept (every n-th), and Europeana on or off.
-    let keep = env_num("TAGGER_HIST_KEEP", 1000)?;
+    let keep = env_num("TAGGER_HIST_KEEP", 250)?;
     let europeana = std::env::var("TAGGER_NOEURO").is_err();
     for f in [
         "hipe2022-newseye-de-dev.tsv",

@@ -29,7 +29,7 @@ import sys
 import german_nouns
 import spacy_lookups_data
 
-CAPITALISED = 200_000
+CAPITALISED = 1_000_001  # all of them: 200,000 gave GermEval CV F1 0.812, 400,000 0.821, all 0.835
 LOWER = 30_000
 NOUN_VOCAB = 600_000
 PROPER = {"Vorname", "Nachname", "Toponym", "Eigenname", "Straßenname", "Abkürzung"}

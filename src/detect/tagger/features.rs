@@ -9,7 +9,7 @@
 //! (German capitalises every noun) and keeps `Juni`, `Kosten` or `Präsident` out of names.
 
 use super::tables::{word_hash, Tables};
-use crate::detect::lexicon::class;
+use crate::detect::lexicon::{class, Lexicon};
 use crate::detect::text::{Lexed, Text};
 use crate::detect::words::{Shape, Word};
 
@@ -166,6 +166,10 @@ pub(crate) struct WordView<'a> {
     cased: u32,
     cluster: u16,
     noun: bool,
+    /// Cluster and gazetteer classes (name/town) of an open word without a final `s`
+    /// (`Wulffs` → `Wulff`): German genitives of names are rarer than the names.
+    stem_cluster: u16,
+    stem_cased: u32,
     pub(crate) sentence_start: bool,
     pub(crate) open: bool,
 }
@@ -261,10 +265,19 @@ fn view<'a>(
     if cluster == 0 {
         cluster = tables.cluster_of_hash(low_key);
     }
+    let (mut stem_cluster, mut stem_cased) = (0, 0);
+    if o.open && text.len() >= 4 {
+        if let (Some(st), Some(lst)) = (text.strip_suffix('s'), low.strip_suffix('s')) {
+            stem_cluster = tables.cluster(st);
+            stem_cased = Lexicon::get().classes(st, lst).1 & NAMEISH;
+        }
+    }
     WordView {
         text,
         low,
         key,
+        stem_cluster,
+        stem_cased,
         low_key,
         shape: w.shape,
         bits: facts.bits,
@@ -369,6 +382,15 @@ pub(crate) fn local(v: &WordView<'_>, f: &mut Sink<'_>) {
         f.push(fnum(20, u32::from(v.sentence_start) << 16 | p));
     }
     f.push(fnum(72, v.cased & NAMEISH | u32::from(v.noun) << 8));
+    if v.stem_cluster != 0 {
+        f.push(fnum(73, u32::from(v.stem_cluster)));
+        if let Some(p) = cluster_prefix(v.stem_cluster, 6) {
+            f.push(fnum(74, p));
+        }
+    }
+    if v.stem_cased != 0 {
+        f.push(fnum(75, v.stem_cased));
+    }
 }
 
 /// The punctuation before and after word `i`.
@@ -402,8 +424,8 @@ pub(crate) fn near_low(t: u8, n: Option<&WordView<'_>>, f: &mut Sink<'_>) {
 /// Template ids of the described neighbours at -1 and +1.
 pub(crate) const NEAR_VIEW: [(u8, isize); 2] = [(30, -1), (31, 1)];
 
-/// Shape, cluster, classes, noun and openness of a direct neighbour: a function of the
-/// neighbour's form and openness alone.
+/// Shape, cluster (whole, 6- and 4-bit path prefixes), classes, noun and openness of a direct
+/// neighbour: a function of the neighbour's form and openness alone.
 pub(crate) fn near_view(t: u8, n: Option<&WordView<'_>>, f: &mut Sink<'_>) {
     let Some(n) = n else {
         f.push(fnum(t, 99));
@@ -413,6 +435,10 @@ pub(crate) fn near_view(t: u8, n: Option<&WordView<'_>>, f: &mut Sink<'_>) {
     f.push(mix(t, packed(&sig[..k])));
     if let Some(p) = cluster_prefix(n.cluster, 6) {
         f.push(fnum(t + 10, p));
+    }
+    f.push(fnum(t + 50, u32::from(n.cluster)));
+    if let Some(p) = cluster_prefix(n.cluster, 4) {
+        f.push(fnum(t + 60, p));
     }
     for b in 0..16 {
         if n.bits & (1 << b) != 0 {
