@@ -90,6 +90,7 @@ word_lists! {
     postcode_not_after,
     town_prepositions,
     place_prepositions,
+    ambiguous_town_idioms,
     town_labels,
     town_context_strong,
 }

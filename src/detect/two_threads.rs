@@ -8,7 +8,8 @@
 //! must *enter* before the caller has finished; once the caller has finished, it closes the gate,
 //! and a pool thread that arrives later leaves without touching the work. The caller waits only
 //! for a pool thread that is inside the work, which then ends as soon as the job it holds is
-//! done (the work is a loop over a shared job counter, see `Detector`).
+//! done (the work is a loop over a shared job counter, see `Detector`). That wait remains: a
+//! pool thread preempted inside a job on a saturated machine still delays the caller (README).
 //!
 //! The pool thread's closure must be `'static` (it may run after this call has returned), but the
 //! work borrows the caller's text and slots. The gate makes that sound: the work is reached only

@@ -7,8 +7,7 @@
 //! document. A value found anywhere is therefore replaced everywhere, and the restored history
 //! of a conversation anonymizes to the same tokens on every turn.
 
-use std::collections::HashMap;
-
+use ahash::AHashSet;
 use aho_corasick::{packed, AhoCorasick, AhoCorasickKind, MatchKind};
 
 use super::embedded::{Embedded, EmbeddedError};
@@ -109,7 +108,7 @@ fn anonymize(
         policy,
         table: &mut table,
         values: Vec::new(),
-        seen: HashMap::new(),
+        seen: AHashSet::new(),
         refusal: None,
     };
     walk_request(format, &mut root, &mut collect);
@@ -152,7 +151,7 @@ struct Collector<'a> {
     policy: Option<&'a Policy>,
     table: &'a mut TokenTable,
     values: Vec<(EntityType, String)>,
-    seen: HashMap<String, ()>,
+    seen: AHashSet<String>,
     /// The first reason to refuse the request (the rewrite pass never runs then).
     refusal: Option<RewriteError>,
 }
@@ -184,7 +183,8 @@ impl Collector<'_> {
             if only.is_some_and(|o| o != t) {
                 continue;
             }
-            if !v.is_empty() && self.seen.insert(v.to_owned(), ()).is_none() {
+            if !v.is_empty() && !self.seen.contains(v) {
+                self.seen.insert(v.to_owned());
                 self.values.push((t, v.to_owned()));
             }
         }

@@ -5,6 +5,7 @@ use regex::Regex;
 
 use super::address_line;
 use super::context::lower;
+use super::town_noun;
 use super::{cand, Context, ContextIndex};
 use crate::detect::lexicon::{class, Lexicon};
 use crate::detect::text::Lexed;
@@ -491,6 +492,15 @@ impl LocationRecognizer {
             } else if ambiguous {
                 if (prep && strong) || label {
                     0.7
+                } else if w.shape == Shape::Capitalised
+                    && lists.place_prepositions.contains(&prev_lower.as_str())
+                    && !lists.ambiguous_town_idioms.contains(&lexed.low(i))
+                    && !town_noun::coordinated_noun(s, words, lexed, end)
+                {
+                    // `in Weiden`, `nach Hof`: the noun would need an article (`in den
+                    // Weiden`); not in an idiom (`in Brand`, `aus Stein`) or a pair of nouns
+                    // (`in Bad und Küche`).
+                    town_noun::AFTER_PREPOSITION
                 } else {
                     0.0
                 }

@@ -19,6 +19,7 @@ mod secret;
 mod steuer_id;
 mod steuernummer;
 mod sv_nummer;
+mod town_noun;
 mod url;
 mod us_ssn;
 mod ust_id;
