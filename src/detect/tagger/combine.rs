@@ -193,23 +193,19 @@ fn needs_anchor(
     // A salutation, title or office is never part of a name (`Madam`, `Präsident`).
     let office = (first..=last)
         .any(|k| facts[k].bits & (class::SALUTATION | class::TITLE | class::ROLE) != 0);
-    // A lone word right before a number is a label or unit (`Personalnr. 517…`, `Mar 21`).
-    let before_number = first == last
-        && words.get(last + 1).is_some_and(|n| {
-            n.text(s).starts_with(|c: char| c.is_ascii_digit())
-                && s.get(words[last].end..n.start)
-                    .is_some_and(|g| g.chars().all(|c| c == ' ' || c == '.'))
-        });
-    // A lone word right before a code of letters and digits labels it (`Invoice RE-2025-0042`).
-    let before_code = first == last && {
-        let rest = s[words[last].end..].trim_start_matches(' ');
-        let code = &rest[..rest
+    // A lone word right before a number is a label or unit (`Personalnr. 517…`, `Mar 21`,
+    // `Brutto 60,06`), and one right before a code of letters and digits labels it (`Invoice
+    // RE-2025-0042`). (Words hold no digits, so the text after the word is read.)
+    let before_number = first == last && {
+        let rest = s[words[last].end..].trim_start_matches([' ', '.']);
+        let token = &rest[..rest
             .find(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ')'))
             .unwrap_or(rest.len())];
-        code.starts_with(|c: char| c.is_ascii_uppercase())
-            && code.bytes().any(|b| b.is_ascii_digit())
+        token.starts_with(|c: char| c.is_ascii_digit())
+            || (token.starts_with(|c: char| c.is_ascii_uppercase())
+                && token.bytes().any(|b| b.is_ascii_digit()))
     };
-    after_pet || lone_common || office || before_number || before_code
+    after_pet || lone_common || office || before_number
 }
 
 /// A hyphenated word ending in a common noun with no part a gazetteer name (`Support-Team`,
@@ -304,6 +300,7 @@ mod tests {
     fn a_group_noun_or_a_code_label_is_no_name() {
         assert!(names("Hallo Vertriebs-Team, anbei die Liste.").is_empty());
         assert!(names("Invoice RX-2031-0042, order 77, paid.").is_empty());
+        assert!(names("Netto 41,20 €\nBrutto 49,03 €").is_empty());
         // A hyphenated name with a noun tail is still a name when a gazetteer knows a part.
         assert_eq!(
             names("Gestern rief Anna Schulze-Vogel an."),
