@@ -125,8 +125,15 @@ pub fn combine(tagging: &Tagging, text: &Text<'_>, candidates: &mut Vec<Candidat
         }
         let noun_veto = c.score < NOUN_VETO_BELOW && nouns_only(c.start, c.end);
         let weak_veto = c.score < WEAK_BELOW && judged(c.start, c.end);
-        let other_veto = c.score < OTHER_VETO_BELOW && in_other(c.start, c.end);
-        !(noun_veto || weak_veto || other_veto)
+        let r = range(c.start, c.end);
+        // A lone given name the gazetteers list stays (`My wife Victoria`): organisations
+        // named after people hold more than one word.
+        let lone_given = r.len() == 1 && facts[r.start].cased & class::FIRST_NAME != 0;
+        let other_veto = c.score < OTHER_VETO_BELOW && !lone_given && in_other(c.start, c.end);
+        // A lone unanchored guess right before a number is a label or unit (`since Mar 21`).
+        let number_veto =
+            c.score < OTHER_VETO_BELOW && r.len() == 1 && before_number(s, words, r.start);
+        !(noun_veto || weak_veto || other_veto || number_veto)
     });
     places(tagging, text, tables, candidates);
     for (a, b, _, _) in spans {
@@ -193,19 +200,26 @@ fn needs_anchor(
     // A salutation, title or office is never part of a name (`Madam`, `Präsident`).
     let office = (first..=last)
         .any(|k| facts[k].bits & (class::SALUTATION | class::TITLE | class::ROLE) != 0);
-    // A lone word right before a number is a label or unit (`Personalnr. 517…`, `Mar 21`,
-    // `Brutto 60,06`), and one right before a code of letters and digits labels it (`Invoice
-    // RE-2025-0042`). (Words hold no digits, so the text after the word is read.)
-    let before_number = first == last && {
-        let rest = s[words[last].end..].trim_start_matches([' ', '.']);
-        let token = &rest[..rest
+    let before_number = first == last && before_number(s, words, last);
+    // A lone word right before a code of letters and digits labels it (`Invoice RE-2025-0042`).
+    let before_code = first == last && {
+        let rest = s[words[last].end..].trim_start_matches(' ');
+        let code = &rest[..rest
             .find(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ')'))
             .unwrap_or(rest.len())];
-        token.starts_with(|c: char| c.is_ascii_digit())
-            || (token.starts_with(|c: char| c.is_ascii_uppercase())
-                && token.bytes().any(|b| b.is_ascii_digit()))
+        code.starts_with(|c: char| c.is_ascii_uppercase())
+            && code.bytes().any(|b| b.is_ascii_digit())
     };
-    after_pet || lone_common || office || before_number
+    after_pet || lone_common || office || before_number || before_code
+}
+
+/// A word right before a number (spaces and dots between) is a label or unit (`Personalnr.
+/// 517…`, `Mar 21`). Digits are never part of a word, so the text after the word is read.
+fn before_number(s: &str, words: &[Word], k: usize) -> bool {
+    s.get(words[k].end..).is_some_and(|rest| {
+        rest.trim_start_matches([' ', '.'])
+            .starts_with(|c: char| c.is_ascii_digit())
+    })
 }
 
 /// A hyphenated word ending in a common noun with no part a gazetteer name (`Support-Team`,
@@ -306,6 +320,14 @@ mod tests {
             names("Gestern rief Anna Schulze-Vogel an."),
             vec!["Anna Schulze-Vogel"]
         );
+    }
+
+    #[test]
+    fn a_word_before_a_number_is_no_name_and_a_lone_given_name_stays() {
+        let n = names("I've been locked out of my account since Mar 21, 2024. Thanks");
+        assert!(n.iter().all(|x| x != "Mar"), "{n:?}");
+        let n = names("What documents do I need? My wife Victoria and I also need to extend it.");
+        assert!(n.iter().any(|x| x == "Victoria"), "{n:?}");
     }
 
     #[test]
