@@ -314,6 +314,7 @@ mod tests {
     fn a_group_noun_or_a_code_label_is_no_name() {
         assert!(names("Hallo Vertriebs-Team, anbei die Liste.").is_empty());
         assert!(names("Invoice RX-2031-0042, order 77, paid.").is_empty());
+        assert!(names("Netto 41,20 €\nBrutto 49,03 €").is_empty());
         // A hyphenated name with a noun tail is still a name when a gazetteer knows a part.
         assert_eq!(
             names("Gestern rief Anna Schulze-Vogel an."),

@@ -268,7 +268,7 @@ fn view<'a>(
     let (mut stem_cluster, mut stem_cased) = (0, 0);
     if o.open && text.len() >= 4 {
         if let (Some(st), Some(lst)) = (text.strip_suffix('s'), low.strip_suffix('s')) {
-            stem_cluster = tables.cluster(st);
+            stem_cluster = tables.cluster_of_hash(word_hash(st));
             stem_cased = Lexicon::get().classes(st, lst).1 & NAMEISH;
         }
     }

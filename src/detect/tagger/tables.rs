@@ -53,6 +53,7 @@ impl Tables {
     }
 
     /// Cluster of the word as written, 0 when the word is not in the table.
+    #[cfg(test)]
     pub fn cluster(&self, word: &str) -> u16 {
         self.cluster_of_hash(word_hash(word))
     }
