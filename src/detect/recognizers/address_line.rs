@@ -93,16 +93,7 @@ pub(super) fn street_before(
 
 #[cfg(test)]
 mod tests {
-    use crate::detect::recognizers::person::detected;
-    use crate::detect::EntityType;
-
-    fn places(text: &str) -> Vec<String> {
-        detected(text)
-            .into_iter()
-            .filter(|(t, _)| *t == EntityType::Location)
-            .map(|(_, v)| v)
-            .collect()
-    }
+    use crate::detect::recognizers::person::places;
 
     #[test]
     fn an_address_line_gives_the_street_its_pattern_misses() {

@@ -615,16 +615,8 @@ impl Recognizer for LocationRecognizer {
 
 #[cfg(test)]
 mod tests {
-    use crate::detect::recognizers::person::detected;
+    use crate::detect::recognizers::person::{detected, places};
     use crate::detect::EntityType;
-
-    fn places(text: &str) -> Vec<String> {
-        detected(text)
-            .into_iter()
-            .filter(|(t, _)| *t == EntityType::Location)
-            .map(|(_, v)| v)
-            .collect()
-    }
 
     #[test]
     fn english_street_town_and_postcode() {

@@ -29,16 +29,7 @@ pub(super) fn coordinated_noun(s: &str, words: &[Word], lexed: &Lexed, end: usiz
 
 #[cfg(test)]
 mod tests {
-    use crate::detect::recognizers::person::detected;
-    use crate::detect::EntityType;
-
-    fn places(text: &str) -> Vec<String> {
-        detected(text)
-            .into_iter()
-            .filter(|(t, _)| *t == EntityType::Location)
-            .map(|(_, v)| v)
-            .collect()
-    }
+    use crate::detect::recognizers::person::places;
 
     #[test]
     fn a_town_that_is_a_noun_needs_a_bare_preposition() {

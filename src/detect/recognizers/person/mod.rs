@@ -102,12 +102,24 @@ pub(crate) fn detected(text: &str) -> Vec<(EntityType, String)> {
         .collect()
 }
 
+/// The values of one type among [`detected`].
+#[cfg(test)]
+pub(crate) fn detected_of(text: &str, entity_type: EntityType) -> Vec<String> {
+    detected(text)
+        .into_iter()
+        .filter(|(t, _)| *t == entity_type)
+        .map(|(_, v)| v)
+        .collect()
+}
+
 /// The PERSON values of [`detected`].
 #[cfg(test)]
 pub(crate) fn names(text: &str) -> Vec<String> {
-    detected(text)
-        .into_iter()
-        .filter(|(t, _)| *t == EntityType::Person)
-        .map(|(_, v)| v)
-        .collect()
+    detected_of(text, EntityType::Person)
+}
+
+/// The LOCATION values of [`detected`].
+#[cfg(test)]
+pub(crate) fn places(text: &str) -> Vec<String> {
+    detected_of(text, EntityType::Location)
 }
