@@ -115,11 +115,10 @@ impl KfzRecognizer {
     /// code are no word themselves (`AB MO 10`), and what follows the number is neither an
     /// all-caps word nor a unit (`AM MI 10 Uhr`).
     fn word_like_code_is_plate(&self, s: &str, prev_word: &str, letters: &str, end: usize) -> bool {
-        let next_word: String = s[end..]
-            .trim_start_matches(' ')
-            .chars()
-            .take_while(|c| c.is_alphabetic())
-            .collect();
+        let rest = s[end..].trim_start_matches(' ');
+        let next_word = &rest[..rest
+            .find(|c: char| !c.is_alphabetic())
+            .unwrap_or(rest.len())];
         let next_lower = next_word.to_lowercase();
         prev_word.chars().any(char::is_lowercase)
             && !WORDLIKE.contains(&letters)

@@ -200,17 +200,9 @@ fn needs_anchor(
     // A salutation, title or office is never part of a name (`Madam`, `Präsident`).
     let office = (first..=last)
         .any(|k| facts[k].bits & (class::SALUTATION | class::TITLE | class::ROLE) != 0);
-    let before_number = first == last && before_number(s, words, last);
-    // A lone word right before a code of letters and digits labels it (`Invoice RE-2025-0042`).
-    let before_code = first == last && {
-        let rest = s[words[last].end..].trim_start_matches(' ');
-        let code = &rest[..rest
-            .find(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ')'))
-            .unwrap_or(rest.len())];
-        code.starts_with(|c: char| c.is_ascii_uppercase())
-            && code.bytes().any(|b| b.is_ascii_digit())
-    };
-    after_pet || lone_common || office || before_number || before_code
+    // A lone word right before a number or a code is its label (`Mar 21`, `Invoice RE-…`).
+    let label = first == last && (before_number(s, words, last) || before_code(s, words, last));
+    after_pet || lone_common || office || label
 }
 
 /// A word right before a number (spaces and dots between) is a label or unit (`Personalnr.
@@ -220,6 +212,15 @@ fn before_number(s: &str, words: &[Word], k: usize) -> bool {
         rest.trim_start_matches([' ', '.'])
             .starts_with(|c: char| c.is_ascii_digit())
     })
+}
+
+/// A word right before a code of letters and digits labels it (`Invoice RE-2025-0042`).
+fn before_code(s: &str, words: &[Word], k: usize) -> bool {
+    let rest = s[words[k].end..].trim_start_matches(' ');
+    let code = &rest[..rest
+        .find(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ')'))
+        .unwrap_or(rest.len())];
+    code.starts_with(|c: char| c.is_ascii_uppercase()) && code.bytes().any(|b| b.is_ascii_digit())
 }
 
 /// A hyphenated word ending in a common noun with no part a gazetteer name (`Support-Team`,
