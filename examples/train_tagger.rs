@@ -7,8 +7,12 @@
 //! cargo run --release --example train_tagger -- cv [FOLDS]
 //! # the same, and every false negative/positive of rules + tagger with its class in FILE
 //! cargo run --release --example train_tagger -- cv 5 --misses FILE
+//! # save the fold models, then measure decode-time and combination variants without training
+//! TAGGER_SAVE_FOLDS=DIR cargo run --release --example train_tagger -- cv 5
+//! TAGGER_LOAD_FOLDS=DIR TAGGER_DECODE_BIAS=10,10 cargo run --release --example train_tagger -- cv 5
 //! # PERSON and LOCATION overlap on dev.jsonl with the weights file as it is now on disk (no
-//! # rebuild between training variants); `TAGGER_SHOW=1` lists the false positives
+//! # rebuild between training variants); `TAGGER_SHOW=1` lists the false positives and misses,
+//! # `TAGGER_WEIGHTS=FILE` reads another weights file (a fold's, saved by `cv`)
 //! cargo run --release --example train_tagger -- dev [CORPUS]
 //! ```
 //!
@@ -17,6 +21,7 @@
 
 use std::sync::Arc;
 
+use tarnkappe::detect::tagger::model::{Model, B_PER, I_PER};
 use tarnkappe::detect::tagger::train::{parse_columns, train, Columns, Config, Document, Kind};
 use tarnkappe::detect::tagger::Tagger;
 use tarnkappe::detect::{recognizers, Detector, EntityType, Text};
@@ -26,6 +31,22 @@ use tarnkappe::detect::{recognizers, Detector, EntityType, Text};
 mod prose;
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
+
+fn read_bytes(path: &str) -> Res<Vec<u8>> {
+    std::fs::read(path).map_err(|e| format!("{path}: {e}").into())
+}
+
+/// `TAGGER_DECODE_BIAS=B,I` adds B to every open word's `B-PER` score and I to its `I-PER`
+/// score of a trained model, on top of the biases `train` bakes in (`TAGGER_PERSON_BIAS`,
+/// `TAGGER_INSIDE_BIAS`): a sweep over saved fold models without retraining.
+fn decode_bias(model: &mut Model) -> Res<()> {
+    if let Ok(v) = std::env::var("TAGGER_DECODE_BIAS") {
+        let (b, i) = v.split_once(',').ok_or("TAGGER_DECODE_BIAS=B,I")?;
+        model.shift_label(B_PER, b.trim().parse()?);
+        model.shift_label(I_PER, i.trim().parse()?);
+    }
+    Ok(())
+}
 
 fn read(path: &str) -> Res<String> {
     std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}").into())
@@ -234,6 +255,9 @@ fn config() -> Res<Config> {
     if let Ok(b) = std::env::var("TAGGER_PERSON_BIAS") {
         cfg.person_bias = b.parse()?;
     }
+    if let Ok(b) = std::env::var("TAGGER_INSIDE_BIAS") {
+        cfg.inside_bias = b.parse()?;
+    }
     if let Ok(b) = std::env::var("TAGGER_SHARE") {
         cfg.share = b.parse()?;
     }
@@ -416,7 +440,13 @@ impl Misses {
 fn cv(dir: &str, folds: usize, misses_to: Option<&str>) -> Res<()> {
     let mut misses = Misses::default();
     let ge = germeval(dir)?;
-    let base = material(dir)?;
+    // `TAGGER_LOAD_FOLDS=DIR` reads the fold models a run with `TAGGER_SAVE_FOLDS=DIR` wrote
+    // (decode-time and combination variants without retraining).
+    let load = std::env::var("TAGGER_LOAD_FOLDS").ok();
+    let base = match load {
+        Some(_) => Vec::new(),
+        None => material(dir)?,
+    };
     // Never the compiled-in tagger: this runs before new weights are compiled in.
     let rules = Detector::with_recognizers(recognizers::all());
     let (mut tr, mut tt, mut tc) = (Counts::default(), Counts::default(), Counts::default());
@@ -424,13 +454,19 @@ fn cv(dir: &str, folds: usize, misses_to: Option<&str>) -> Res<()> {
     println!("|---|---:|---|---|---|");
     for k in 0..folds {
         let (lo, hi) = (ge.len() * k / folds, ge.len() * (k + 1) / folds);
-        let mut docs = base.clone();
-        docs.extend(weighted(&ge[..lo])?);
-        docs.extend(weighted(&ge[hi..])?);
-        let model = train(&docs, config()?);
+        let mut model = match &load {
+            Some(from) => Model::from_bytes(&read_bytes(&format!("{from}/fold{}.bin", k + 1))?)?,
+            None => {
+                let mut docs = base.clone();
+                docs.extend(weighted(&ge[..lo])?);
+                docs.extend(weighted(&ge[hi..])?);
+                train(&docs, config()?)
+            }
+        };
         if let Ok(dir) = std::env::var("TAGGER_SAVE_FOLDS") {
             std::fs::write(format!("{dir}/fold{}.bin", k + 1), model.to_bytes())?;
         }
+        decode_bias(&mut model)?;
         let tagger = Arc::new(Tagger::new(model));
         let combined =
             Detector::with_recognizers(recognizers::all()).with_tagger(Some(tagger.clone()));
@@ -502,7 +538,10 @@ fn cv(dir: &str, folds: usize, misses_to: Option<&str>) -> Res<()> {
 /// PERSON and LOCATION overlap counts on an eval corpus (`score.py`'s format), with the tagger
 /// read from `data/tagger/weights.bin` at run time.
 fn dev(corpus: &str) -> Res<()> {
-    let tagger = Tagger::from_bytes(&std::fs::read("data/tagger/weights.bin")?)?;
+    let path = std::env::var("TAGGER_WEIGHTS").unwrap_or_else(|_| "data/tagger/weights.bin".into());
+    let mut model = Model::from_bytes(&read_bytes(&path)?)?;
+    decode_bias(&mut model)?;
+    let tagger = Tagger::new(model);
     let detector =
         Detector::with_recognizers(recognizers::all()).with_tagger(Some(Arc::new(tagger)));
     let show = std::env::var("TAGGER_SHOW").is_ok();
@@ -533,6 +572,18 @@ fn dev(corpus: &str) -> Res<()> {
                 {
                     let v: String = text.chars().skip(a).take(b - a).collect();
                     eprintln!("false {}: {v:?}", t.name());
+                }
+                for &(a, b) in gold
+                    .iter()
+                    .filter(|g| !pred.iter().any(|p| p.0 < g.1 && g.0 < p.1))
+                {
+                    let v: String = text.chars().skip(a).take(b - a).collect();
+                    let around: String = text
+                        .chars()
+                        .skip(a.saturating_sub(40))
+                        .take(b - a + 80)
+                        .collect();
+                    eprintln!("missed {}: {v:?} in {around:?}", t.name());
                 }
             }
         }

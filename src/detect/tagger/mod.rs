@@ -22,7 +22,7 @@ pub mod train;
 use std::sync::{Arc, OnceLock};
 
 pub use model::ModelError;
-use model::{viterbi, Model, B_LOC, B_OTH, B_PER, I_LOC, I_OTH, I_PER};
+use model::{viterbi, Model, B_LOC, B_OTH, B_PER, I_LOC, I_OTH, I_PER, O};
 pub use train::Kind;
 
 use super::Text;
@@ -45,6 +45,9 @@ pub struct Tagging {
     /// Per word: true when the tagger judged the word (see [`features`]), false when it is `O`
     /// by construction.
     pub open: Vec<bool>,
+    /// Per word: how far the tagger's `B-PER` score lies above the best score of `O`, `B-LOC`
+    /// and `B-OTH` (0 for words that are `O` by construction).
+    pub person_margin: Vec<f32>,
     pub mentions: Vec<Mention>,
 }
 
@@ -112,6 +115,15 @@ impl Tagger {
         }
         Tagging {
             open: em.iter().map(Option::is_some).collect(),
+            person_margin: em
+                .iter()
+                .map(|e| {
+                    e.map_or(0.0, |e| {
+                        e[B_PER as usize]
+                            - e[O as usize].max(e[B_LOC as usize]).max(e[B_OTH as usize])
+                    })
+                })
+                .collect(),
             mentions,
         }
     }
@@ -136,6 +148,21 @@ mod tests {
     fn shipped_weights_load() {
         let t = Tagger::from_bytes(WEIGHTS).expect("weights parse");
         assert!(t.model.mask() >= 1023);
+    }
+
+    #[test]
+    fn margins_of_open_and_closed_words() {
+        let t = Text::new("Gegen Ribéry wurde ermittelt.");
+        let tagging = Tagger::shared().tag(&t);
+        assert_eq!(tagging.person_margin.len(), t.words().len());
+        // `Ribéry` is a name (its `B-PER` beats every other label); `wurde` is closed.
+        assert!(
+            tagging.person_margin[1] > 0.0,
+            "{:?}",
+            tagging.person_margin
+        );
+        assert_eq!(tagging.person_margin[2], 0.0);
+        assert!(!tagging.open[2]);
     }
 
     #[test]

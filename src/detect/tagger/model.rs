@@ -215,6 +215,17 @@ impl Model {
         })
     }
 
+    /// Adds `delta` to the score of `label` for every open word (through the bias feature every
+    /// open word has), in fixed point: a decode-time trade of precision for recall. Saturates
+    /// at the largest weight of the model.
+    pub fn shift_label(&mut self, label: u8, delta: f32) {
+        let row = super::features::bias_bucket(self.mask()) as usize * LABELS + label as usize;
+        if let Some(w) = self.weights.get_mut(row) {
+            let v = f32::from(*w) + delta / self.scale;
+            *w = v.round().clamp(-32767.0, 32767.0) as i16;
+        }
+    }
+
     /// Adds the weight rows of `feats` to `acc` (fixed point).
     pub(crate) fn add_rows(&self, feats: &[u32], acc: &mut [i32; LABELS]) {
         for &f in feats {
@@ -337,6 +348,33 @@ mod tests {
                 "{em:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_label_shift_moves_every_open_word() {
+        let log2 = 10;
+        let w: Vec<f32> = (0..(1 << log2) * LABELS)
+            .map(|i| (i % 5) as f32 - 2.0)
+            .collect();
+        let t = vec![0.0; (LABELS + 1) * LABELS];
+        let mut m = Model::from_float(log2, &t, &w);
+        let bias = super::super::features::bias_bucket(m.mask());
+        let before = m.emission(&[bias, 7]);
+        // Toward zero, so the fixed point cannot saturate (it clamps at the largest weight).
+        let delta = if m.emission(&[bias])[B_PER as usize] > 0.0 {
+            -0.5
+        } else {
+            0.5
+        };
+        m.shift_label(B_PER, delta);
+        let after = m.emission(&[bias, 7]);
+        assert!((after[B_PER as usize] - before[B_PER as usize] - delta).abs() < 1e-3);
+        assert_eq!(after[O as usize], before[O as usize]);
+        // Without the bias feature nothing moves.
+        assert_eq!(
+            m.emission(&[7]),
+            Model::from_float(log2, &t, &w).emission(&[7])
+        );
     }
 
     #[test]

@@ -169,9 +169,12 @@ pub struct Config {
     /// cannot lean on the word's identity alone and learns the features that carry over to
     /// unseen names (shape, clusters, context).
     pub dropout: u32,
-    /// Added to the `B-PER` score of every open word after training: trades precision for
-    /// recall (a name that reaches the LLM costs more than a word replaced needlessly).
+    /// Added to the `B-PER` score of every open word after training (the weight of the bias
+    /// feature, so the same as adding it at decode time): trades precision for recall (a name
+    /// that reaches the LLM costs more than a word replaced needlessly).
     pub person_bias: f32,
+    /// The same for `I-PER`.
+    pub inside_bias: f32,
     /// Share of each update that also goes to the other label of the same kind (`B-PER` and
     /// `I-PER`): the two columns then hold a common part that says "a person's word" and a part
     /// that says where in the name it stands, so a surname seen mostly after a given name still
@@ -186,7 +189,8 @@ impl Default for Config {
             epochs: 150,
             seed: 0x7a61_726e,
             dropout: 500,
-            person_bias: 0.0,
+            person_bias: 25.0,
+            inside_bias: 25.0,
             share: 0.0,
         }
     }
@@ -341,6 +345,7 @@ pub fn train(docs: &[Document], cfg: Config) -> Model {
     let mut weights = avg(&w, &wsum);
     let bias = super::features::bias_bucket(mask) as usize * LABELS;
     weights[bias + B_PER as usize] += cfg.person_bias;
+    weights[bias + I_PER as usize] += cfg.inside_bias;
     Model::from_float(cfg.log2, &avg(&t, &tsum), &weights)
 }
 
@@ -415,6 +420,7 @@ mod tests {
             seed: 1,
             dropout: 0,
             person_bias: 0.0,
+            inside_bias: 0.0,
             share: 0.5,
         };
         let m = train(&docs, cfg);

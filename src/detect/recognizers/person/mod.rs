@@ -43,6 +43,7 @@ use super::cand;
 use crate::detect::lexicon::Lexicon;
 use crate::detect::{Candidate, EntityType, Recognizer, Text};
 use facts::Ctx;
+pub(crate) use scores::is_unanchored;
 use scores::Found;
 
 pub struct PersonRecognizer {
