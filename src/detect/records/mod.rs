@@ -33,6 +33,7 @@ use std::collections::HashMap;
 
 use super::finding::cand;
 use super::lexicon::{class, Lexicon};
+use super::values::ValueMatcher;
 use super::{Candidate, EntityType, Recognizer, Text, DEFAULT_THRESHOLD};
 use cells::Vouch;
 use fields::Kind;
@@ -236,28 +237,23 @@ fn mentions(s: &str, found: &[Candidate], known: &Known, out: &mut Vec<Candidate
     if values.is_empty() {
         return;
     }
-    // Built per text: a contiguous NFA builds several times faster than the DFA the default
-    // picks for a few dozen values (a dense 2 KB request: 1.4 M instructions) and searches one
-    // text about as fast.
-    let Ok(ac) = aho_corasick::AhoCorasick::builder()
-        .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
-        .match_kind(aho_corasick::MatchKind::LeftmostLongest)
-        .build(values.iter().map(|v| v.0))
-    else {
+    // Built per text: the packed searcher of `ValueMatcher` builds in a fraction of the time
+    // of an automaton (a contiguous NFA over the ~20 values of a dense 2 KB request: 0.44 M
+    // instructions) and finds the same leftmost-longest matches.
+    let Some(matcher) = ValueMatcher::new(values.iter().map(|v| v.0)) else {
         return;
     };
     // Occurrences that are a found cell or lie in a known candidate need nothing more.
     let mut have: Vec<(usize, usize)> = found.iter().map(|c| (c.start, c.end)).collect();
     have.sort_unstable();
-    for m in ac.find_iter(s) {
-        let (a, b) = (m.start(), m.end());
+    for (pattern, a, b) in matcher.find_iter(s) {
         if have.binary_search(&(a, b)).is_ok()
             || known.overlapping(a, b).any(|c| c.start <= a && c.end >= b)
             || !super::recognizers::standalone(s, a, b)
         {
             continue;
         }
-        let t = values[m.pattern().as_usize()].1;
+        let t = values[pattern].1;
         out.push(cand(t, a, b, CARRIED, false));
     }
 }
