@@ -18,6 +18,7 @@ mod phone;
 mod secret;
 mod steuer_id;
 mod steuernummer;
+mod street;
 mod sv_nummer;
 mod town_noun;
 mod url;
