@@ -50,7 +50,9 @@ word_lists! {
     common_stop_words,
     particles,
     name_prefixes,
+    particle_links,
     determiners,
+    conjunctions,
     ambiguous_towns,
     // PERSON anchors and vetoes.
     salutations,
@@ -122,6 +124,10 @@ pub mod class {
     pub const NAME_PREFIX: u32 = 1 << 16;
     /// Articles and determiners (`die`, `im`, `the`).
     pub const DETERMINER: u32 = 1 << 17;
+    /// Conjunctions between two nouns (`und`, `oder`).
+    pub const CONJUNCTION: u32 = 1 << 18;
+    /// Particles that only continue another particle (`der` in `von der`).
+    pub const PARTICLE_LINK: u32 = 1 << 19;
 }
 
 /// Where a form's classes live in the packed table value: the lowercase form's classes in the
@@ -219,7 +225,7 @@ impl Lexicon {
             }
         }
         let lists = Lists::load();
-        let keyword_classes: [(&[&'static str], u32); 14] = [
+        let keyword_classes: [(&[&'static str], u32); 17] = [
             (&lists.salutations, class::SALUTATION),
             (&lists.titles, class::TITLE),
             (&lists.greetings, class::GREETING),
@@ -234,14 +240,14 @@ impl Lexicon {
             (&lists.common_words, class::COMMON),
             (&lists.ambiguous_towns, class::AMBIGUOUS_TOWN),
             (&lists.name_prefixes, class::NAME_PREFIX),
+            (&lists.determiners, class::DETERMINER),
+            (&lists.conjunctions, class::CONJUNCTION),
+            (&lists.particle_links, class::PARTICLE_LINK),
         ];
         for (list, bit) in keyword_classes {
             for &word in list {
                 *forms.entry(form_hash(word)).or_default() |= bit;
             }
-        }
-        for &word in &lists.determiners {
-            *forms.entry(form_hash(word)).or_default() |= class::DETERMINER;
         }
         // Both classes from one list, so that no word needs to be in two lists.
         for &word in &lists.common_stop_words {
@@ -389,6 +395,8 @@ mod tests {
             ("particles", &l.particles),
             ("name_prefixes", &l.name_prefixes),
             ("determiners", &l.determiners),
+            ("conjunctions", &l.conjunctions),
+            ("particle_links", &l.particle_links),
             ("roles", &l.roles),
             ("salutations", &l.salutations),
             ("titles", &l.titles),

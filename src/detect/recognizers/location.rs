@@ -5,6 +5,7 @@ use regex::Regex;
 
 use super::address_line;
 use super::context::lower;
+use super::street::{alternation, house_number_start, street_windows, StreetKind, StreetSearch};
 use super::town_noun;
 use super::{cand, Context, ContextIndex};
 use crate::detect::lexicon::{class, Lexicon};
@@ -15,7 +16,8 @@ use crate::detect::{Candidate, EntityType, Recognizer, Text};
 pub struct LocationRecognizer {
     /// Structured data: `"city": "Köln"`, `"zip": "50667"`, `"street": "Hauptstraße 1"`.
     field: Regex,
-    street: Regex,
+    /// German street + house number, one pattern per [`StreetKind`].
+    street: StreetSearch,
     /// English, UK and US street addresses, the number first: `42 Baker Street`.
     english_street: Regex,
     /// UK postcodes with the town before them: `London NW1 6XE`.
@@ -33,29 +35,10 @@ impl LocationRecognizer {
     pub fn new() -> Self {
         let lexicon = Lexicon::get();
         let lists = &lexicon.lists;
-        let alternatives = |words: &[&str]| {
-            words
-                .iter()
-                .map(|x| regex::escape(x).replace(' ', r"\ "))
-                .collect::<Vec<_>>()
-                .join("|")
-        };
-        let street = Regex::new(
-            &r"(?x)
-            (?:(?P<compound>[A-ZÄÖÜ][a-zäöüß]+(?:-[A-ZÄÖÜ][a-zäöüß]*)*-?(?i:SUFFIXES))
-            | (?P<twoword>[A-ZÄÖÜ][a-zäöüß]+(?:er|e|en|es)\ (?:WORDS))
-            | (?P<prep>(?:PREPS|Alt-)\ ?[A-ZÄÖÜ][a-zäöüß]+)
-            | (?P<named>Straße\ des\ [0-9]{1,2}\.\ [A-ZÄÖÜ][a-zäöüß]+|Platz\ der\ [A-ZÄÖÜ][a-zäöüß]+)
-            )
-            \ (?P<num>[1-9][0-9]{0,3}[a-zA-Z]?(?:\ ?[-/]\ ?[0-9]{1,4}[a-z]?)?)"
-                .replace("SUFFIXES", &alternatives(&lists.street_suffixes))
-                .replace("WORDS", &alternatives(&lists.street_words))
-                .replace("PREPS", &alternatives(&lists.street_prepositions)),
-        )
-        .expect("static street pattern");
+        let street = StreetSearch::new(lists);
         let english_street = Regex::new(&format!(
             r"\b[1-9][0-9]{{0,4}}[A-Za-z]?,? (?:[A-Z][a-z]+ ){{1,3}}(?:{})\.?(?: (?:NW|NE|SW|SE|N|S|E|W)\b)?",
-            alternatives(&lists.english_street_types)
+            alternation(&lists.english_street_types)
         ))
         .expect("static English street pattern");
         let uk_postcode = Regex::new(
@@ -99,12 +82,9 @@ impl LocationRecognizer {
         out: &mut Vec<Candidate>,
     ) -> Vec<(usize, usize)> {
         let mut found = Vec::new();
-        for (base, c) in super::captures_in(&self.street, s, windows) {
-            let (Some(m), Some(num)) = (c.get(0), c.name("num")) else {
-                continue;
-            };
-            let (start, end) = (base + m.start(), base + m.end());
-            let num_start = base + num.start();
+        for (kind, start, end) in self.street.matches(s, windows) {
+            let num_start = house_number_start(s, start, end);
+            let num = &s[num_start..end];
             if s[..start]
                 .chars()
                 .next_back()
@@ -123,7 +103,6 @@ impl LocationRecognizer {
             let name = &s[start..num_start].trim_end();
             let name_lower = lower(name);
             let number: u32 = num
-                .as_str()
                 .chars()
                 .take_while(char::is_ascii_digit)
                 .collect::<String>()
@@ -143,7 +122,7 @@ impl LocationRecognizer {
                 continue;
             }
             let last_word = name_lower.rsplit([' ', '-']).next().unwrap_or("");
-            let base = if c.name("compound").is_some() {
+            let base = if kind == StreetKind::Compound {
                 if lists.street_stop.contains(&name_lower.as_str()) || number > 2000 {
                     continue;
                 }
@@ -156,13 +135,13 @@ impl LocationRecognizer {
                 } else {
                     0.75
                 }
-            } else if c.name("twoword").is_some() {
+            } else if kind == StreetKind::TwoWord {
                 let first = name_lower.split(' ').next().unwrap_or("");
                 if self.lexicon.is_stop(first) || number > 2000 {
                     continue;
                 }
                 0.75
-            } else if c.name("prep").is_some() {
+            } else if kind == StreetKind::Prep {
                 if lists.prep_street_stop.contains(&last_word)
                     || self.lexicon.is_stop(last_word)
                     || number > 999
@@ -187,6 +166,7 @@ impl LocationRecognizer {
         found
     }
 
+    /// `(kind, start, end)` of every street match inside the windows of `s`.
     /// English, UK and US addresses: `42 Baker Street`, `1600 Pennsylvania Ave NW`,
     /// `London NW1 6XE`, `Washington, DC 20500`. Every one holds a digit run, so only the text
     /// around digit runs is searched.
@@ -524,66 +504,6 @@ impl LocationRecognizer {
             i += 1;
         }
     }
-}
-
-/// Where a street address can end: before every house number (a digit run starting with 1–9,
-/// after a space) whose preceding text may end a street name ([`may_end_street_name`]), from 72
-/// bytes before the number (the name) to 14 after it (`12a`, `12-14`). Every match of the
-/// street pattern ends so, so searching only these windows finds the same streets as searching
-/// the whole text.
-fn street_windows(s: &str, digit_runs: &[(usize, usize)]) -> Vec<(usize, usize)> {
-    let mut out: Vec<(usize, usize)> = Vec::new();
-    for &(start, end) in digit_runs {
-        let Some(name) = s.get(..start).and_then(|p| p.strip_suffix(' ')) else {
-            continue;
-        };
-        if s.as_bytes().get(start).is_some_and(|&d| d == b'0') {
-            continue;
-        }
-        // Every street name has a capital in its last word (`Markt`, `Lindenstraße`,
-        // `Alt-Moabit`): a cheap test before the word lists.
-        let capital = name
-            .chars()
-            .rev()
-            .take_while(|c| c.is_alphabetic() || matches!(c, '-' | '.' | '\'' | '’'))
-            .any(char::is_uppercase);
-        if !capital || !may_end_street_name(name) {
-            continue;
-        }
-        let from = super::floor_boundary(s, start.saturating_sub(72));
-        let to = super::ceil_boundary(s, end + 14);
-        match out.last_mut() {
-            Some(last) if from <= last.1 => last.1 = last.1.max(to),
-            _ => out.push((from, to)),
-        }
-    }
-    out
-}
-
-/// True when `name` (the text before a house number and its space) may end a street name: its
-/// last word ends with a street suffix (`Lindenstraße`, `Bahnhofstr.`, `Berliner Allee`), starts
-/// with `Alt-`, follows a leading word (`Am Markt`) or a day (`Straße des 17. Juni`).
-fn may_end_street_name(name: &str) -> bool {
-    let is_name_char = |c: char| c.is_alphabetic() || matches!(c, '-' | '.' | '\'' | '’');
-    let head = name.trim_end_matches(is_name_char);
-    let last = lower(&name[head.len()..]);
-    if last.is_empty() {
-        return false;
-    }
-    let suffixes = &Lexicon::get().lists.street_suffixes;
-    if suffixes.iter().any(|x| last.ends_with(x)) || last.starts_with("alt-") {
-        return true;
-    }
-    let Some(before) = head.strip_suffix(' ') else {
-        return false;
-    };
-    let lead = lower(&before[before.trim_end_matches(is_name_char).len()..]);
-    Lexicon::get()
-        .lists
-        .street_name_leads
-        .contains(&lead.trim_end_matches('.'))
-        || before.ends_with('.')
-            && before[..before.len() - 1].ends_with(|c: char| c.is_ascii_digit())
 }
 
 impl Recognizer for LocationRecognizer {

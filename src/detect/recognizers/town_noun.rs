@@ -10,14 +10,19 @@ use crate::detect::words::{Shape, Word};
 pub(super) const AFTER_PREPOSITION: f32 = 0.6;
 
 /// True when the town ending at byte `end` is the first of two coordinated nouns (`Bad und
-/// Küche`, `Wald und Flur`): `und`/`oder` and a capitalised word that is no town.
+/// Küche`, `Wald und Flur`): a conjunction (`data/lexicon/conjunctions.txt`) and a capitalised
+/// word that is no town.
 pub(super) fn coordinated_noun(s: &str, words: &[Word], lexed: &Lexed, end: usize) -> bool {
     let k = words.partition_point(|w| w.start < end);
     let joined = |a: usize, b: usize| s.get(a..b) == Some(" ");
     let (Some(conj), Some(next)) = (words.get(k), words.get(k + 1)) else {
         return false;
     };
-    let conj_word = joined(end, conj.start) && matches!(lexed.low(k), "und" | "oder");
+    let conj_word = joined(end, conj.start)
+        && lexed
+            .facts()
+            .get(k)
+            .is_some_and(|f| f.bits & class::CONJUNCTION != 0);
     conj_word
         && joined(conj.end, next.start)
         && next.shape == Shape::Capitalised

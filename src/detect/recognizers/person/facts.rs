@@ -16,6 +16,7 @@ pub(super) const F_ROLE: u32 = class::ROLE;
 pub(super) const F_PET: u32 = class::PET;
 pub(super) const F_ORG: u32 = class::ORG_BEFORE;
 pub(super) const F_PARTICLE: u32 = class::PARTICLE;
+pub(super) const F_PARTICLE_LINK: u32 = class::PARTICLE_LINK;
 pub(super) const F_LEAD: u32 = class::NAME_LEAD;
 
 /// `Hans-Peter` when every part is a given name, `Schulze-Wiegand` when every part is a name.

@@ -3,7 +3,7 @@
 //! is reported (genitive `s` left outside). Also the vetoes on a span's neighbours
 //! (`Müller GmbH`, `Bäckerei Müller`, `die Kosten`).
 
-use super::facts::{Ctx, Mode, F_ORG, F_PARTICLE, F_ROLE, F_SALUT, F_TITLE};
+use super::facts::{Ctx, Mode, F_ORG, F_PARTICLE, F_PARTICLE_LINK, F_ROLE, F_SALUT, F_TITLE};
 use crate::detect::lexicon::class;
 use crate::detect::words::Shape;
 
@@ -114,8 +114,8 @@ impl Ctx<'_> {
             let f = &self.info[j];
             if self.has(j, F_PARTICLE) && self.w[j].shape == Shape::Lower {
                 // `der`, `den`, `und` only continue a particle (`von der`, `von und zu`):
-                // `Paul und Lena` is two people.
-                if matches!(self.low(j), "der" | "den" | "und") {
+                // `Paul und Lena` is two people (`data/lexicon/particle_links.txt`).
+                if self.has(j, F_PARTICLE_LINK) {
                     break;
                 }
                 // particle(s) must be followed by a name word
