@@ -17,7 +17,9 @@
 
 use std::sync::Arc;
 
-use tarnkappe::detect::tagger::train::{parse_columns, train, Columns, Config, Document, Kind};
+use tarnkappe::detect::tagger::train::{
+    fill_template, parse_columns, train, Columns, Config, Document, Kind,
+};
 use tarnkappe::detect::tagger::Tagger;
 use tarnkappe::detect::{recognizers, Detector, EntityType, Text};
 
@@ -151,76 +153,81 @@ fn invent(
     None
 }
 
-/// `rounds` passes over the templates, placeholders filled from the gazetteers or (`{L}` one
-/// time in two, `{F}` one in four; `TAGGER_INVENT` per mille of `{L}`) with invented names no
-/// list holds.
-fn synthetic(rounds: usize) -> Res<Vec<Document>> {
-    let first = gazetteer("data/first_names.txt")?;
-    let last = gazetteer("data/last_names.txt")?;
-    let towns = gazetteer("data/towns_dach.txt")?;
-    let known: std::collections::HashSet<String> = [&first, &last, &towns]
-        .into_iter()
-        .flatten()
-        .map(|w| w.to_lowercase())
-        .chain(
-            gazetteer("data/places_world.txt")?
-                .iter()
-                .map(|w| w.to_lowercase()),
-        )
-        .collect();
-    let templates: Vec<String> = read("data/tagger/templates.txt")?
+/// Names and places the templates are filled from, and the set of every listed word (so that an
+/// invented name is one no list holds).
+struct Fill {
+    first: Vec<String>,
+    last: Vec<String>,
+    towns: Vec<String>,
+    world: Vec<String>,
+    known: std::collections::HashSet<String>,
+}
+
+impl Fill {
+    fn load() -> Res<Fill> {
+        let first = gazetteer("data/first_names.txt")?;
+        let last = gazetteer("data/last_names.txt")?;
+        let towns = gazetteer("data/towns_dach.txt")?;
+        let world = gazetteer("data/places_world.txt")?;
+        let known = [&first, &last, &towns, &world]
+            .into_iter()
+            .flatten()
+            .map(|w| w.to_lowercase())
+            .collect();
+        Ok(Fill {
+            first,
+            last,
+            towns,
+            world,
+            known,
+        })
+    }
+}
+
+fn templates(path: &str) -> Res<Vec<String>> {
+    Ok(read(path)?
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|l| l.replace("\\n", "\n"))
-        .collect();
-    let mut rng = Rng(0x5eed_7a67);
+        .collect())
+}
+
+/// `rounds` passes over the templates of `path`, placeholders filled from the gazetteers or
+/// (`{L}` one time in two, `{F}` one in four; `TAGGER_INVENT` per mille of `{L}`) with invented
+/// names no list holds. `{F}` given name, `{L}` surname (both PER; a surname right after a given
+/// name continues its mention), `{T}` town and `{W}` place elsewhere (LOC); `<o>…</o>` marks one
+/// organisation or work (OTH), placeholders inside it are no mentions of their own.
+fn synthetic(path: &str, rounds: usize, seed: u64, invent_places: usize) -> Res<Vec<Document>> {
+    let fill = Fill::load()?;
+    let templates = templates(path)?;
+    let mut rng = Rng(seed);
     // Per mille of surnames invented (given names: half as often).
     let invent_l = env_num("TAGGER_INVENT", 500)?;
     let invent_f = invent_l / 2;
     let mut out = Vec::new();
     for _ in 0..rounds {
         for t in &templates {
-            let mut d = Document::default();
-            let mut rest = t.as_str();
-            while let Some(p) = rest.find('{') {
-                let Some(q) = rest[p..].find('}') else { break };
-                let key = &rest[p + 1..p + q];
+            out.push(fill_template(t, |key| {
                 let (list, kind) = match key {
-                    "F" => (&first, Kind::Person),
-                    "L" => (&last, Kind::Person),
-                    "T" => (&towns, Kind::Location),
-                    _ => {
-                        d.text.push_str(&rest[..p + q + 1]);
-                        rest = &rest[p + q + 1..];
-                        continue;
-                    }
+                    "F" => (&fill.first, Kind::Person),
+                    "L" => (&fill.last, Kind::Person),
+                    "T" => (&fill.towns, Kind::Location),
+                    "W" => (&fill.world, Kind::Location),
+                    _ => return None,
                 };
-                d.text.push_str(&rest[..p]);
                 let invented = match key {
-                    "F" if rng.below(1000) < invent_f => invent(&mut rng, &first, &known),
-                    "L" if rng.below(1000) < invent_l => invent(&mut rng, &last, &known),
+                    "F" if rng.below(1000) < invent_f => invent(&mut rng, list, &fill.known),
+                    "L" if rng.below(1000) < invent_l => invent(&mut rng, list, &fill.known),
+                    "T" | "W" if invent_places > 0 && rng.below(1000) < invent_places => {
+                        invent(&mut rng, list, &fill.known)
+                    }
                     _ => None,
                 };
-                let value = invented.unwrap_or_else(|| list[rng.below(list.len())].clone());
-                let value = value.as_str();
-                let start = d.text.len();
-                d.text.push_str(value);
-                // A surname right after a given name continues its mention.
-                match d.spans.last_mut() {
-                    Some(last)
-                        if kind == Kind::Person
-                            && last.2 == kind
-                            && last.1 + 1 == start
-                            && d.text[last.1..start] == *" " =>
-                    {
-                        last.1 = d.text.len()
-                    }
-                    _ => d.spans.push((start, d.text.len(), kind)),
-                }
-                rest = &rest[p + q + 1..];
-            }
-            d.text.push_str(rest);
-            out.push(d);
+                Some((
+                    invented.unwrap_or_else(|| list[rng.below(list.len())].clone()),
+                    kind,
+                ))
+            }));
         }
     }
     Ok(out)
@@ -244,7 +251,19 @@ fn config() -> Res<Config> {
 
 fn material(dir: &str) -> Res<Vec<Document>> {
     let mut docs = others(dir)?;
-    docs.extend(synthetic(env_num("TAGGER_SYNTH", 40)?)?);
+    docs.extend(synthetic(
+        "data/tagger/templates.txt",
+        env_num("TAGGER_SYNTH", 40)?,
+        0x5eed_7a67,
+        0,
+    )?);
+    // News- and encyclopedia-style sentences: lone surnames, roles, parties, quotes.
+    docs.extend(synthetic(
+        "data/tagger/news_templates.txt",
+        env_num("TAGGER_NEWS", 10)?,
+        0x6e65_7773,
+        env_num("TAGGER_INVENT_PLACE", 500)?,
+    )?);
     Ok(docs)
 }
 

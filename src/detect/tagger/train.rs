@@ -132,6 +132,65 @@ pub fn parse_columns(data: &str, cols: Columns) -> Vec<Document> {
     docs
 }
 
+/// One training sentence from a template (`data/tagger/*templates.txt`): each `{KEY}` is
+/// replaced by what `fill` returns for `KEY` (a value and its kind; `None` keeps the text as it
+/// stands, so JSON braces pass through) and labelled with that kind; a person value right after
+/// another one, one space apart, continues its mention (given name + surname). Text between `<o>`
+/// and `</o>` is one [`Kind::Other`] mention; values inside it are no mentions of their own.
+pub fn fill_template(
+    template: &str,
+    mut fill: impl FnMut(&str) -> Option<(String, Kind)>,
+) -> Document {
+    let mut d = Document::default();
+    let mut rest = template;
+    let mut other: Option<usize> = None;
+    while let Some(p) = rest.find(['{', '<']) {
+        d.text.push_str(&rest[..p]);
+        rest = &rest[p..];
+        if let Some(r) = rest.strip_prefix("<o>") {
+            other = Some(d.text.len());
+            rest = r;
+            continue;
+        }
+        if let Some(r) = rest.strip_prefix("</o>") {
+            if let Some(a) = other.take() {
+                d.spans.push((a, d.text.len(), Kind::Other));
+            }
+            rest = r;
+            continue;
+        }
+        let key_len = rest[1..]
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|&n| n > 0 && rest[1 + n..].starts_with('}'));
+        let filled = key_len.and_then(|n| Some((n, fill(&rest[1..1 + n])?)));
+        let Some((n, (value, kind))) = filled else {
+            // A brace or `<` that is no placeholder or tag: plain text.
+            d.text.push_str(&rest[..1]);
+            rest = &rest[1..];
+            continue;
+        };
+        rest = &rest[n + 2..];
+        let start = d.text.len();
+        d.text.push_str(&value);
+        if other.is_some() {
+            continue;
+        }
+        match d.spans.last_mut() {
+            Some(last)
+                if kind == Kind::Person
+                    && last.2 == kind
+                    && last.1 + 1 == start
+                    && d.text[last.1..start] == *" " =>
+            {
+                last.1 = d.text.len()
+            }
+            _ => d.spans.push((start, d.text.len(), kind)),
+        }
+    }
+    d.text.push_str(rest);
+    d
+}
+
 /// Gold labels of the words of `text` from byte spans (`O` for words the features close).
 pub fn gold_labels(text: &Text<'_>, spans: &[(usize, usize, Kind)], f: &Features) -> Vec<u8> {
     let words = text.words();
@@ -390,6 +449,47 @@ mod tests {
         let d = &docs[0];
         let got: Vec<&str> = d.spans.iter().map(|&(a, e, _)| &d.text[a..e]).collect();
         assert_eq!(got, vec!["Klee", "Wien"]);
+    }
+
+    #[test]
+    fn templates_fill_placeholders_tags_and_json() {
+        let mut n = 0;
+        let mut fill = |key: &str| {
+            n += 1;
+            match key {
+                "F" => Some((format!("Jana{n}"), Kind::Person)),
+                "L" => Some((format!("Quast{n}"), Kind::Person)),
+                "T" => Some(("Lübben".to_owned(), Kind::Location)),
+                _ => None,
+            }
+        };
+        let d = fill_template(
+            "{\"kunde\": \"{F} {L}\", \"ort\": \"{T}\"} <o>{L} GmbH</o>, {L} <b> {X}",
+            &mut fill,
+        );
+        assert_eq!(
+            d.text,
+            "{\"kunde\": \"Jana1 Quast2\", \"ort\": \"Lübben\"} Quast4 GmbH, Quast5 <b> {X}"
+        );
+        let got: Vec<(&str, Kind)> = d
+            .spans
+            .iter()
+            .map(|&(a, e, k)| (&d.text[a..e], k))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("Jana1 Quast2", Kind::Person),
+                ("Lübben", Kind::Location),
+                ("Quast4 GmbH", Kind::Other),
+                ("Quast5", Kind::Person)
+            ]
+        );
+        // A surname after a comma or a particle opens a mention of its own.
+        let d = fill_template("{F}, {L} von {L}", |k| {
+            Some((k.to_owned() + "x", Kind::Person))
+        });
+        assert_eq!(d.spans.len(), 3);
     }
 
     #[test]
