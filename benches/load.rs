@@ -16,6 +16,12 @@
 //! `cargo bench --bench load` (TARNKAPPE_BENCH_SECONDS scales the 32-connection phases;
 //! TARNKAPPE_LOAD_BIN runs another build of the proxy binary; TARNKAPPE_LOAD_ANON=dense,N only
 //! anonymizes one of the bodies N times in process, for callgrind).
+//!
+//! Pieces for `scripts/callgrind_proxy` (instructions per proxied request, bare against proxy,
+//! repeatable on a loaded machine): TARNKAPPE_LOAD_UPSTREAM=1 only runs the upstream (its
+//! address on stdout), TARNKAPPE_LOAD_BARE=upstream,listen only the bare pass-through,
+//! TARNKAPPE_LOAD_CLIENT=target,sparse|dense|stream,N[,proxied] only sends N requests over one
+//! keep-alive connection.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -184,12 +190,15 @@ fn anonymize_only(spec: &str) {
     );
 }
 
-/// Runs the bare pass-through (threads as the proxy's default) until killed.
+/// Runs the bare pass-through until killed: threads and work stealing as the proxy's defaults
+/// (`server.threads = 2`, `server.work_stealing = false`; TARNKAPPE_LOAD_BARE_STEALING=1 turns
+/// stealing on, pingora's own default), pingora's defaults otherwise.
 fn run_bare(spec: &str) {
     let (upstream, listen) = spec.split_once(',').expect("upstream,listen");
     let upstream: SocketAddr = upstream.parse().expect("upstream address");
     let conf = pingora::server::configuration::ServerConf {
         threads: 2,
+        work_stealing: std::env::var("TARNKAPPE_LOAD_BARE_STEALING").is_ok_and(|v| v == "1"),
         ..Default::default()
     };
     let mut server = pingora::server::Server::new_with_opt_and_conf(None, conf);
@@ -595,7 +604,45 @@ fn streaming(label: &str, target: SocketAddr, req: &[u8], n: usize) -> (Duration
     (median(ttfb), median(per_chunk))
 }
 
+/// The environment variable that makes this binary only run the upstream (its address on
+/// stdout) until killed.
+const UPSTREAM_ENV: &str = "TARNKAPPE_LOAD_UPSTREAM";
+
+/// The environment variable that makes this binary only send requests over one keep-alive
+/// connection: `target,sparse|dense|stream,N[,proxied]` (`proxied`: check that every reply was
+/// restored). Prints the median latency.
+const CLIENT_ENV: &str = "TARNKAPPE_LOAD_CLIENT";
+
+fn client_only(spec: &str) {
+    let parts: Vec<&str> = spec.split(',').collect();
+    let [target, which, n, rest @ ..] = parts.as_slice() else {
+        panic!("{CLIENT_ENV}: target,sparse|dense|stream,N[,proxied]");
+    };
+    let target: SocketAddr = target.parse().expect("target address");
+    let n: usize = n.parse().expect("N");
+    let body = match *which {
+        "sparse" => chat_body(2000, false),
+        "dense" => dense_body(),
+        "stream" => chat_body(2000, true),
+        other => panic!("unknown body {other}"),
+    };
+    let req = request_bytes(target, &body);
+    let mut c = Conn::new(target, rest.first() == Some(&"proxied"));
+    let times: Vec<Duration> = (0..n.max(1)).map(|_| c.request(&req).total).collect();
+    println!("{which}: {n} requests, median {:.3} ms", ms(median(times)));
+}
+
 fn main() {
+    if std::env::var_os(UPSTREAM_ENV).is_some() {
+        println!("{}", start_upstream());
+        loop {
+            std::thread::park();
+        }
+    }
+    if let Ok(spec) = std::env::var(CLIENT_ENV) {
+        client_only(&spec);
+        return;
+    }
     if let Ok(spec) = std::env::var(BARE_ENV) {
         run_bare(&spec);
         return;

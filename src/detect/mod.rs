@@ -21,6 +21,7 @@ pub mod tagger;
 pub(crate) mod text;
 mod two_threads;
 pub mod validate;
+pub(crate) mod values;
 pub(crate) mod words;
 
 pub use detector::Detector;

@@ -169,27 +169,38 @@ pub fn finding_byte_ranges(text: &str, findings: &[Finding]) -> Vec<Option<(usiz
 }
 
 /// The byte offset of each code-point offset of the sorted list `chars` (None past the end),
-/// counting the bytes that start a code point.
+/// counting the bytes that start a code point (every byte but a `10xxxxxx` continuation).
 fn char_to_byte_offsets(text: &str, chars: &[usize]) -> Vec<Option<usize>> {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
     let b = text.as_bytes();
+    // `at_char` code points start in `b[..at_byte]`
     let (mut at_char, mut at_byte) = (0usize, 0usize);
     chars
         .iter()
         .map(|&want| {
-            // Eight ASCII bytes are eight code points: skip them in one step.
-            while at_char + 8 <= want
-                && b.get(at_byte..at_byte + 8)
-                    .is_some_and(|w| w.iter().all(u8::is_ascii))
-            {
-                at_byte += 8;
-                at_char += 8;
-            }
-            while at_char < want && at_byte < b.len() {
-                at_byte += 1;
-                while b.get(at_byte).is_some_and(|&x| x & 0xC0 == 0x80) {
-                    at_byte += 1;
+            // Eight bytes at a time while all the code points starting in them come before
+            // `want` (German text has an umlaut every few words: skipping only pure-ASCII
+            // words left most of a prompt to the byte loop). The step may end inside a code
+            // point; the byte loop below only counts starts, so it picks up from there.
+            while let Some(Ok(word)) = b.get(at_byte..at_byte + 8).map(<[u8; 8]>::try_from) {
+                let w = u64::from_le_bytes(word);
+                // bit 7 set and bit 6 clear: a continuation byte
+                let continuations = (w & !(w << 1) & HIGH).count_ones() as usize;
+                let starts = 8 - continuations;
+                if at_char + starts > want {
+                    break;
                 }
-                at_char += 1;
+                at_byte += 8;
+                at_char += starts;
+            }
+            while let Some(&x) = b.get(at_byte) {
+                if x & 0xC0 != 0x80 {
+                    if at_char == want {
+                        break;
+                    }
+                    at_char += 1;
+                }
+                at_byte += 1;
             }
             (at_char == want).then_some(at_byte)
         })
@@ -264,6 +275,22 @@ mod tests {
             finding_byte_ranges("Grüße Jörg", &[f(6, 10), f(3, 3), f(8, 20)]),
             vec![Some((8, 13)), None, None]
         );
+    }
+
+    #[test]
+    fn code_point_offsets_agree_with_char_indices_across_word_steps() {
+        // multi-byte code points straddling every position of the eight-byte steps
+        let text: String = "Grüße, Straße 5 – 10 € für Zoë 😀 und abc ä".repeat(7);
+        let mut expected: Vec<Option<usize>> = text.char_indices().map(|(b, _)| Some(b)).collect();
+        expected.push(Some(text.len()));
+        expected.push(None);
+        let all: Vec<usize> = (0..expected.len()).collect();
+        assert_eq!(char_to_byte_offsets(&text, &all), expected);
+        // sparse, far apart, as the findings of a long prompt
+        let some = [3, 40, 41, 200, expected.len() - 2];
+        let got = char_to_byte_offsets(&text, &some);
+        let want: Vec<Option<usize>> = some.iter().map(|&c| expected[c]).collect();
+        assert_eq!(got, want);
     }
 
     #[test]

@@ -125,40 +125,52 @@ impl TolerantRestorer {
             return;
         }
         let b = text.as_bytes();
+        // Every form has its `_` (or `\_`) at most `reach` bytes after its first byte (two
+        // escaped openers, spaces, the letters), so only the bytes shortly before an underscore
+        // can start one: a prompt without underscores is passed over at memchr's speed.
+        let reach = 16 + self.longest_prefix.max(8);
         let mut i = 0;
-        while i < b.len() {
-            let c = b[i];
-            let candidate = c == b'['
-                || c == b'\\'
-                || (c.is_ascii_uppercase() && self.first_letters[(c - b'A') as usize]);
-            if !candidate {
-                i += 1;
-                continue;
+        for u in memchr::memchr_iter(b'_', b) {
+            i = i.max(u.saturating_sub(reach));
+            while i < u {
+                i = self.note_client_form(b, i);
             }
-            let before = i.checked_sub(1).map(|j| b[j]);
-            let before2 = i.checked_sub(2).map(|j| b[j]);
-            let step = if c.is_ascii_uppercase() {
-                if bare_boundary_before(before, before2) {
-                    self.bare(b, i, true)
-                } else {
-                    Step::No
-                }
+        }
+    }
+
+    /// [`TolerantRestorer::note_client_text`] at `b[i]`: records the form that starts there,
+    /// if any, and returns where to look next.
+    fn note_client_form(&mut self, b: &[u8], i: usize) -> usize {
+        let c = b[i];
+        let candidate = c == b'['
+            || c == b'\\'
+            || (c.is_ascii_uppercase() && self.first_letters[(c - b'A') as usize]);
+        if !candidate {
+            return i + 1;
+        }
+        let before = i.checked_sub(1).map(|j| b[j]);
+        let before2 = i.checked_sub(2).map(|j| b[j]);
+        let step = if c.is_ascii_uppercase() {
+            if bare_boundary_before(before, before2) {
+                self.bare(b, i, true)
             } else {
-                self.bracketed(b, i, true, true)
-            };
-            match step {
-                Step::Hit {
-                    len,
-                    key,
-                    canonical,
-                } => {
-                    if !canonical {
-                        self.client_forms.insert(key);
-                    }
-                    i += len.max(1);
-                }
-                _ => i += 1,
+                Step::No
             }
+        } else {
+            self.bracketed(b, i, true, true)
+        };
+        match step {
+            Step::Hit {
+                len,
+                key,
+                canonical,
+            } => {
+                if !canonical {
+                    self.client_forms.insert(key);
+                }
+                i + len.max(1)
+            }
+            _ => i + 1,
         }
     }
 
@@ -591,6 +603,32 @@ mod tests {
         // a token the client wrote no form of keeps its tolerant restore
         let mut e = ex();
         e.note_client_text("[NAME_1]");
+        assert_eq!(e.restore("EMAIL_12", false), "a@b.de");
+    }
+
+    #[test]
+    fn client_forms_are_noted_far_into_long_text_and_at_full_reach() {
+        let filler = "Sehr geehrte Damen und Herren, bitte prüfen Sie den Vorgang. ".repeat(20);
+        // the widest form: escaped openers, two spaces, lower case, escaped underscore
+        let wide = format!("{filler}\\[\\[  name\\_1  \\]\\] {filler}");
+        let mut e = ex();
+        e.note_client_text(&wide);
+        assert_eq!(e.restore("[NAME_1]", false), "[NAME_1]", "noted: kept");
+        assert_eq!(
+            e.restore("EMAIL_12", false),
+            "a@b.de",
+            "not noted: restored"
+        );
+        // underscores of other words before it, and a bare form right after one
+        let snake = format!("{filler}my_var and_more_EMAIL_12 x_EMAIL_12 {filler}EMAIL_12.");
+        let mut e = ex();
+        e.note_client_text(&snake);
+        assert_eq!(e.restore("[EMAIL_12]", false), "[EMAIL_12]");
+        assert_eq!(e.restore("[NAME_1]", false), "Jörg \"J\" Maier");
+        // no underscore at all: nothing noted
+        let mut e = ex();
+        e.note_client_text(&format!("{filler}[[NAME 1]] EMAIL12"));
+        assert_eq!(e.restore("[NAME_1]", false), "Jörg \"J\" Maier");
         assert_eq!(e.restore("EMAIL_12", false), "a@b.de");
     }
 

@@ -2,10 +2,12 @@
 //! status words and free text out of typed columns. A cell is only ever given the type of its
 //! column when its value passes here.
 
-use std::collections::HashSet;
 use std::sync::OnceLock;
 
+use ahash::AHashSet;
+
 use crate::detect::lexicon::{class, Lexicon};
+use crate::detect::recognizers::with_exact_lower;
 use crate::detect::EntityType;
 
 static VALUES: &str = include_str!("../../../data/record_values.txt");
@@ -22,8 +24,8 @@ pub(crate) enum Vouch {
 }
 
 /// Placeholder and status values (`null`, `aktiv`, `n/a`), lowercase.
-fn placeholders() -> &'static HashSet<&'static str> {
-    static SET: OnceLock<HashSet<&'static str>> = OnceLock::new();
+fn placeholders() -> &'static AHashSet<&'static str> {
+    static SET: OnceLock<AHashSet<&'static str>> = OnceLock::new();
     SET.get_or_init(|| {
         VALUES
             .lines()
@@ -38,7 +40,7 @@ pub(crate) fn plausible(t: EntityType, v: &str, vouch: Vouch) -> bool {
     if v.is_empty() || v.len() > 80 || !v.chars().any(char::is_alphanumeric) {
         return false;
     }
-    if placeholders().contains(v.to_lowercase().as_str()) {
+    if with_exact_lower(v, |lower| placeholders().contains(lower)) {
         return false;
     }
     match t {
@@ -57,9 +59,11 @@ fn words(v: &str) -> impl Iterator<Item = &str> {
 
 /// Lexicon classes of a word's lowercase form, and whether it is written capitalised.
 fn classes(w: &str) -> (u32, bool) {
-    let lower = w.to_lowercase();
     let capital = w.chars().next().is_some_and(char::is_uppercase);
-    (Lexicon::get().form_bits(&lower), capital)
+    (
+        with_exact_lower(w, |lower| Lexicon::get().form_bits(lower)),
+        capital,
+    )
 }
 
 fn person(v: &str, vouch: Vouch) -> bool {
@@ -79,10 +83,7 @@ fn person(v: &str, vouch: Vouch) -> bool {
     let mut any_name = false;
     for w in words(v) {
         let (bits, capital) = classes(w.trim_end_matches('.'));
-        let particle = Lexicon::get()
-            .lists
-            .particles
-            .contains(&w.to_lowercase().as_str());
+        let particle = with_exact_lower(w, |lower| Lexicon::get().lists.particles.contains(&lower));
         any_name |= bits & (class::FIRST_NAME | class::LAST_NAME) != 0;
         if !(capital || particle || (all_lower && vouch == Vouch::Strong)) {
             return false;

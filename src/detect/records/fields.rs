@@ -3,8 +3,9 @@
 //! compared normalised (lowercase letters and digits only), whole first, then by their last and
 //! first part (`kunden_ort` → `ort`, `kunde_id` → `id`, `Telefon (privat)` → `telefon`).
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
+
+use ahash::AHashMap as HashMap;
 
 use crate::detect::EntityType;
 

@@ -1,6 +1,6 @@
 //! The shape every record format is read into: cells by column, with column names.
 
-use std::collections::HashMap;
+use ahash::AHashMap as HashMap;
 
 use super::fields;
 
