@@ -300,7 +300,7 @@ fn env_num(key: &str, default: usize) -> Res<usize> {
 
 /// GermEval (the domain the figures are measured on) counts `TAGGER_GE_WEIGHT` times.
 fn weighted(ge: &[Document]) -> Res<Vec<Document>> {
-    let w = env_num("TAGGER_GE_WEIGHT", 2)?;
+    let w = env_num("TAGGER_GE_WEIGHT", 3)?;
     Ok((0..w).flat_map(|_| ge.iter().cloned()).collect())
 }
 

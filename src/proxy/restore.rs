@@ -38,8 +38,7 @@ fn restore_walk(node: &mut Node, ex: &TolerantRestorer, json_source: bool, done:
     match node {
         Node::Str(s) => {
             if !done.contains(&(s as *const String)) {
-                let r = ex.restore(s, json_source);
-                if r != *s {
+                if let Some(r) = ex.restored(s, json_source) {
                     *s = r;
                 }
             }
@@ -57,8 +56,7 @@ fn restore_walk(node: &mut Node, ex: &TolerantRestorer, json_source: bool, done:
                 }
                 let js = matches!(value, Node::Str(_)) && (k == "arguments" || k == "partial_json");
                 // a token used as a key (`{"[[EMAIL_1]]": "top"}` in tool input, JSON content)
-                let restored_key = ex.restore(k, false);
-                if restored_key != *key {
+                if let Some(restored_key) = ex.restored(k, false) {
                     *key = restored_key;
                 }
                 restore_walk(value, ex, js, done);

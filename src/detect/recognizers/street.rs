@@ -5,7 +5,7 @@
 use regex_automata::meta::Regex as MetaRegex;
 use regex_automata::Input;
 
-use super::context::lower;
+use super::context::with_exact_lower;
 use crate::detect::lexicon::{Lexicon, Lists};
 
 /// The street search: which kind of street name ends before a house number, and where.
@@ -144,24 +144,28 @@ pub(super) fn street_windows(s: &str, digit_runs: &[(usize, usize)]) -> Vec<(usi
 fn may_end_street_name(name: &str) -> bool {
     let is_name_char = |c: char| c.is_alphabetic() || matches!(c, '-' | '.' | '\'' | '’');
     let head = name.trim_end_matches(is_name_char);
-    let last = lower(&name[head.len()..]);
-    if last.is_empty() {
-        return false;
-    }
-    let suffixes = &Lexicon::get().lists.street_suffixes;
-    if suffixes.iter().any(|x| last.ends_with(x)) || last.starts_with("alt-") {
-        return true;
+    let ends_street = with_exact_lower(&name[head.len()..], |last| {
+        let suffixes = &Lexicon::get().lists.street_suffixes;
+        (!last.is_empty())
+            .then(|| suffixes.iter().any(|x| last.ends_with(x)) || last.starts_with("alt-"))
+    });
+    match ends_street {
+        None => return false,
+        Some(true) => return true,
+        Some(false) => {}
     }
     let Some(before) = head.strip_suffix(' ') else {
         return false;
     };
-    let lead = lower(&before[before.trim_end_matches(is_name_char).len()..]);
-    Lexicon::get()
-        .lists
-        .street_name_leads
-        .contains(&lead.trim_end_matches('.'))
-        || before.ends_with('.')
-            && before[..before.len() - 1].ends_with(|c: char| c.is_ascii_digit())
+    with_exact_lower(
+        &before[before.trim_end_matches(is_name_char).len()..],
+        |lead| {
+            Lexicon::get()
+                .lists
+                .street_name_leads
+                .contains(&lead.trim_end_matches('.'))
+        },
+    ) || before.ends_with('.') && before[..before.len() - 1].ends_with(|c: char| c.is_ascii_digit())
 }
 
 #[cfg(test)]

@@ -67,7 +67,8 @@ fn classes(w: &str) -> (u32, bool) {
 }
 
 fn person(v: &str, vouch: Vouch) -> bool {
-    let letters = v.chars().filter(|c| c.is_alphabetic()).count();
+    // The character check first: it rejects most cells that are no name (an e-mail address,
+    // a number) before the letters and words are counted.
     let ok_chars = v.chars().all(|c| {
         c.is_alphabetic()
             || matches!(
@@ -75,8 +76,12 @@ fn person(v: &str, vouch: Vouch) -> bool {
                 ' ' | '-' | '.' | '\'' | '’' | ',' | '\u{300}'..='\u{36f}'
             )
     });
+    if !ok_chars {
+        return false;
+    }
+    let letters = v.chars().filter(|c| c.is_alphabetic()).count();
     let n = words(v).count();
-    if letters < 2 || !ok_chars || n > 5 {
+    if letters < 2 || n > 5 {
         return false;
     }
     let all_lower = !v.chars().any(char::is_uppercase);

@@ -39,9 +39,10 @@ fn count(line: &[u8], d: u8) -> usize {
     n
 }
 
-/// Byte ranges of the cells of `line` (at `offset`), split at `d` outside double quotes.
-fn split(line: &str, offset: usize, d: u8) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
+/// Byte ranges of the cells of `line` (at `offset`), split at `d` outside double quotes
+/// (`cells`: how many are expected, the room reserved).
+fn split(line: &str, offset: usize, d: u8, cells: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::with_capacity(cells);
     let mut quoted = false;
     let mut from = 0;
     for (i, &b) in line.as_bytes().iter().enumerate() {
@@ -168,14 +169,11 @@ pub(super) fn find(s: &str, out: &mut Vec<Table>) {
             i = j;
             continue;
         }
+        // Each line split once; Markdown-style rule rows (`---,---`) dropped.
         let rows: Vec<Vec<(usize, usize)>> = lines[i..j]
             .iter()
-            .filter(|l| {
-                !split(&s[l.start..l.end], l.start, delim)
-                    .iter()
-                    .all(|&(a, b)| is_rule(&s[a..b]))
-            })
-            .map(|l| split(&s[l.start..l.end], l.start, delim))
+            .map(|l| split(&s[l.start..l.end], l.start, delim, k))
+            .filter(|cells| !cells.iter().all(|&(a, b)| is_rule(&s[a..b])))
             .collect();
         // Two comma lines without a header may be prose; so may long cells.
         let headerless_ok = !loose

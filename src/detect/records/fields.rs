@@ -66,6 +66,23 @@ pub(crate) fn normalise(name: &str) -> String {
         .collect()
 }
 
+/// Calls `f` with [`normalise`]`(name)`, built on the stack for a short ASCII name (every key
+/// and header of a dense request is one).
+pub(crate) fn with_normalised<R>(name: &str, f: impl FnOnce(&str) -> R) -> R {
+    let mut buf = [0u8; 64];
+    let mut len = 0;
+    if name.len() <= buf.len() && name.is_ascii() {
+        for b in name.bytes().filter(u8::is_ascii_alphanumeric) {
+            buf[len] = b.to_ascii_lowercase();
+            len += 1;
+        }
+        if let Ok(n) = std::str::from_utf8(&buf[..len]) {
+            return f(n);
+        }
+    }
+    f(&normalise(name))
+}
+
 /// The parts of a name: split at non-alphanumerics and lower → upper case changes
 /// (`customerCity` → `customer`, `city`).
 fn parts(name: &str) -> Vec<String> {
@@ -95,7 +112,7 @@ pub(crate) fn kind(name: &str) -> Kind {
         return Kind::Unknown;
     }
     let t = table();
-    if let Some(&k) = t.get(&normalise(name)) {
+    if let Some(k) = with_normalised(name, |n| t.get(n).copied()) {
         return k;
     }
     let parts = parts(name);
@@ -120,6 +137,25 @@ mod tests {
             assert!(
                 parse_line(line).is_ok(),
                 "bad line in record_fields.txt: {line}"
+            );
+        }
+    }
+
+    #[test]
+    fn normalised_on_the_stack_as_on_the_heap() {
+        let long = "Kunden_Nummer-".repeat(6);
+        for name in [
+            "Kunde 0",
+            "E-Mail",
+            "first_name",
+            "Straße",
+            "",
+            long.as_str(),
+        ] {
+            assert_eq!(
+                with_normalised(name, str::to_owned),
+                normalise(name),
+                "{name}"
             );
         }
     }

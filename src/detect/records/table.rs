@@ -37,13 +37,14 @@ impl Table {
 
     /// The column named by `s[start..end]`, added on first use.
     pub fn keyed_column(&mut self, s: &str, start: usize, end: usize) -> usize {
-        let key = fields::normalise(s.get(start..end).unwrap_or(""));
+        let name = s.get(start..end).unwrap_or("");
+        if let Some(&col) = fields::with_normalised(name, |key| self.by_name.get(key)) {
+            return col;
+        }
         let next = self.names.len();
-        let names = &mut self.names;
-        *self.by_name.entry(key).or_insert_with(|| {
-            names.push(Some((start, end)));
-            next
-        })
+        self.names.push(Some((start, end)));
+        self.by_name.insert(fields::normalise(name), next);
+        next
     }
 
     /// Adds a cell for `s[start..end]` after trimming spaces and one pair of quotes; empty
