@@ -421,6 +421,14 @@ mod tests {
         max_tokens: 0,
     };
 
+    /// Each labelled span of `d` as its text and kind.
+    fn spans_of(d: &Document) -> Vec<(&str, Kind)> {
+        d.spans
+            .iter()
+            .map(|&(a, e, k)| (&d.text[a..e], k))
+            .collect()
+    }
+
     #[test]
     fn columns_become_documents_with_spans() {
         let data = "# source\n1\tGegen\tO\tO\n2\tFranck\tB-PER\tO\n3\tRibéry\tI-PER\tO\n\
@@ -430,11 +438,7 @@ mod tests {
         assert_eq!(docs.len(), 2);
         let d = &docs[0];
         assert_eq!(d.text, "Gegen Franck Ribéry aus Metz deutschen");
-        let got: Vec<(&str, Kind)> = d
-            .spans
-            .iter()
-            .map(|&(a, e, k)| (&d.text[a..e], k))
-            .collect();
+        let got = spans_of(d);
         assert_eq!(
             got,
             vec![
@@ -478,11 +482,7 @@ mod tests {
             d.text,
             "{\"kunde\": \"Jana1 Quast2\", \"ort\": \"Lübben\"} Quast4 GmbH, Quast5 <b> {X}"
         );
-        let got: Vec<(&str, Kind)> = d
-            .spans
-            .iter()
-            .map(|&(a, e, k)| (&d.text[a..e], k))
-            .collect();
+        let got = spans_of(&d);
         assert_eq!(
             got,
             vec![
