@@ -10,6 +10,7 @@
 //! Used by both doors of the process, the REST API and the LLM proxy.
 
 mod anonymize;
+mod growth;
 mod reserved;
 mod restore;
 mod stream;

@@ -15,9 +15,10 @@
 //!   while the bytes it adds fit the budget; past it, forms stay as written.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::LazyLock;
 
+use super::growth::GrowthBudget;
 use super::MappingEntry;
 use crate::detect::EntityType;
 
@@ -40,14 +41,6 @@ pub struct RestoreCounts {
     pub restored: AtomicUsize,
     /// Forms left as written because restoring them would have exceeded the growth budget.
     pub over_budget: AtomicUsize,
-}
-
-/// How many bytes restoring may still add to the output (see [`TolerantRestorer::limit_growth`]).
-#[derive(Debug)]
-struct GrowthBudget {
-    allowed: AtomicU64,
-    used: AtomicU64,
-    exhausted: AtomicBool,
 }
 
 /// The issued tokens of one exchange and the tolerant grammar over them.
@@ -179,40 +172,24 @@ impl TolerantRestorer {
     /// restored value counts with its JSON escaping (the larger of its two lengths), minus the
     /// form it replaces.
     pub fn limit_growth(&mut self, initial: u64) {
-        self.budget = Some(GrowthBudget {
-            allowed: AtomicU64::new(initial),
-            used: AtomicU64::new(0),
-            exhausted: AtomicBool::new(false),
-        });
+        self.budget = Some(GrowthBudget::new(initial));
     }
 
     /// Raises the growth budget by `bytes` (no-op without a budget).
     pub fn grant(&self, bytes: u64) {
         if let Some(b) = &self.budget {
-            b.allowed.fetch_add(bytes, Ordering::Relaxed);
+            b.grant(bytes);
         }
     }
 
     /// Whether a form was left unrestored because of the growth budget.
     pub fn budget_exhausted(&self) -> bool {
-        self.budget
-            .as_ref()
-            .is_some_and(|b| b.exhausted.load(Ordering::Relaxed))
+        self.budget.as_ref().is_some_and(GrowthBudget::exhausted)
     }
 
     /// Takes `growth` bytes from the budget; false (and nothing taken) when they do not fit.
     fn take_growth(&self, growth: u64) -> bool {
-        let Some(b) = &self.budget else {
-            return true;
-        };
-        let allowed = b.allowed.load(Ordering::Relaxed);
-        let used = b.used.load(Ordering::Relaxed);
-        if used.saturating_add(growth) > allowed {
-            b.exhausted.store(true, Ordering::Relaxed);
-            return false;
-        }
-        b.used.fetch_add(growth, Ordering::Relaxed);
-        true
+        self.budget.as_ref().is_none_or(|b| b.take(growth))
     }
 
     /// Restores every form in `text`. With `json_escape`, `text` is the inside of a JSON string
