@@ -132,9 +132,12 @@ pub(super) fn find(cx: &Ctx<'_>, found: &mut Found) {
             let k = cx.skip_titles(i + 1);
             if k < n && !s[cx.w[i].end..cx.w[k].start].contains('\n') {
                 if let Some(j) = cx.extend(k, Mode::Anchored, 4) {
-                    // inverted `Schmidt, Anna`
+                    // inverted `Schmidt, Anna`: a surname before the comma, no given name
+                    // (`Olga Brenner, Miroslaw` is a list of two people)
                     let mut jj = j;
-                    if j + 1 < n
+                    let surname_only = j == k || !(k..=j).any(|x| cx.info[x].first);
+                    if surname_only
+                        && j + 1 < n
                         && s[cx.w[j].end..cx.w[j + 1].start] == *", "
                         && cx.info[j + 1].first
                     {
@@ -236,6 +239,12 @@ mod tests {
     fn other_anchors_still_hold() {
         assert_eq!(names("Hallo Tobias, wie geht es?"), vec!["Tobias"]);
         assert_eq!(names("Name: Schmidt, Anna"), vec!["Schmidt, Anna"]);
+        // After a label, a given name + surname and a comma start a list, not `Surname, Given`:
+        // each person is one value, so that each is found again later in the text.
+        assert_eq!(
+            names("Anwesend: Olga Brenner, Miroslaw-Ottokar, Frau Kessel"),
+            vec!["Olga Brenner", "Miroslaw-Ottokar", "Kessel"]
+        );
         assert_eq!(names("Mein Name ist Jonas Weber."), vec!["Jonas Weber"]);
         assert_eq!(
             names("Meine Kollegin Małgorzata Kowalska wohnt dort."),
