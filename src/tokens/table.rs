@@ -105,18 +105,8 @@ impl TokenTable {
             *counter += 1;
             // `[[PREFIX_n]]`, written directly: one allocation per token instead of `format!`'s
             // formatting machinery (80 tokens of a dense 2 KB request).
-            let mut digits = [0u8; 20];
-            let mut at = digits.len();
-            let mut n = *counter;
-            loop {
-                at -= 1;
-                digits[at] = b'0' + (n % 10) as u8;
-                n /= 10;
-                if n == 0 {
-                    break;
-                }
-            }
-            let number = std::str::from_utf8(&digits[at..]).unwrap_or_default();
+            let mut digits = itoa::Buffer::new();
+            let number = digits.format(*counter);
             let mut token = String::with_capacity(prefix.len() + number.len() + 5);
             token.push_str("[[");
             token.push_str(prefix);

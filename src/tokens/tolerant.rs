@@ -23,12 +23,12 @@ use super::MappingEntry;
 use crate::detect::EntityType;
 
 const MAX_SPACES: usize = 2;
+const MAX_DIGITS: usize = 6;
 
 /// All known prefixes (every built-in type of `GET /entities`), to count unrestored foreign
 /// tokens: built once, not per exchange (18 hashed inserts per request before).
 static KNOWN_PREFIXES: LazyLock<HashSet<&'static str>> =
     LazyLock::new(|| EntityType::ALL.iter().map(|t| t.token_prefix()).collect());
-const MAX_DIGITS: usize = 6;
 
 /// Counters of one exchange (counts only, never values).
 #[derive(Debug, Default)]

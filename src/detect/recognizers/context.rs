@@ -9,21 +9,14 @@ pub(crate) fn lower(s: &str) -> String {
     s.to_lowercase()
 }
 
-/// Calls `f` with exactly `s.to_lowercase()`: without allocating for short ASCII text (most
-/// words and cells), through [`lower`] otherwise (the final-sigma rule included), so that
-/// lexicon look-ups see the same key either way.
+/// Calls `f` with exactly `s.to_lowercase()`: through [`with_lower`] (no allocation) for ASCII
+/// text (most words and cells), through [`lower`] otherwise (the final-sigma rule included), so
+/// that lexicon look-ups see the same key either way.
 pub(crate) fn with_exact_lower<R>(s: &str, f: impl FnOnce(&str) -> R) -> R {
-    let mut buf = [0u8; 128];
-    match buf.get_mut(..s.len()) {
-        Some(slot) if s.is_ascii() => {
-            slot.copy_from_slice(s.as_bytes());
-            slot.make_ascii_lowercase();
-            match std::str::from_utf8(slot) {
-                Ok(t) => f(t),
-                Err(_) => f(&lower(s)),
-            }
-        }
-        _ => f(&lower(s)),
+    if s.is_ascii() {
+        with_lower(s, f)
+    } else {
+        f(&lower(s))
     }
 }
 
@@ -205,6 +198,7 @@ fn in_token(hay: &str, i: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::detect::recognizers::window::after;
 
     #[test]
     fn exact_lower_is_to_lowercase() {
@@ -213,7 +207,6 @@ mod tests {
             assert_eq!(with_exact_lower(w, str::to_owned), w.to_lowercase(), "{w}");
         }
     }
-    use crate::detect::recognizers::window::after;
 
     /// True when `w` (lowercase) occurs in `hay` at byte `i` and ends a token there: when `w` ends
     /// in a letter or digit, no letter or digit follows it.
