@@ -40,16 +40,16 @@ pub(crate) fn plausible(t: EntityType, v: &str, vouch: Vouch) -> bool {
     if v.is_empty() || v.len() > 80 || !v.chars().any(char::is_alphanumeric) {
         return false;
     }
-    if with_exact_lower(v, |lower| placeholders().contains(lower)) {
-        return false;
-    }
-    match t {
+    let shaped = match t {
         EntityType::Person => person(v, vouch),
         EntityType::Location => location(v, vouch),
         EntityType::Date => date(v),
         EntityType::PhoneNumber => phone(v),
         _ => false,
-    }
+    };
+    // The placeholder look-up last: the shape checks reject most cells that are no value (an
+    // e-mail address in a name column) for less than a hash of the lowercased cell.
+    shaped && !with_exact_lower(v, |lower| placeholders().contains(lower))
 }
 
 fn words(v: &str) -> impl Iterator<Item = &str> {
