@@ -170,6 +170,9 @@ fn type_table(s: &str, table: &Table, known: &Known, out: &mut Vec<Candidate>) {
         }
     }
     let value = |c: &Cell| s.get(c.start..c.end).unwrap_or("");
+    // Whether each distinct value of a column is plausible (one map for all columns, cleared
+    // per column: `key: value` lines have a column per key).
+    let mut memo: AHashMap<&str, bool> = AHashMap::new();
     for (kind, cells) in kinds.iter().zip(&by_column) {
         match *kind {
             Kind::Personal { t, strong } if fills(t) => {
@@ -186,7 +189,7 @@ fn type_table(s: &str, table: &Table, known: &Known, out: &mut Vec<Candidate>) {
                 } else {
                     Vouch::Loose
                 };
-                let mut memo = AHashMap::new();
+                memo.clear();
                 for c in cells {
                     let v = value(c);
                     if *memo
@@ -212,7 +215,7 @@ fn type_table(s: &str, table: &Table, known: &Known, out: &mut Vec<Candidate>) {
                     if shown < need {
                         continue;
                     }
-                    let mut memo = AHashMap::new();
+                    memo.clear();
                     for c in cells {
                         let v = value(c);
                         if *memo
