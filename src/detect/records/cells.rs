@@ -23,16 +23,33 @@ pub(crate) enum Vouch {
     Loose,
 }
 
-/// Placeholder and status values (`null`, `aktiv`, `n/a`), lowercase.
-fn placeholders() -> &'static AHashSet<&'static str> {
-    static SET: OnceLock<AHashSet<&'static str>> = OnceLock::new();
-    SET.get_or_init(|| {
-        VALUES
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .collect()
-    })
+/// Placeholder and status values (`null`, `aktiv`, `n/a`), lowercase, and the most code points
+/// any of them has.
+struct Placeholders {
+    set: AHashSet<&'static str>,
+    max_chars: usize,
+}
+
+impl Placeholders {
+    fn get() -> &'static Placeholders {
+        static SET: OnceLock<Placeholders> = OnceLock::new();
+        SET.get_or_init(|| {
+            let set: AHashSet<&'static str> = VALUES
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .collect();
+            let max_chars = set.iter().map(|p| p.chars().count()).max().unwrap_or(0);
+            Placeholders { set, max_chars }
+        })
+    }
+
+    /// True when `v`, lowercased, is a placeholder. Lowercasing never yields fewer code points
+    /// than it is given, so a value with more code points than the longest placeholder is
+    /// none and needs no look-up (most cells).
+    fn holds(&self, v: &str) -> bool {
+        v.chars().count() <= self.max_chars && with_exact_lower(v, |lower| self.set.contains(lower))
+    }
 }
 
 /// True when `v` (a trimmed cell value) can be a value of type `t`.
@@ -40,16 +57,16 @@ pub(crate) fn plausible(t: EntityType, v: &str, vouch: Vouch) -> bool {
     if v.is_empty() || v.len() > 80 || !v.chars().any(char::is_alphanumeric) {
         return false;
     }
-    if with_exact_lower(v, |lower| placeholders().contains(lower)) {
-        return false;
-    }
-    match t {
+    let shaped = match t {
         EntityType::Person => person(v, vouch),
         EntityType::Location => location(v, vouch),
         EntityType::Date => date(v),
         EntityType::PhoneNumber => phone(v),
         _ => false,
-    }
+    };
+    // The placeholder look-up last: the shape checks reject most cells that are no value (an
+    // e-mail address in a name column) for less than a hash of the lowercased cell.
+    shaped && !Placeholders::get().holds(v)
 }
 
 fn words(v: &str) -> impl Iterator<Item = &str> {
@@ -175,6 +192,14 @@ mod tests {
         assert!(!plausible(Person, "Termin", Vouch::Loose));
         assert!(!plausible(Person, "bitte per Mail", Vouch::Loose));
         assert!(!plausible(Person, "A-4711", Vouch::Strong));
+    }
+
+    #[test]
+    fn long_values_are_no_placeholders() {
+        let p = Placeholders::get();
+        assert!(p.max_chars >= "unbekannt".len());
+        assert!(p.holds("NULL") && p.holds("Unbekannt") && p.holds("k. A."));
+        assert!(!p.holds("Unbekannter Weg") && !p.holds("Lindenstraße 12"));
     }
 
     #[test]

@@ -29,6 +29,8 @@ mod markdown;
 mod sql;
 mod table;
 
+use std::sync::OnceLock;
+
 use ahash::AHashMap;
 
 use super::finding::cand;
@@ -80,11 +82,12 @@ fn evidence(known: &Known, v: &str, a: usize, b: usize, t: EntityType) -> bool {
     let lex = Lexicon::get();
     match t {
         EntityType::Person => v.split([' ', ',']).any(|w| {
-            with_exact_lower(w, |lower| {
-                let (bits, cased) = lex.classes(w, lower);
-                cased & class::FIRST_NAME != 0
-                    || cased & class::LAST_NAME != 0 && bits & class::COMMON == 0
-            })
+            may_be_name(w)
+                && with_exact_lower(w, |lower| {
+                    let (bits, cased) = lex.classes(w, lower);
+                    cased & class::FIRST_NAME != 0
+                        || cased & class::LAST_NAME != 0 && bits & class::COMMON == 0
+                })
         }),
         EntityType::Location => with_exact_lower(v, |lower| {
             let bits = lex.form_bits(lower);
@@ -92,6 +95,38 @@ fn evidence(known: &Known, v: &str, a: usize, b: usize, t: EntityType) -> bool {
         }),
         _ => false,
     }
+}
+
+/// Per ASCII byte: whether it occurs, lowercased, in some given or family name of the lexicon
+/// (as written or lowercased).
+fn name_bytes() -> &'static [bool; 128] {
+    static SET: OnceLock<[bool; 128]> = OnceLock::new();
+    SET.get_or_init(|| {
+        let lex = Lexicon::get();
+        let mut set = [false; 128];
+        for name in lex.first.iter().chain(&lex.last) {
+            for b in name.bytes().filter(u8::is_ascii) {
+                set[usize::from(b.to_ascii_lowercase())] = true;
+            }
+            // Only a non-ASCII letter can lowercase to an ASCII one (`K`, the Kelvin sign).
+            if !name.is_ascii() {
+                for b in name.to_lowercase().bytes().filter(u8::is_ascii) {
+                    set[usize::from(b)] = true;
+                }
+            }
+        }
+        set
+    })
+}
+
+/// False when `w` holds an ASCII byte that no name holds (a digit, `@`, `:`): its lowercase
+/// form then equals no name's (a look-up could match only by a collision of the 64-bit form
+/// hash), and it is no name's exact spelling, so [`evidence`] skips its
+/// look-up (most words of a cell with numbers or addresses).
+fn may_be_name(w: &str) -> bool {
+    let set = name_bytes();
+    w.bytes()
+        .all(|b| !b.is_ascii() || set[usize::from(b.to_ascii_lowercase())])
 }
 
 /// The types a column can take from its other cells.
@@ -170,6 +205,9 @@ fn type_table(s: &str, table: &Table, known: &Known, out: &mut Vec<Candidate>) {
         }
     }
     let value = |c: &Cell| s.get(c.start..c.end).unwrap_or("");
+    // Whether each distinct value of a column is plausible (one map for all columns, cleared
+    // per column: `key: value` lines have a column per key).
+    let mut memo: AHashMap<&str, bool> = AHashMap::new();
     for (kind, cells) in kinds.iter().zip(&by_column) {
         match *kind {
             Kind::Personal { t, strong } if fills(t) => {
@@ -186,7 +224,7 @@ fn type_table(s: &str, table: &Table, known: &Known, out: &mut Vec<Candidate>) {
                 } else {
                     Vouch::Loose
                 };
-                let mut memo = AHashMap::new();
+                memo.clear();
                 for c in cells {
                     let v = value(c);
                     if *memo
@@ -212,7 +250,7 @@ fn type_table(s: &str, table: &Table, known: &Known, out: &mut Vec<Candidate>) {
                     if shown < need {
                         continue;
                     }
-                    let mut memo = AHashMap::new();
+                    memo.clear();
                     for c in cells {
                         let v = value(c);
                         if *memo
@@ -245,15 +283,22 @@ fn mentions(s: &str, found: &[Candidate], known: &Known, out: &mut Vec<Candidate
     if values.is_empty() {
         return;
     }
+    // Occurrences that are a found cell or lie in a known candidate need nothing more.
+    let mut have: Vec<(usize, usize)> = found.iter().map(|c| (c.start, c.end)).collect();
+    have.sort_unstable();
+    // Often every value occurs only as the cells it was found in (a table of addresses): then
+    // the search below would skip every match. Checking that value by value costs less than
+    // building the searcher (26 values in a dense 2 KB request: ~0.02 M against 0.07 M
+    // instructions), as long as the text and the values are few (a large CSV is searched once).
+    if values.len() * s.len() <= ONLY_CELLS_CHECK_MAX && only_found_cells(s, &values, &have) {
+        return;
+    }
     // Built per text: the packed searcher of `ValueMatcher` builds in a fraction of the time
     // of an automaton (a contiguous NFA over the ~20 values of a dense 2 KB request: 0.44 M
     // instructions) and finds the same leftmost-longest matches.
     let Some(matcher) = ValueMatcher::new(values.iter().map(|v| v.0)) else {
         return;
     };
-    // Occurrences that are a found cell or lie in a known candidate need nothing more.
-    let mut have: Vec<(usize, usize)> = found.iter().map(|c| (c.start, c.end)).collect();
-    have.sort_unstable();
     for (pattern, a, b) in matcher.find_iter(s) {
         if have.binary_search(&(a, b)).is_ok()
             || known.overlapping(a, b).any(|c| c.start <= a && c.end >= b)
@@ -264,6 +309,27 @@ fn mentions(s: &str, found: &[Candidate], known: &Known, out: &mut Vec<Candidate
         let t = values[pattern].1;
         out.push(cand(t, a, b, CARRIED, false));
     }
+}
+
+/// Values × text bytes up to which [`only_found_cells`] is tried before the searcher is built.
+const ONLY_CELLS_CHECK_MAX: usize = 128 * 1024;
+
+/// True when every occurrence of every value in `s` (overlapping ones too) is one of the spans
+/// `have` (sorted): the leftmost-longest matches of the values are then all found cells.
+fn only_found_cells(s: &str, values: &[(&str, EntityType)], have: &[(usize, usize)]) -> bool {
+    let b = s.as_bytes();
+    values.iter().all(|&(v, _)| {
+        let finder = memchr::memmem::Finder::new(v.as_bytes());
+        let mut from = 0;
+        while let Some(i) = b.get(from..).and_then(|rest| finder.find(rest)) {
+            let a = from + i;
+            if have.binary_search(&(a, a + v.len())).is_err() {
+                return false;
+            }
+            from = a + 1;
+        }
+        true
+    })
 }
 
 /// True for a word that is also a common noun or stop word (`Koch`, `Wolf`): a later mention
@@ -362,6 +428,45 @@ fn named_cells(s: &str, find: fn(&str, &mut Vec<Table>)) -> Vec<(&str, &str)> {
 #[cfg(test)]
 mod tests {
     use super::table::trim_value;
+    use super::{may_be_name, only_found_cells, EntityType, Lexicon};
+
+    #[test]
+    fn values_found_only_as_their_cells() {
+        let s = "Guben;Olaf\nCottbus;Jana\nGubener Str. 5";
+        let values = [
+            ("Guben", EntityType::Location),
+            ("Cottbus", EntityType::Location),
+        ];
+        let cells = [(0, 5), (11, 18)];
+        // `Guben` also starts `Gubener`: an occurrence that is no cell.
+        assert!(!only_found_cells(s, &values, &cells));
+        assert!(only_found_cells(s, &values[1..], &cells));
+        let s = "aaaa;aaa";
+        // Overlapping occurrences count too.
+        assert!(!only_found_cells(
+            s,
+            &[("aaa", EntityType::Person)],
+            &[(0, 3), (5, 8)]
+        ));
+        assert!(only_found_cells(
+            s,
+            &[("aaa", EntityType::Person)],
+            &[(0, 3), (1, 4), (5, 8)]
+        ));
+    }
+
+    #[test]
+    fn names_pass_the_byte_test_and_numbers_do_not() {
+        let lex = Lexicon::get();
+        for name in lex.first.iter().chain(&lex.last) {
+            assert!(
+                may_be_name(name) && may_be_name(&name.to_uppercase()),
+                "{name}"
+            );
+        }
+        assert!(may_be_name("Brökelmann") && may_be_name(""));
+        assert!(!may_be_name("030") && !may_be_name("k0.lange@beispiel.de"));
+    }
 
     #[test]
     fn values_are_trimmed_and_unquoted() {
