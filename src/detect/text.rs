@@ -251,16 +251,9 @@ fn push_lowercase(out: &mut String, text: &str) {
 /// place (German and other Latin-1 letters by their offset, the rest through Unicode's tables).
 fn lowercase_same_length(s: &str) -> Option<String> {
     let b = s.as_bytes();
-    let mut out: Vec<u8> = b
-        .iter()
-        .map(|&c| c | (u8::from(c.is_ascii_uppercase()) << 5))
-        .collect();
+    let mut out = s.to_ascii_lowercase();
     let mut i = 0;
-    while let Some(p) = b
-        .get(i..)
-        .and_then(|rest| rest.iter().position(|c| !c.is_ascii()))
-    {
-        let at = i + p;
+    while let Some(at) = next_non_ascii(b, i) {
         let c = s.get(at..)?.chars().next()?;
         let len = c.len_utf8();
         let lower = match c {
@@ -275,11 +268,26 @@ fn lowercase_same_length(s: &str) -> Option<String> {
             }
         };
         if lower != c {
-            lower.encode_utf8(out.get_mut(at..at + len)?);
+            out.replace_range(at..at + len, lower.encode_utf8(&mut [0; 4]));
         }
         i = at + len;
     }
-    String::from_utf8(out).ok()
+    Some(out)
+}
+
+/// Offset of the first non-ASCII byte of `b` at or after `from`, eight bytes a step.
+fn next_non_ascii(b: &[u8], from: usize) -> Option<usize> {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut i = from;
+    while let Some(chunk) = b.get(i..i + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().ok()?);
+        if word & HIGH != 0 {
+            return Some(i + (word & HIGH).trailing_zeros() as usize / 8);
+        }
+        i += 8;
+    }
+    let rest = b.get(i..)?;
+    rest.iter().position(|c| !c.is_ascii()).map(|p| i + p)
 }
 
 /// Maps each byte offset of the non-decreasing list `byte_offsets` to its code-point offset,
@@ -377,6 +385,29 @@ mod tests {
         push_lowercase(&mut fast, &all);
         let slow: String = all.chars().flat_map(char::to_lowercase).collect();
         assert_eq!(fast, slow);
+    }
+
+    #[test]
+    fn next_non_ascii_finds_the_first_high_byte() {
+        let long = format!("{}ä{}é", "a".repeat(21), "b".repeat(9));
+        for s in [
+            "",
+            "abc",
+            "ä",
+            "abcdefgh",
+            "abcdefghä",
+            "abcdefgh12345678ü",
+            &long,
+        ] {
+            let b = s.as_bytes();
+            for from in 0..=b.len() {
+                let expect = b[from..]
+                    .iter()
+                    .position(|c| !c.is_ascii())
+                    .map(|p| from + p);
+                assert_eq!(next_non_ascii(b, from), expect, "{s} {from}");
+            }
+        }
     }
 
     #[test]

@@ -338,7 +338,11 @@ pub(crate) fn views<'a>(text: &'a Text<'_>) -> Views<'a> {
     let n = words.len();
     let mut open: Vec<usize> = Vec::new();
     let mut of_open: Vec<Openness> = Vec::new();
-    for i in 0..n {
+    for (i, w) in words.iter().enumerate() {
+        // Lower-case and upper-case words are closed: no call for them (most of a text).
+        if !matches!(w.shape, Shape::Capitalised | Shape::Other) {
+            continue;
+        }
         let o = openness(s, words, lexed, tables, i);
         if o.open {
             open.push(i);
