@@ -211,27 +211,76 @@ fn plain_run(s: &[u8]) -> usize {
 
 /// Parses one JSON document (surrounding whitespace allowed).
 pub fn parse(text: &str) -> Result<Node, ParseError> {
-    let mut p = Parser {
-        s: text.as_bytes(),
-        src: text,
-        i: 0,
-    };
-    p.ws();
-    let node = p.value(0)?;
-    p.ws();
-    if p.i != p.s.len() {
-        return Err(p.err("trailing characters"));
-    }
-    Ok(node)
+    Parser::new(text, false).document()
 }
+
+/// [`parse`], answering `Ok(None)` as soon as an object names a member twice (names compared
+/// after decoding escapes). Checked while the tree is built, instead of a scan of its own
+/// before parsing (7 k instructions for a 2 KB request).
+pub fn parse_unique(text: &str) -> Result<Option<Node>, ParseError> {
+    let mut p = Parser::new(text, true);
+    match p.document() {
+        Ok(node) => Ok(Some(node)),
+        Err(_) if p.duplicate => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Members an object may have before [`Parser::unique_name`] keeps their hashes rather than
+/// comparing a new name with every earlier one.
+const LINEAR_NAMES: usize = 16;
 
 struct Parser<'a> {
     s: &'a [u8],
     src: &'a str,
     i: usize,
+    /// Refuse a member name seen before in the same object.
+    unique: bool,
+    /// That refusal happened (the error unwinds the parse).
+    duplicate: bool,
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
+    fn new(text: &'a str, unique: bool) -> Parser<'a> {
+        Parser {
+            s: text.as_bytes(),
+            src: text,
+            i: 0,
+            unique,
+            duplicate: false,
+        }
+    }
+
+    fn document(&mut self) -> Result<Node, ParseError> {
+        self.ws();
+        let node = self.value(0)?;
+        self.ws();
+        if self.i != self.s.len() {
+            return Err(self.err("trailing characters"));
+        }
+        Ok(node)
+    }
+
+    /// Whether `name` is new among `members` (`hashes`: theirs, once there are many).
+    fn unique_name(
+        members: &[(String, Node)],
+        hashes: &mut Option<ahash::AHashSet<u64>>,
+        name: &str,
+    ) -> bool {
+        if members.len() < LINEAR_NAMES {
+            return !members.iter().any(|(k, _)| k == name);
+        }
+        let state = ahash::RandomState::with_seeds(1, 2, 3, 4);
+        let set = hashes.get_or_insert_with(|| {
+            members
+                .iter()
+                .map(|(k, _)| state.hash_one(k.as_str()))
+                .collect()
+        });
+        // a hash seen before is only a candidate: compare the names themselves then
+        set.insert(state.hash_one(name)) || !members.iter().any(|(k, _)| k == name)
+    }
+
     fn err(&self, reason: &'static str) -> ParseError {
         ParseError {
             offset: self.i,
@@ -417,6 +466,7 @@ impl Parser<'_> {
     fn object(&mut self, depth: usize) -> Result<Node, ParseError> {
         self.i += 1;
         let mut members = Vec::new();
+        let mut hashes = None;
         self.ws();
         if self.s.get(self.i) == Some(&b'}') {
             self.i += 1;
@@ -428,6 +478,10 @@ impl Parser<'_> {
                 return Err(self.err("expected member name"));
             }
             let key = self.string()?;
+            if self.unique && !Self::unique_name(&members, &mut hashes, &key) {
+                self.duplicate = true;
+                return Err(self.err("duplicate member name"));
+            }
             self.ws();
             if self.s.get(self.i) != Some(&b':') {
                 return Err(self.err("expected :"));
@@ -523,6 +577,35 @@ mod tests {
         for s in cases {
             assert_eq!(plain_run(&s), naive(&s), "{s:?}");
         }
+    }
+
+    #[test]
+    fn duplicate_names_are_found_as_the_scan_finds_them() {
+        let big: String = (0..40).map(|i| format!("\"k{i}\":{i},")).collect();
+        for (doc, duplicate) in [
+            (
+                r#"{"a":1,"b":{"a":2},"c":[{"a":3},{"a":4}]}"#.to_owned(),
+                false,
+            ),
+            (r#"{"a":1,"\u0061":2}"#.to_owned(), true),
+            (r#"{"x":{"a":1,"b":2,"a":3}}"#.to_owned(), true),
+            (format!("{{{big}\"z\":0}}"), false),
+            (format!("{{{big}\"k7\":0}}"), true),
+            (format!("{{{big}\"k39\":0}}"), true),
+        ] {
+            assert_eq!(
+                crate::api::json::has_duplicate_key(doc.as_bytes()),
+                duplicate,
+                "{doc}"
+            );
+            let parsed = parse_unique(&doc).unwrap();
+            assert_eq!(parsed.is_none(), duplicate, "{doc}");
+            if let Some(node) = parsed {
+                assert_eq!(node, parse(&doc).unwrap());
+            }
+        }
+        assert!(parse(r#"{"a":1,"a":2}"#).is_ok(), "plain parse keeps both");
+        assert!(parse_unique(r#"{"a":01}"#).is_err());
     }
 
     #[test]

@@ -93,10 +93,16 @@ fn anonymize(
     keep_original: bool,
 ) -> Result<(RewrittenBody, Option<Node>), RewriteError> {
     let text = std::str::from_utf8(body).map_err(|_| RewriteError::NotUtf8)?;
-    if crate::api::json::has_duplicate_key(body) {
-        return Err(RewriteError::DuplicateMember);
-    }
-    let mut root = json::parse(text).map_err(RewriteError::NotJson)?;
+    let mut root = match json::parse_unique(text) {
+        Ok(Some(root)) => root,
+        Ok(None) => return Err(RewriteError::DuplicateMember),
+        // as before the check moved into the parser: a duplicate anywhere in the body is the
+        // reason given, even when the parser stopped earlier
+        Err(_) if crate::api::json::has_duplicate_key(body) => {
+            return Err(RewriteError::DuplicateMember)
+        }
+        Err(e) => return Err(RewriteError::NotJson(e)),
+    };
     if !matches!(root, Node::Obj(_)) {
         return Err(RewriteError::NotObject);
     }
@@ -128,8 +134,8 @@ fn anonymize(
     }
     // the replacing pass rewrites the tree in place: a copy is cheaper than a second parse
     let original = keep_original.then(|| root.clone());
-    let matcher =
-        ValueMatcher::new(values.iter().map(|(_, v)| v.as_str())).ok_or(RewriteError::Internal)?;
+    let matcher = ValueMatcher::for_text(values.iter().map(|(_, v)| v.as_str()), body.len())
+        .ok_or(RewriteError::Internal)?;
     let mut replace = Replacer {
         matcher: &matcher,
         values: &values,

@@ -20,7 +20,10 @@ pub fn init_logging(config: &LogConfig) -> Result<(), LogInitError> {
         .with_writer(std::io::stderr)
         .with_ansi(false);
     let result = match config.format {
-        LogFormat::Text => builder.try_init(),
+        LogFormat::Text => builder.try_init().map(|()| {
+            // the same text format, written without `tracing`'s field machinery
+            super::access_line::use_for_text_format()
+        }),
         LogFormat::Json => builder
             .json()
             .flatten_event(true)

@@ -5,6 +5,7 @@
 //! or a metric label. Log lines name the route *template* (`/api/v1/session/{id}`), never the path
 //! or query; metric labels come from fixed sets only.
 
+mod access_line;
 mod logging;
 mod metrics;
 
@@ -208,7 +209,19 @@ pub fn finish_request(
                 error_source = e.esource().as_str()
             );
         }
-        None => line!(info, "request"),
+        None => {
+            let fast = access_line::RequestLine {
+                telemetry,
+                method,
+                route,
+                status,
+                elapsed,
+                exchange,
+            };
+            if !access_line::write_request_line(&fast) {
+                line!(info, "request");
+            }
+        }
     }
 }
 
