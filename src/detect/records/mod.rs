@@ -89,44 +89,58 @@ fn evidence(known: &Known, v: &str, a: usize, b: usize, t: EntityType) -> bool {
                         || cased & class::LAST_NAME != 0 && bits & class::COMMON == 0
                 })
         }),
-        EntityType::Location => with_exact_lower(v, |lower| {
-            let bits = lex.form_bits(lower);
-            bits & class::TOWN != 0 && bits & class::AMBIGUOUS_TOWN == 0
-        }),
+        EntityType::Location => {
+            may_be_town(v)
+                && with_exact_lower(v, |lower| {
+                    let bits = lex.form_bits(lower);
+                    bits & class::TOWN != 0 && bits & class::AMBIGUOUS_TOWN == 0
+                })
+        }
         _ => false,
     }
 }
 
-/// Per ASCII byte: whether it occurs, lowercased, in some given or family name of the lexicon
-/// (as written or lowercased).
-fn name_bytes() -> &'static [bool; 128] {
-    static SET: OnceLock<[bool; 128]> = OnceLock::new();
-    SET.get_or_init(|| {
-        let lex = Lexicon::get();
-        let mut set = [false; 128];
-        for name in lex.first.iter().chain(&lex.last) {
-            for b in name.bytes().filter(u8::is_ascii) {
-                set[usize::from(b.to_ascii_lowercase())] = true;
-            }
-            // Only a non-ASCII letter can lowercase to an ASCII one (`K`, the Kelvin sign).
-            if !name.is_ascii() {
-                for b in name.to_lowercase().bytes().filter(u8::is_ascii) {
-                    set[usize::from(b)] = true;
-                }
+/// Per ASCII byte: whether it occurs, lowercased, in one of `words` (as written or lowercased).
+fn byte_set<'w>(words: impl Iterator<Item = &'w &'static str>) -> [bool; 128] {
+    let mut set = [false; 128];
+    for w in words {
+        for b in w.bytes().filter(u8::is_ascii) {
+            set[usize::from(b.to_ascii_lowercase())] = true;
+        }
+        // Only a non-ASCII letter can lowercase to an ASCII one (`K`, the Kelvin sign).
+        if !w.is_ascii() {
+            for b in w.to_lowercase().bytes().filter(u8::is_ascii) {
+                set[usize::from(b)] = true;
             }
         }
-        set
-    })
+    }
+    set
 }
 
-/// False when `w` holds an ASCII byte that no name holds (a digit, `@`, `:`): its lowercase
-/// form then equals no name's (a look-up could match only by a collision of the 64-bit form
-/// hash), and it is no name's exact spelling, so [`evidence`] skips its
-/// look-up (most words of a cell with numbers or addresses).
-fn may_be_name(w: &str) -> bool {
-    let set = name_bytes();
+/// False when `w` holds an ASCII byte that no word of the gazetteer behind `set` holds (a
+/// digit or `@` for names, `@` or `:` for towns): its lowercase form then equals no such word's
+/// (a look-up could match only by a collision of the 64-bit form hash), and it is no such
+/// word's exact spelling, so [`evidence`] skips its look-up (most words of a cell with numbers
+/// or addresses).
+fn may_be(set: &[bool; 128], w: &str) -> bool {
     w.bytes()
         .all(|b| !b.is_ascii() || set[usize::from(b.to_ascii_lowercase())])
+}
+
+/// [`may_be`] for given and family names.
+fn may_be_name(w: &str) -> bool {
+    static SET: OnceLock<[bool; 128]> = OnceLock::new();
+    let lex = Lexicon::get();
+    may_be(
+        SET.get_or_init(|| byte_set(lex.first.iter().chain(&lex.last))),
+        w,
+    )
+}
+
+/// [`may_be`] for towns.
+fn may_be_town(w: &str) -> bool {
+    static SET: OnceLock<[bool; 128]> = OnceLock::new();
+    may_be(SET.get_or_init(|| byte_set(Lexicon::get().towns.iter())), w)
 }
 
 /// The types a column can take from its other cells.
@@ -436,7 +450,7 @@ fn named_cells(s: &str, find: fn(&str, &mut Vec<Table>)) -> Vec<(&str, &str)> {
 #[cfg(test)]
 mod tests {
     use super::table::trim_value;
-    use super::{may_be_name, only_found_cells, EntityType, Lexicon};
+    use super::{may_be_name, may_be_town, only_found_cells, EntityType, Lexicon};
 
     #[test]
     fn values_found_only_as_their_cells() {
@@ -475,6 +489,13 @@ mod tests {
         }
         assert!(may_be_name("Brökelmann") && may_be_name(""));
         assert!(!may_be_name("030") && !may_be_name("k0.lange@beispiel.de"));
+        for town in &lex.towns {
+            assert!(
+                may_be_town(town) && may_be_town(&town.to_uppercase()),
+                "{town}"
+            );
+        }
+        assert!(!may_be_town("Kunde 0: k0.lange@beispiel.de"));
     }
 
     #[test]
