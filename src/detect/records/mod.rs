@@ -50,8 +50,9 @@ const NAMED: f32 = 0.9;
 /// mention of a value found in a record.
 const CARRIED: f32 = 0.8;
 
-/// The candidates of the other recognizers that pass the threshold, sorted by start.
-struct Known(Vec<Candidate>);
+/// The candidates of the other recognizers that pass the threshold, sorted by start, and the
+/// look-back that reaches every one overlapping a span.
+struct Known(Vec<Candidate>, usize);
 
 impl Known {
     fn new(out: &[Candidate]) -> Known {
@@ -61,13 +62,20 @@ impl Known {
             .copied()
             .collect();
         v.sort_unstable_by_key(|c| c.start);
-        Known(v)
+        // Candidates are short: at most 512 bytes back, less when the longest is shorter (a
+        // candidate starting further back ends before the span).
+        let back = v
+            .iter()
+            .map(|c| c.end - c.start)
+            .max()
+            .unwrap_or(0)
+            .min(512);
+        Known(v, back)
     }
 
-    /// The candidates overlapping `[a, b)` (candidates are short; a look-back of 512 bytes
-    /// reaches every one that can).
+    /// The candidates overlapping `[a, b)` that start at most 512 bytes before it.
     fn overlapping(&self, a: usize, b: usize) -> impl Iterator<Item = &Candidate> {
-        let from = self.0.partition_point(|c| c.start + 512 < a);
+        let from = self.0.partition_point(|c| c.start + self.1 < a);
         let to = self.0.partition_point(|c| c.start < b);
         self.0[from..to.max(from)].iter().filter(move |c| c.end > a)
     }
