@@ -165,6 +165,13 @@ pub struct WordFacts {
     pub cased: u32,
 }
 
+impl WordFacts {
+    /// Length in bytes of the lowercase form.
+    pub fn low_len(&self) -> usize {
+        self.low.1.saturating_sub(self.low.0) as usize
+    }
+}
+
 impl Lexed {
     fn new(s: &str, words: &[Word], lexicon: &Lexicon) -> Lexed {
         let mut facts = Vec::with_capacity(words.len());

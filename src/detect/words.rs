@@ -23,6 +23,8 @@ pub struct Word {
     pub start: usize,
     pub end: usize,
     pub shape: Shape,
+    /// Holds a `-` (`Hans-Peter`): the parts may be names of their own.
+    pub hyphen: bool,
 }
 
 impl Word {
@@ -109,6 +111,7 @@ pub fn tokenize(s: &str) -> Vec<Word> {
         let first_upper = first & UPPER != 0;
         // LOWER and UPPER bits of every letter seen.
         let mut seen = first;
+        let mut hyphen = false;
         while let Some(&d0) = b.get(end) {
             let k = CLASS[usize::from(d0)];
             if k & (LOWER | UPPER) != 0 {
@@ -129,8 +132,10 @@ pub fn tokenize(s: &str) -> Vec<Word> {
             };
             if is_letter(d) {
                 seen |= case_bits(d);
-            } else if !(is_joiner(d) && char_at(s, end + dlen).is_some_and(|(e, _)| is_letter(e))) {
+            } else if is_joiner(d) && char_at(s, end + dlen).is_some_and(|(e, _)| is_letter(e)) {
                 // Only a joiner between two letters belongs to the word.
+                hyphen |= d == '-';
+            } else {
                 break;
             }
             end += dlen;
@@ -147,7 +152,12 @@ pub fn tokenize(s: &str) -> Vec<Word> {
         } else {
             Shape::Other
         };
-        out.push(Word { start, end, shape });
+        out.push(Word {
+            start,
+            end,
+            shape,
+            hyphen,
+        });
         i = end;
     }
     out
@@ -221,7 +231,13 @@ mod tests {
                 (_, 0, _) => Shape::Lower,
                 _ => Shape::Other,
             };
-            out.push(Word { start, end, shape });
+            let hyphen = s[start..end].contains('-');
+            out.push(Word {
+                start,
+                end,
+                shape,
+                hyphen,
+            });
             i = end;
         }
         out
