@@ -14,13 +14,13 @@ use scan::{FewValues, FirstByteScan};
 /// Aho-Corasick automaton in over ten even for two values, which at 2 KB was a fifth of the
 /// whole rewrite. The automaton remains for what the packed searcher refuses (too many
 /// values, or a CPU without the vector instructions it needs).
-pub(crate) enum ValueMatcher {
+pub(crate) enum ValueMatcher<'v> {
     Packed(packed::Searcher),
     Automaton(AhoCorasick),
     /// A search per value ([`scan`]), for a handful of values in short texts.
     Few(FewValues),
     /// A scan by first byte ([`scan`]), for more values in short texts.
-    Scan(FirstByteScan),
+    Scan(FirstByteScan<'v>),
 }
 
 /// The most values the packed searcher takes (its own limit).
@@ -35,8 +35,8 @@ const SCAN_PER_VALUE: usize = 512;
 /// byte.
 const FEW_MAX: usize = 4;
 
-impl ValueMatcher {
-    pub(crate) fn new<'v>(values: impl Iterator<Item = &'v str> + Clone) -> Option<ValueMatcher> {
+impl<'v> ValueMatcher<'v> {
+    pub(crate) fn new(values: impl Iterator<Item = &'v str> + Clone) -> Option<ValueMatcher<'v>> {
         // Teddy's own heuristic stops at 64 values; past it, a dense 2 KB request (80 values)
         // paid a refused packed build and then an automaton build (1.2 M instructions) for a
         // search of a few microseconds. Up to its hard limit the packed searcher builds in a
@@ -67,10 +67,10 @@ impl ValueMatcher {
     /// number of values, a [`FirstByteScan`] (nothing to build, a plain scan) costs less than
     /// building a packed searcher (about 5 k + 2 k instructions per value) and then searching
     /// faster. The same matches either way.
-    pub(crate) fn for_text<'v>(
+    pub(crate) fn for_text(
         values: impl Iterator<Item = &'v str> + Clone,
         len: usize,
-    ) -> Option<ValueMatcher> {
+    ) -> Option<ValueMatcher<'v>> {
         let n = values.clone().count();
         if len <= SCAN_BASE + SCAN_PER_VALUE * n && n <= FEW_MAX {
             if let Some(few) = FewValues::new(values.clone()) {

@@ -144,8 +144,11 @@ fn anonymize(
     };
     walk_request(format, &mut root, &mut replace);
     let count = replace.count;
+    // sized for the body as received plus some growth: no doubling copies while writing
+    let mut out = String::with_capacity(body.len() + body.len() / 4 + 64);
+    root.write(&mut out);
     let rewritten = RewrittenBody {
-        body: Some(root.to_bytes()),
+        body: Some(out.into_bytes()),
         table,
         count,
     };
@@ -280,7 +283,7 @@ fn capitalised(w: &str) -> String {
 }
 
 struct Replacer<'a> {
-    matcher: &'a ValueMatcher,
+    matcher: &'a ValueMatcher<'a>,
     values: &'a [(EntityType, String)],
     table: &'a mut TokenTable,
     count: usize,

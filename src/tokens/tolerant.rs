@@ -14,9 +14,11 @@
 //! - The output is bounded: with a [`TolerantRestorer::limit_growth`] budget, a form is restored only
 //!   while the bytes it adds fit the budget; past it, forms stay as written.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::LazyLock;
+
+use ahash::{AHashMap, AHashSet};
 
 use super::growth::GrowthBudget;
 use super::MappingEntry;
@@ -46,16 +48,17 @@ pub struct RestoreCounts {
 /// The issued tokens of one exchange and the tolerant grammar over them.
 #[derive(Debug, Default)]
 pub struct TolerantRestorer {
-    /// `(PREFIX, number)` → value.
-    values: HashMap<(String, u64), String>,
+    /// `(PREFIX, number)` → value (aHash: built per exchange, 80 entries for a dense request,
+    /// where SipHash was most of the build).
+    values: AHashMap<(String, u64), String>,
     /// Upper-case prefixes issued in this exchange.
-    prefixes: HashSet<String>,
+    prefixes: AHashSet<String>,
     longest_prefix: usize,
     /// First bytes of issued prefixes (upper case), for the bare form.
     first_letters: [bool; 26],
     /// Tokens of which the client's own request held a tolerant form: restored only from their
     /// canonical form.
-    client_forms: HashSet<(String, u64)>,
+    client_forms: AHashSet<(String, u64)>,
     budget: Option<GrowthBudget>,
     pub counts: RestoreCounts,
 }
@@ -80,6 +83,7 @@ enum Step {
 impl TolerantRestorer {
     pub fn new(entries: &[MappingEntry]) -> TolerantRestorer {
         let mut ex = TolerantRestorer::default();
+        ex.values.reserve(entries.len());
         for e in entries {
             let Some(inner) = e
                 .token
@@ -101,7 +105,9 @@ impl TolerantRestorer {
                     ex.first_letters[(b - b'A') as usize] = true;
                 }
             }
-            ex.prefixes.insert(prefix.to_owned());
+            if !ex.prefixes.contains(prefix) {
+                ex.prefixes.insert(prefix.to_owned());
+            }
         }
         ex
     }

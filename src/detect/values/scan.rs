@@ -53,8 +53,8 @@ impl FewValues {
 }
 
 /// The values, grouped by first byte, each group longest first.
-pub(crate) struct FirstByteScan {
-    values: Vec<Box<[u8]>>,
+pub(crate) struct FirstByteScan<'v> {
+    values: Vec<&'v [u8]>,
     /// Value indices ordered by (first byte, length descending, index).
     order: Vec<u32>,
     /// `order[start[b] as usize..start[b + 1] as usize]`: the values that begin with byte `b`.
@@ -63,18 +63,13 @@ pub(crate) struct FirstByteScan {
     firsts: Option<[u8; 3]>,
 }
 
-impl FirstByteScan {
+impl<'v> FirstByteScan<'v> {
     /// `None` when a value is empty (it would match everywhere).
-    pub(crate) fn new<'v>(values: impl Iterator<Item = &'v str>) -> Option<FirstByteScan> {
-        let values: Vec<Box<[u8]>> = values.map(|v| Box::from(v.as_bytes())).collect();
+    pub(crate) fn new(values: impl Iterator<Item = &'v str>) -> Option<FirstByteScan<'v>> {
+        let values: Vec<&[u8]> = values.map(str::as_bytes).collect();
         if values.iter().any(|v| v.is_empty()) || values.len() > u32::MAX as usize {
             return None;
         }
-        let mut order: Vec<u32> = (0..values.len() as u32).collect();
-        order.sort_unstable_by_key(|&i| {
-            let v = &values[i as usize];
-            (v[0], std::cmp::Reverse(v.len()), i)
-        });
         let mut start = Box::new([0u32; 257]);
         for v in &values {
             start[v[0] as usize + 1] += 1;
@@ -82,9 +77,26 @@ impl FirstByteScan {
         for b in 0..256 {
             start[b + 1] += start[b];
         }
-        let mut distinct: Vec<u8> = order.iter().map(|&i| values[i as usize][0]).collect();
-        distinct.dedup();
-        let firsts = match distinct[..] {
+        // a counting sort by first byte (indices ascending within each), then each group by
+        // length: cheaper than one comparison sort over all values
+        let mut order = vec![0u32; values.len()];
+        let mut fill = start.clone();
+        for (i, v) in values.iter().enumerate() {
+            let slot = &mut fill[v[0] as usize];
+            order[*slot as usize] = i as u32;
+            *slot += 1;
+        }
+        let mut firsts = Vec::with_capacity(3);
+        for b in 0..256 {
+            let group = &mut order[start[b] as usize..start[b + 1] as usize];
+            if !group.is_empty() {
+                firsts.push(b as u8);
+                if group.len() > 1 {
+                    group.sort_by_key(|&i| std::cmp::Reverse(values[i as usize].len()));
+                }
+            }
+        }
+        let firsts = match firsts[..] {
             [a] => Some([a, a, a]),
             [a, b] => Some([a, b, b]),
             [a, b, c] => Some([a, b, c]),
@@ -134,7 +146,7 @@ impl FirstByteScan {
         self.order[self.start[b] as usize..self.start[b + 1] as usize]
             .iter()
             .map(|&v| v as usize)
-            .find(|&v| rest.starts_with(&self.values[v]))
+            .find(|&v| rest.starts_with(self.values[v]))
     }
 }
 
