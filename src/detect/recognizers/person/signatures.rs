@@ -1,8 +1,39 @@
 //! Phase 2, signatures: a closing line (`Viele Grüße`, `Best regards`) followed by a line
 //! that is only a name, or a name on the closing line itself (`LG Tom`).
 
+use std::sync::OnceLock;
+
+use ahash::AHashSet;
+
 use super::facts::{Ctx, Mode};
 use super::scores::{push, Found, ANCHORED_STRONG};
+
+/// A necessary condition for the closing test below, from a line's first and last two bytes:
+/// a line that is a closing, starts with one or ends with one shares its first or its last two
+/// bytes with a closing. Most short lines (a system prompt, a one-line question) share neither,
+/// and skip the comparisons with every closing.
+fn may_hold_closing(tl: &str, closings: &[&'static str]) -> bool {
+    type Ends = Option<(AHashSet<[u8; 2]>, AHashSet<[u8; 2]>)>;
+    static ENDS: OnceLock<Ends> = OnceLock::new();
+    let two = |b: Option<&[u8]>| b.and_then(|x| <[u8; 2]>::try_from(x).ok());
+    let ends = ENDS.get_or_init(|| {
+        let mut heads = AHashSet::new();
+        let mut tails = AHashSet::new();
+        for c in closings {
+            let b = c.as_bytes();
+            // A closing shorter than two bytes: no test (`None`), every line is compared.
+            heads.insert(two(b.get(..2))?);
+            tails.insert(two(b.get(b.len().saturating_sub(2)..))?);
+        }
+        Some((heads, tails))
+    });
+    let Some((heads, tails)) = ends else {
+        return true;
+    };
+    let b = tl.as_bytes();
+    let (head, tail) = (two(b.get(..2)), two(b.get(b.len().saturating_sub(2)..)));
+    head.is_none_or(|h| heads.contains(&h)) || tail.is_none_or(|t| tails.contains(&t))
+}
 
 /// Appends the signature names of `cx` to `found`.
 pub(super) fn find(cx: &Ctx<'_>, found: &mut Found) {
@@ -19,7 +50,7 @@ pub(super) fn find(cx: &Ctx<'_>, found: &mut Found) {
             continue;
         }
         let tl = t.to_lowercase();
-        if t.len() > 60 || t.is_empty() {
+        if t.len() > 60 || t.is_empty() || !may_hold_closing(&tl, closings) {
             continue;
         }
         let Some(closing) = closings.iter().find(|c| {
