@@ -8,22 +8,25 @@ use ahash::AHashSet;
 use super::facts::{Ctx, Mode};
 use super::scores::{push, Found, ANCHORED_STRONG};
 
-/// A necessary condition for the closing test below, from a line's first and last two bytes:
-/// a line that is a closing, starts with one or ends with one shares its first or its last two
-/// bytes with a closing. Most short lines (a system prompt, a one-line question) share neither,
-/// and skip the comparisons with every closing.
+/// A necessary condition for the closing test below, from a line's first and last bytes: a line
+/// that is a closing, starts with one or ends with one shares its first or its last two or three
+/// bytes with a closing (each closing keyed by up to three). Most short lines (a system prompt,
+/// a one-line question) share neither, and skip the comparisons with every closing.
 fn may_hold_closing(tl: &str, closings: &[&'static str]) -> bool {
-    type Ends = Option<(AHashSet<[u8; 2]>, AHashSet<[u8; 2]>)>;
+    type Ends = Option<(AHashSet<&'static [u8]>, AHashSet<&'static [u8]>)>;
     static ENDS: OnceLock<Ends> = OnceLock::new();
-    let two = |b: Option<&[u8]>| b.and_then(|x| <[u8; 2]>::try_from(x).ok());
     let ends = ENDS.get_or_init(|| {
         let mut heads = AHashSet::new();
         let mut tails = AHashSet::new();
         for c in closings {
             let b = c.as_bytes();
             // A closing shorter than two bytes: no test (`None`), every line is compared.
-            heads.insert(two(b.get(..2))?);
-            tails.insert(two(b.get(b.len().saturating_sub(2)..))?);
+            let k = b.len().min(3);
+            if k < 2 {
+                return None;
+            }
+            heads.insert(b.get(..k)?);
+            tails.insert(b.get(b.len() - k..)?);
         }
         Some((heads, tails))
     });
@@ -31,8 +34,13 @@ fn may_hold_closing(tl: &str, closings: &[&'static str]) -> bool {
         return true;
     };
     let b = tl.as_bytes();
-    let (head, tail) = (two(b.get(..2)), two(b.get(b.len().saturating_sub(2)..)));
-    head.is_none_or(|h| heads.contains(&h)) || tail.is_none_or(|t| tails.contains(&t))
+    if b.len() < 3 {
+        return true;
+    }
+    (2..=3).any(|k| {
+        b.get(..k).is_some_and(|h| heads.contains(h))
+            || b.get(b.len() - k..).is_some_and(|t| tails.contains(t))
+    })
 }
 
 /// Appends the signature names of `cx` to `found`.
