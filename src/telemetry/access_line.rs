@@ -8,9 +8,7 @@
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-use super::{ExchangeLine, RequestTelemetry};
+use std::time::{Duration, SystemTime};
 
 /// Set once the global subscriber writes `tracing`'s text format (without ANSI colours) to
 /// stderr; until then (tests, other formats) lines go through `tracing`.
@@ -25,12 +23,32 @@ pub(super) fn use_for_text_format() {
 
 /// The fields of one access line, in the order `tracing` writes them.
 pub(super) struct RequestLine<'a> {
-    pub telemetry: &'a RequestTelemetry,
+    pub request_id: &'a str,
+    pub upstream_id: Option<&'a str>,
     pub method: &'a str,
     pub route: &'a str,
     pub status: u16,
+    pub policy: Option<&'a str>,
     pub elapsed: Duration,
     pub exchange: Option<&'a ExchangeLine>,
+}
+
+/// What the access line of a proxied exchange adds: names and counts, never content.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ExchangeLine {
+    /// The wire format's name (`openai`, `anthropic`, …).
+    pub format: &'static str,
+    /// The endpoint within the format (`chat`, `embeddings`, …), empty when nothing was read.
+    pub endpoint: &'static str,
+    /// Values replaced in the request.
+    pub entities: usize,
+    /// Tokens restored in the reply, those restored from a tolerant form, and token forms the
+    /// reply held that this exchange never issued.
+    pub restored: usize,
+    pub tolerant_restores: usize,
+    pub unrestored_tokens: usize,
+    /// The reply reached its growth bound (see `proxy::reply`).
+    pub restore_limited: bool,
 }
 
 /// Writes the `INFO` line "request" to stderr when this is the text format and the level is
@@ -55,17 +73,16 @@ pub(super) fn write_request_line(line: &RequestLine<'_>) -> bool {
 
 /// Everything after the message: ` name=value` for every present field.
 fn fields(line: &RequestLine<'_>, out: &mut Vec<u8>) {
-    let t = line.telemetry;
     let x = line.exchange;
     out.extend_from_slice(b" request_id=");
-    out.extend_from_slice(t.id.as_bytes());
-    if let Some(id) = &t.upstream_id {
+    out.extend_from_slice(line.request_id.as_bytes());
+    if let Some(id) = line.upstream_id {
         quoted(out, " upstream_request_id=", id);
     }
     quoted(out, " method=", line.method);
     quoted(out, " route=", line.route);
     number(out, " status=", line.status as u64);
-    if let Some(p) = &t.policy {
+    if let Some(p) = line.policy {
         quoted(out, " policy=", p);
     }
     // `Debug` of an f64: the shortest representation that reads back the same
@@ -107,25 +124,24 @@ fn quoted(out: &mut Vec<u8>, name: &str, s: &str) {
 }
 
 /// `YYYY-MM-DDTHH:MM:SS.ffffffZ` (UTC, microseconds), as `tracing`'s `SystemTime` timer writes
-/// it, for years 0 to 9999.
+/// it, for years 0 to 9999 (the calendar from `chrono`, already in the tree through pingora).
 fn timestamp(now: SystemTime, out: &mut Vec<u8>) {
-    let since = now.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let secs = since.as_secs();
-    let (year, month, day) = civil_from_days((secs / 86_400) as i64);
-    let of_day = secs % 86_400;
-    digits(out, year.clamp(0, 9999) as u64, 4);
+    use chrono::{Datelike, Timelike};
+    let at = chrono::DateTime::<chrono::Utc>::from(now);
+    digits(out, at.year().clamp(0, 9999) as u64, 4);
     out.push(b'-');
-    digits(out, month as u64, 2);
+    digits(out, u64::from(at.month()), 2);
     out.push(b'-');
-    digits(out, day as u64, 2);
+    digits(out, u64::from(at.day()), 2);
     out.push(b'T');
-    digits(out, of_day / 3600, 2);
+    digits(out, u64::from(at.hour()), 2);
     out.push(b':');
-    digits(out, of_day / 60 % 60, 2);
+    digits(out, u64::from(at.minute()), 2);
     out.push(b':');
-    digits(out, of_day % 60, 2);
+    digits(out, u64::from(at.second()), 2);
     out.push(b'.');
-    digits(out, since.subsec_micros() as u64, 6);
+    // a leap second's nanoseconds run past 10^9; tracing's timer has none
+    digits(out, u64::from(at.nanosecond() % 1_000_000_000 / 1000), 6);
     out.push(b'Z');
 }
 
@@ -137,25 +153,11 @@ fn digits(out: &mut Vec<u8>, n: u64, width: usize) {
     out.extend_from_slice(s.as_bytes());
 }
 
-/// The proleptic Gregorian (year, month, day) of a day number counted from 1970-01-01 (Howard
-/// Hinnant's `civil_from_days`).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::sync::{Arc, Mutex};
+    use std::time::UNIX_EPOCH;
 
     #[test]
     fn timestamps_read_as_tracing_writes_them() {
@@ -196,16 +198,15 @@ mod tests {
             .without_time()
             .finish();
         let x = line.exchange;
-        let t = line.telemetry;
         tracing::subscriber::with_default(subscriber, || {
             tracing::info!(
                 target: TARGET,
-                request_id = %t.id,
-                upstream_request_id = t.upstream_id.as_deref(),
+                request_id = %line.request_id,
+                upstream_request_id = line.upstream_id,
                 method = line.method,
                 route = line.route,
                 status = line.status,
-                policy = t.policy.as_deref(),
+                policy = line.policy,
                 duration_ms = line.elapsed.as_secs_f64() * 1000.0,
                 format = x.map(|x| x.format),
                 endpoint = x.map(|x| x.endpoint),
@@ -223,7 +224,6 @@ mod tests {
 
     #[test]
     fn fields_read_as_tracing_writes_them() {
-        let mut t = RequestTelemetry::default();
         let exchange = ExchangeLine {
             format: "openai",
             endpoint: "chat",
@@ -251,13 +251,13 @@ mod tests {
             ),
             (None, None, "/api/v1/session/{id}", 12_345_678.0, None),
         ] {
-            t.upstream_id = upstream.map(str::to_owned);
-            t.policy = policy.map(str::to_owned);
             let line = RequestLine {
-                telemetry: &t,
+                request_id: "0123456789abcdef0123456789abcdef",
+                upstream_id: upstream,
                 method: "POST",
                 route,
                 status: 200,
+                policy,
                 elapsed: Duration::from_secs_f64(ms / 1000.0),
                 exchange: x,
             };
