@@ -37,7 +37,11 @@ pub const PARALLEL_FROM: usize = 16 * 1024;
 
 /// The engine: every registered recognizer, the name tagger, overlap resolution.
 pub struct Detector {
-    recognizers: Vec<Box<dyn Recognizer>>,
+    /// The recognizers that read the text alone, in registry order.
+    finders: Vec<Box<dyn Recognizer>>,
+    /// The record readers ([`Recognizer::reads_candidates`]), in registry order: they run after
+    /// the finders and the tagger. Split once here, not per text.
+    readers: Vec<Box<dyn Recognizer>>,
     /// Decides unanchored capitalised words ([`tagger::combine`]); `None` runs the rules alone.
     tagger: Option<Arc<tagger::Tagger>>,
     threshold: f32,
@@ -53,8 +57,10 @@ impl Detector {
 
     /// The given recognizers alone (no tagger), default threshold.
     pub fn with_recognizers(recognizers: Vec<Box<dyn Recognizer>>) -> Detector {
+        let (readers, finders) = recognizers.into_iter().partition(|r| r.reads_candidates());
         Detector {
-            recognizers,
+            finders,
+            readers,
             tagger: None,
             threshold: DEFAULT_THRESHOLD,
             parallel_from: PARALLEL_FROM,
@@ -83,16 +89,11 @@ impl Detector {
     /// own and names the stretches that are never masked (see [`scope`]).
     pub fn detect_in(&self, input: &str, scope: &dyn Scope) -> Vec<Finding> {
         let text = Text::new(input);
-        let (readers, finders): (Vec<&dyn Recognizer>, Vec<_>) = self
-            .recognizers
-            .iter()
-            .map(|r| r.as_ref())
-            .partition(|r| r.reads_candidates());
         let (mut candidates, tagging) = if text.view().len() >= self.parallel_from {
-            self.find_on_two_threads(&text, &finders)
+            self.find_on_two_threads(&text)
         } else {
             let mut candidates = Vec::new();
-            for recognizer in &finders {
+            for recognizer in &self.finders {
                 recognizer.recognize(&text, &mut candidates);
             }
             (candidates, self.tag(&text))
@@ -100,7 +101,7 @@ impl Detector {
         if let Some(tagging) = &tagging {
             tagger::combine::combine(tagging, &text, &mut candidates);
         }
-        for recognizer in readers {
+        for recognizer in &self.readers {
             recognizer.recognize(&text, &mut candidates);
         }
         scope.propose(&text, &mut candidates);
@@ -125,11 +126,8 @@ impl Detector {
     /// The finders' candidates in registry order and the tagging, from jobs that the calling
     /// thread and one pool thread take in turn (module doc). Job 0 is the tagger, job `k + 1`
     /// finder `k`.
-    fn find_on_two_threads(
-        &self,
-        text: &Text<'_>,
-        finders: &[&dyn Recognizer],
-    ) -> (Vec<Candidate>, Option<tagger::Tagging>) {
+    fn find_on_two_threads(&self, text: &Text<'_>) -> (Vec<Candidate>, Option<tagger::Tagging>) {
+        let finders = &self.finders;
         let next = AtomicUsize::new(0);
         let found: Vec<OnceLock<Vec<Candidate>>> =
             finders.iter().map(|_| OnceLock::new()).collect();

@@ -8,6 +8,8 @@
 //! connection string and is dropped. Where no URL surrounds it (a `postgres://user:pw@host`
 //! connection string is not a web URL) the SECRET stays as found: the password only.
 
+use std::cmp::Reverse;
+
 use ahash::AHashMap;
 
 use super::{Candidate, EntityType};
@@ -35,13 +37,16 @@ pub fn resolve_overlaps(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
             c.score = c.score.max(score);
         }
     }
-    candidates.sort_by(|a, b| {
-        b.validated
-            .cmp(&a.validated)
-            .then(b.score.total_cmp(&a.score))
-            .then((b.end - b.start).cmp(&(a.end - a.start)))
-            .then(b.entity_type.priority().cmp(&a.entity_type.priority()))
-            .then(a.start.cmp(&b.start))
+    // Stable, as `sort_by` with the same order; one key per candidate sorts faster than a
+    // chain of five comparisons per pair.
+    candidates.sort_by_cached_key(|c| {
+        (
+            Reverse(c.validated),
+            Reverse(total_order(c.score)),
+            Reverse(c.end - c.start),
+            Reverse(c.entity_type.priority()),
+            c.start,
+        )
     });
     // One flag per byte of the text that an accepted span covers: a candidate is accepted when
     // none of its bytes is taken yet. Linear in the total length of the candidates.
@@ -60,6 +65,12 @@ pub fn resolve_overlaps(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
     }
     accepted.sort_unstable_by_key(|c| c.start);
     accepted
+}
+
+/// `x` as an integer that orders like [`f32::total_cmp`].
+fn total_order(x: f32) -> i32 {
+    let bits = x.to_bits() as i32;
+    bits ^ (((bits >> 31) as u32) >> 1) as i32
 }
 
 /// One value, one type: when the same word value was accepted as PERSON in one place and as
@@ -151,6 +162,32 @@ mod tests {
     use super::*;
 
     use crate::detect::finding::cand;
+
+    #[test]
+    fn total_order_orders_like_total_cmp() {
+        let xs = [
+            f32::NEG_INFINITY,
+            -1.5,
+            -0.0,
+            0.0,
+            1e-40,
+            0.5,
+            0.85,
+            1.0,
+            f32::INFINITY,
+            f32::NAN,
+            -f32::NAN,
+        ];
+        for a in xs {
+            for b in xs {
+                assert_eq!(
+                    total_order(a).cmp(&total_order(b)),
+                    a.total_cmp(&b),
+                    "{a} {b}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn validated_beats_longer_pattern_only() {

@@ -165,23 +165,41 @@ pub struct WordFacts {
     pub cased: u32,
 }
 
+impl WordFacts {
+    /// Length in bytes of the lowercase form.
+    pub fn low_len(&self) -> usize {
+        self.low.1.saturating_sub(self.low.0) as usize
+    }
+}
+
 impl Lexed {
     fn new(s: &str, words: &[Word], lexicon: &Lexicon) -> Lexed {
-        let mut lows = String::with_capacity(s.len());
         let mut facts = Vec::with_capacity(words.len());
-        for word in words {
-            let text = word.text(s);
-            let from = lows.len();
-            push_lowercase(&mut lows, text);
-            let low = &lows[from..];
+        let mut fact = |text: &str, low: &str, range: (usize, usize)| {
             let low_hash = word_hash(low);
             let (bits, cased) = lexicon.classes_of_hash(text, low, low_hash);
             facts.push(WordFacts {
-                low: (from as u32, lows.len() as u32),
+                low: (range.0 as u32, range.1 as u32),
                 low_hash,
                 bits,
                 cased,
             });
+        };
+        // The whole text lowercased at once, when no code point changes its length: every word's
+        // lowercase form is then the same byte range of that copy (no copy per word).
+        if let Some(lows) = lowercase_same_length(s) {
+            for word in words {
+                let low = lows.get(word.start..word.end).unwrap_or("");
+                fact(word.text(s), low, (word.start, word.end));
+            }
+            return Lexed { lows, facts };
+        }
+        let mut lows = String::with_capacity(s.len());
+        for word in words {
+            let text = word.text(s);
+            let from = lows.len();
+            push_lowercase(&mut lows, text);
+            fact(text, &lows[from..], (from, lows.len()));
         }
         Lexed { lows, facts }
     }
@@ -225,6 +243,43 @@ fn push_lowercase(out: &mut String, text: &str) {
         }
         i += c.len_utf8();
     }
+}
+
+/// `s` with every code point lowercased (`char::to_lowercase`, as [`push_lowercase`]), or `None`
+/// when some code point's lowercase form has another length in UTF-8 (`İ`, `Ⱥ`: rare) or is
+/// several code points. ASCII bytes in one vectorised pass, then each non-ASCII code point in
+/// place (German and other Latin-1 letters by their offset, the rest through Unicode's tables).
+fn lowercase_same_length(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out: Vec<u8> = b
+        .iter()
+        .map(|&c| c | (u8::from(c.is_ascii_uppercase()) << 5))
+        .collect();
+    let mut i = 0;
+    while let Some(p) = b
+        .get(i..)
+        .and_then(|rest| rest.iter().position(|c| !c.is_ascii()))
+    {
+        let at = i + p;
+        let c = s.get(at..)?.chars().next()?;
+        let len = c.len_utf8();
+        let lower = match c {
+            '\u{C0}'..='\u{D6}' | '\u{D8}'..='\u{DE}' => char::from_u32(u32::from(c) + 32)?,
+            '\u{80}'..='\u{FF}' => c,
+            _ => {
+                let mut it = c.to_lowercase();
+                match (it.next(), it.next()) {
+                    (Some(l), None) if l.len_utf8() == len => l,
+                    _ => return None,
+                }
+            }
+        };
+        if lower != c {
+            lower.encode_utf8(out.get_mut(at..at + len)?);
+        }
+        i = at + len;
+    }
+    String::from_utf8(out).ok()
 }
 
 /// Maps each byte offset of the non-decreasing list `byte_offsets` to its code-point offset,
@@ -322,6 +377,32 @@ mod tests {
         push_lowercase(&mut fast, &all);
         let slow: String = all.chars().flat_map(char::to_lowercase).collect();
         assert_eq!(fast, slow);
+    }
+
+    #[test]
+    fn whole_text_lowercase_matches_per_char() {
+        let same = |c: &char| {
+            let mut it = c.to_lowercase();
+            matches!((it.next(), it.next()), (Some(l), None) if l.len_utf8() == c.len_utf8())
+        };
+        let mut all: String = ('\0'..='\u{24F}').filter(same).collect();
+        all.push_str("Σ Ω Ǆ ǅ Ⅻ Ⓐ 𐐀 Straße ÄÖÜ");
+        let slow: String = all.chars().flat_map(char::to_lowercase).collect();
+        assert_eq!(lowercase_same_length(&all).as_deref(), Some(slow.as_str()));
+        // A code point whose lowercase form is longer leaves it to the per-word path.
+        assert_eq!(lowercase_same_length("Istanbul İzmir"), None);
+        assert_eq!(lowercase_same_length("ȺB"), None);
+        assert_eq!(lowercase_same_length("STRAẞE"), None);
+        // Both paths give every word the same lowercase form and classes.
+        for s in ["Grüße aus Köln, Herr MÜLLER-Łódź", "İzmir und Köln", "GROẞ"] {
+            let t = Text::new(s);
+            let lexed = t.lexed();
+            for (i, w) in t.words().iter().enumerate() {
+                let mut low = String::new();
+                push_lowercase(&mut low, w.text(s));
+                assert_eq!(lexed.low(i), low, "{s}");
+            }
+        }
     }
 
     #[test]

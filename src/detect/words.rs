@@ -23,6 +23,8 @@ pub struct Word {
     pub start: usize,
     pub end: usize,
     pub shape: Shape,
+    /// Holds a `-` (`Hans-Peter`): the parts may be names of their own.
+    pub hyphen: bool,
 }
 
 impl Word {
@@ -88,18 +90,28 @@ pub fn tokenize(s: &str) -> Vec<Word> {
             i += 1;
             continue;
         }
-        let Some((c, len)) = char_at(s, i) else {
-            break;
+        // The first letter's case bits and length: ASCII and Latin-1 from the bytes, the rest
+        // decoded (a word starts with a letter, not with a combining mark).
+        let (first, len) = if b0.is_ascii() {
+            (CLASS[usize::from(b0)], 1)
+        } else if let Some(k) = latin1_case(b0, b.get(i + 1).copied()) {
+            (k, 2)
+        } else {
+            let Some((c, len)) = char_at(s, i) else {
+                break;
+            };
+            if !c.is_alphabetic() {
+                i += len;
+                continue;
+            }
+            (case_bits(c), len)
         };
-        if !c.is_alphabetic() {
-            i += len;
-            continue;
-        }
         let start = i;
         let mut end = i + len;
-        let first_upper = c.is_uppercase();
+        let first_upper = first & UPPER != 0;
         // LOWER and UPPER bits of every letter seen.
-        let mut seen = case_bits(c);
+        let mut seen = first;
+        let mut hyphen = false;
         while let Some(&d0) = b.get(end) {
             let k = CLASS[usize::from(d0)];
             if k & (LOWER | UPPER) != 0 {
@@ -110,18 +122,23 @@ pub fn tokenize(s: &str) -> Vec<Word> {
             if k & SLOW == 0 {
                 break;
             }
+            if let Some(k) = latin1_case(d0, b.get(end + 1).copied()) {
+                seen |= k;
+                end += 2;
+                continue;
+            }
             let Some((d, dlen)) = char_at(s, end) else {
                 break;
             };
             if is_letter(d) {
                 seen |= case_bits(d);
-                end += dlen;
             } else if is_joiner(d) && char_at(s, end + dlen).is_some_and(|(e, _)| is_letter(e)) {
                 // Only a joiner between two letters belongs to the word.
-                end += dlen;
+                hyphen |= d == '-';
             } else {
                 break;
             }
+            end += dlen;
         }
         let (upper, lower) = (seen & UPPER != 0, seen & LOWER != 0);
         let shape = if !upper && !lower {
@@ -135,10 +152,29 @@ pub fn tokenize(s: &str) -> Vec<Word> {
         } else {
             Shape::Other
         };
-        out.push(Word { start, end, shape });
+        out.push(Word {
+            start,
+            end,
+            shape,
+            hyphen,
+        });
         i = end;
     }
     out
+}
+
+/// [`LOWER`] or [`UPPER`] of the Latin-1 letter `À`–`ÿ` (but `×`, `÷`) encoded as `lead`, `next`
+/// (lead byte C3): the non-ASCII letters of German and most Western European text, classified
+/// without decoding or a Unicode table look-up (`À`–`Þ` upper case, `ß`–`ÿ` lower case). `None`
+/// for every other code point.
+#[inline]
+fn latin1_case(lead: u8, next: Option<u8>) -> Option<u8> {
+    match (lead, next) {
+        (0xC3, Some(n @ 0x80..=0xBF)) if n != 0x97 && n != 0xB7 => {
+            Some(if n < 0x9F { UPPER } else { LOWER })
+        }
+        _ => None,
+    }
 }
 
 /// [`LOWER`] and [`UPPER`] of a letter (both for none: a letter without case has neither).
@@ -195,7 +231,13 @@ mod tests {
                 (_, 0, _) => Shape::Lower,
                 _ => Shape::Other,
             };
-            out.push(Word { start, end, shape });
+            let hyphen = s[start..end].contains('-');
+            out.push(Word {
+                start,
+                end,
+                shape,
+                hyphen,
+            });
             i = end;
         }
         out
@@ -206,6 +248,7 @@ mod tests {
         for s in [
             "Hans-Peter O'Neill, müller- 12ab GROSS",
             "l’Oréal Łódź-Süd i̇stanbul ÆSIR eBay x2y --a- 'b' ’c’",
+            "ÀÖØÞßàöøÿ ×÷ x×y Ä÷ä ß-Straße Ÿves µ ªb º",
             "Ahmed al-Farsi (محمد) 東京 Straße\u{a0}1, CH-8001 Zürich…",
             "",
             "-",
@@ -214,5 +257,9 @@ mod tests {
         ] {
             assert_eq!(tokenize(s), tokenize_chars(s), "{s}");
         }
+        let latin: String = ('\u{80}'..='\u{24f}')
+            .flat_map(|c| [c, 'a', c, ' '])
+            .collect();
+        assert_eq!(tokenize(&latin), tokenize_chars(&latin));
     }
 }

@@ -400,12 +400,17 @@ impl LocationRecognizer {
             let facts = lexed.facts().get(i).copied();
             let bits = facts.map_or(0, |f| f.bits);
             let candidate = match w.shape {
+                // A known town, or a known town before a hyphen (`Köln-Ehrenfeld`): segmentation
+                // noted the hyphen, so most words need no search for one.
                 Shape::Capitalised => {
                     facts.is_some_and(|f| f.cased & class::TOWN != 0)
-                        || text
-                            .split('-')
-                            .next()
-                            .is_some_and(|h| h.len() < text.len() && lex.towns.contains(h))
+                        || w.hyphen
+                            && text
+                                .as_bytes()
+                                .iter()
+                                .position(|&c| c == b'-')
+                                .and_then(|h| text.get(..h))
+                                .is_some_and(|head| lex.towns.contains(head))
                 }
                 Shape::Lower => {
                     text.len() >= 4

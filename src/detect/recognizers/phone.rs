@@ -207,7 +207,16 @@ impl Recognizer for PhoneRecognizer {
             if v.matches('/').count() > 1 || looks_like_date_or_amount(v) || v.contains("--") {
                 continue;
             }
-            let compact: String = v.chars().filter(char::is_ascii_digit).collect();
+            // The digits alone, on the stack (at most 15, checked above).
+            let mut digit_buf = [0u8; 15];
+            let mut len = 0;
+            for d in v.bytes().filter(u8::is_ascii_digit) {
+                if let Some(slot) = digit_buf.get_mut(len) {
+                    *slot = d;
+                    len += 1;
+                }
+            }
+            let compact = std::str::from_utf8(&digit_buf[..len]).unwrap_or("");
             let intl = v.starts_with('+') || v.starts_with("00");
             let base = if intl {
                 let nsn = compact

@@ -2,6 +2,8 @@
 //! per kind of street name, run only in the windows before house numbers. LOCATION scores the
 //! matches.
 
+use std::sync::OnceLock;
+
 use regex_automata::meta::Regex as MetaRegex;
 use regex_automata::Input;
 
@@ -138,6 +140,29 @@ pub(super) fn street_windows(s: &str, digit_runs: &[(usize, usize)]) -> Vec<(usi
     out
 }
 
+/// True when `word` (lowercase) ends with a street suffix (`data/lexicon/street_suffixes.txt`).
+/// Only the suffixes with the word's last byte are compared: the suffixes grouped by last byte
+/// once, so a house number costs a handful of comparisons, not one per suffix.
+fn ends_with_suffix(word: &str) -> bool {
+    static BY_LAST_BYTE: OnceLock<Vec<Vec<&'static str>>> = OnceLock::new();
+    let groups = BY_LAST_BYTE.get_or_init(|| {
+        let mut groups = vec![Vec::new(); 256];
+        for &x in &Lexicon::get().lists.street_suffixes {
+            match x.as_bytes().last() {
+                Some(&b) => groups[usize::from(b)].push(x),
+                // An empty suffix ends every word.
+                None => groups.iter_mut().for_each(|g| g.push(x)),
+            }
+        }
+        groups
+    });
+    word.as_bytes().last().is_some_and(|&b| {
+        groups
+            .get(usize::from(b))
+            .is_some_and(|g| g.iter().any(|x| word.ends_with(x)))
+    })
+}
+
 /// True when `name` (the text before a house number and its space) may end a street name: its
 /// last word ends with a street suffix (`Lindenstraße`, `Bahnhofstr.`, `Berliner Allee`), starts
 /// with `Alt-`, follows a leading word (`Am Markt`) or a day (`Straße des 17. Juni`).
@@ -145,9 +170,7 @@ fn may_end_street_name(name: &str) -> bool {
     let is_name_char = |c: char| c.is_alphabetic() || matches!(c, '-' | '.' | '\'' | '’');
     let head = name.trim_end_matches(is_name_char);
     let ends_street = with_exact_lower(&name[head.len()..], |last| {
-        let suffixes = &Lexicon::get().lists.street_suffixes;
-        (!last.is_empty())
-            .then(|| suffixes.iter().any(|x| last.ends_with(x)) || last.starts_with("alt-"))
+        (!last.is_empty()).then(|| ends_with_suffix(last) || last.starts_with("alt-"))
     });
     match ends_street {
         None => return false,
@@ -170,7 +193,7 @@ fn may_end_street_name(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{house_number_start, StreetKind, StreetSearch};
+    use super::{ends_with_suffix, house_number_start, StreetKind, StreetSearch};
     use crate::detect::lexicon::Lexicon;
 
     #[test]
@@ -179,6 +202,17 @@ mod tests {
         let lists = &Lexicon::get().lists;
         for w in lists.street_suffixes.iter().chain(&lists.street_words) {
             assert!(!w.ends_with(['-', '/', ' ']), "{w}");
+        }
+    }
+
+    #[test]
+    fn suffixes_by_last_byte_as_by_scan() {
+        let suffixes = &Lexicon::get().lists.street_suffixes;
+        let mut words: Vec<String> = suffixes.iter().map(|x| format!("linden{x}")).collect();
+        words.extend(["lindenhof", "markt", "", "x", "straßen", "weg."].map(str::to_owned));
+        for w in &words {
+            let scan = !w.is_empty() && suffixes.iter().any(|x| w.ends_with(x));
+            assert_eq!(ends_with_suffix(w), scan, "{w}");
         }
     }
 

@@ -23,16 +23,33 @@ pub(crate) enum Vouch {
     Loose,
 }
 
-/// Placeholder and status values (`null`, `aktiv`, `n/a`), lowercase.
-fn placeholders() -> &'static AHashSet<&'static str> {
-    static SET: OnceLock<AHashSet<&'static str>> = OnceLock::new();
-    SET.get_or_init(|| {
-        VALUES
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .collect()
-    })
+/// Placeholder and status values (`null`, `aktiv`, `n/a`), lowercase, and the most code points
+/// any of them has.
+struct Placeholders {
+    set: AHashSet<&'static str>,
+    max_chars: usize,
+}
+
+impl Placeholders {
+    fn get() -> &'static Placeholders {
+        static SET: OnceLock<Placeholders> = OnceLock::new();
+        SET.get_or_init(|| {
+            let set: AHashSet<&'static str> = VALUES
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .collect();
+            let max_chars = set.iter().map(|p| p.chars().count()).max().unwrap_or(0);
+            Placeholders { set, max_chars }
+        })
+    }
+
+    /// True when `v`, lowercased, is a placeholder. Lowercasing never yields fewer code points
+    /// than it is given, so a value with more code points than the longest placeholder is
+    /// none and needs no look-up (most cells).
+    fn holds(&self, v: &str) -> bool {
+        v.chars().count() <= self.max_chars && with_exact_lower(v, |lower| self.set.contains(lower))
+    }
 }
 
 /// True when `v` (a trimmed cell value) can be a value of type `t`.
@@ -40,16 +57,16 @@ pub(crate) fn plausible(t: EntityType, v: &str, vouch: Vouch) -> bool {
     if v.is_empty() || v.len() > 80 || !v.chars().any(char::is_alphanumeric) {
         return false;
     }
-    if with_exact_lower(v, |lower| placeholders().contains(lower)) {
-        return false;
-    }
-    match t {
+    let shaped = match t {
         EntityType::Person => person(v, vouch),
         EntityType::Location => location(v, vouch),
         EntityType::Date => date(v),
         EntityType::PhoneNumber => phone(v),
         _ => false,
-    }
+    };
+    // The placeholder look-up last: the shape checks reject most cells that are no value (an
+    // e-mail address in a name column) for less than a hash of the lowercased cell.
+    shaped && !Placeholders::get().holds(v)
 }
 
 fn words(v: &str) -> impl Iterator<Item = &str> {
@@ -103,21 +120,61 @@ fn person(v: &str, vouch: Vouch) -> bool {
     !common || vouch == Vouch::Strong || any_name && bits & class::COMMON == 0
 }
 
-fn location(v: &str, vouch: Vouch) -> bool {
-    let digits = v.bytes().filter(u8::is_ascii_digit).count();
-    if digits == v.len() {
-        // A postcode (DE/AT/CH: 4 or 5 digits).
-        return (4..=5).contains(&digits);
+/// What one pass over a cell's characters tells [`location`].
+struct Shape {
+    /// ASCII digits.
+    digits: usize,
+    /// The longest run of ASCII digits.
+    longest_run: usize,
+    letters: usize,
+    /// Words as [`words`] splits them.
+    words: usize,
+    upper: bool,
+    /// Every character passes the shape's character test.
+    ok_chars: bool,
+}
+
+impl Shape {
+    fn of(v: &str, ok: impl Fn(char) -> bool) -> Shape {
+        let mut sh = Shape {
+            digits: 0,
+            longest_run: 0,
+            letters: 0,
+            words: 0,
+            upper: false,
+            ok_chars: true,
+        };
+        let (mut run, mut in_word) = (0, false);
+        for c in v.chars() {
+            if c.is_ascii_digit() {
+                sh.digits += 1;
+                run += 1;
+                sh.longest_run = sh.longest_run.max(run);
+            } else {
+                run = 0;
+            }
+            sh.letters += usize::from(c.is_alphabetic());
+            sh.upper |= c.is_uppercase();
+            sh.ok_chars &= ok(c);
+            let separator = c.is_whitespace() || c == ',';
+            sh.words += usize::from(!separator && !in_word);
+            in_word = !separator;
+        }
+        sh
     }
-    let ok_chars = v.chars().all(|c| {
+}
+
+fn location(v: &str, vouch: Vouch) -> bool {
+    // One pass for the counts (a dense request has a street address per row).
+    let sh = Shape::of(v, |c| {
         c.is_alphanumeric() || matches!(c, ' ' | '-' | '.' | '\'' | '’' | ',' | '/' | '(' | ')')
     });
+    if sh.digits == v.len() {
+        // A postcode (DE/AT/CH: 4 or 5 digits).
+        return (4..=5).contains(&sh.digits);
+    }
     // Digit runs of a street address or postcode, never longer.
-    let long_number = v
-        .split(|c: char| !c.is_ascii_digit())
-        .any(|run| run.len() > 5);
-    let letters = v.chars().filter(|c| c.is_alphabetic()).count();
-    if !ok_chars || long_number || letters < 2 || words(v).count() > 8 {
+    if !sh.ok_chars || sh.longest_run > 5 || sh.letters < 2 || sh.words > 8 {
         return false;
     }
     let first = v.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ');
@@ -126,12 +183,12 @@ fn location(v: &str, vouch: Vouch) -> bool {
     };
     let (bits, capital) = classes(head);
     // Lower case only in a strong column whose value has no capital at all (`trittin`).
-    let all_lower_ok = vouch == Vouch::Strong && !v.chars().any(char::is_uppercase);
+    let all_lower_ok = vouch == Vouch::Strong && !sh.upper;
     if !(capital || all_lower_ok) {
         return false;
     }
     let town = bits & class::TOWN != 0;
-    let lone = words(v).count() == 1 && digits == 0;
+    let lone = sh.words == 1 && sh.digits == 0;
     if bits & class::STOP != 0 && !town {
         return false;
     }
@@ -175,6 +232,38 @@ mod tests {
         assert!(!plausible(Person, "Termin", Vouch::Loose));
         assert!(!plausible(Person, "bitte per Mail", Vouch::Loose));
         assert!(!plausible(Person, "A-4711", Vouch::Strong));
+    }
+
+    #[test]
+    fn one_pass_shape_counts_as_the_splits() {
+        for v in [
+            "Hauptstr. 5, 10115 Berlin",
+            " a,,b  c ",
+            "1234567 x",
+            "",
+            "Ähm 12 Öl",
+        ] {
+            let sh = Shape::of(v, |c| c != 'x');
+            assert_eq!(sh.words, words(v).count(), "{v}");
+            assert_eq!(
+                sh.digits,
+                v.bytes().filter(u8::is_ascii_digit).count(),
+                "{v}"
+            );
+            let longest = v.split(|c: char| !c.is_ascii_digit()).map(str::len).max();
+            assert_eq!(sh.longest_run, longest.unwrap_or(0), "{v}");
+            assert_eq!(sh.letters, v.chars().filter(|c| c.is_alphabetic()).count());
+            assert_eq!(sh.upper, v.chars().any(char::is_uppercase));
+            assert_eq!(sh.ok_chars, !v.contains('x'));
+        }
+    }
+
+    #[test]
+    fn long_values_are_no_placeholders() {
+        let p = Placeholders::get();
+        assert!(p.max_chars >= "unbekannt".len());
+        assert!(p.holds("NULL") && p.holds("Unbekannt") && p.holds("k. A."));
+        assert!(!p.holds("Unbekannter Weg") && !p.holds("Lindenstraße 12"));
     }
 
     #[test]

@@ -58,6 +58,11 @@ impl Datelines {
             if !trimmed.contains(", ") || !trimmed.bytes().any(|b| b.is_ascii_digit()) {
                 continue;
             }
+            // A dateline ends with its date's last digit (`\d` is any Unicode decimal digit,
+            // which `is_numeric` includes): a line ending otherwise needs no regex.
+            if !trimmed.chars().next_back().is_some_and(char::is_numeric) {
+                continue;
+            }
             let Some(c) = self.re.captures(trimmed) else {
                 continue;
             };

@@ -45,10 +45,11 @@ fn split(line: &str, offset: usize, d: u8, cells: usize) -> Vec<(usize, usize)> 
     let mut out = Vec::with_capacity(cells);
     let mut quoted = false;
     let mut from = 0;
-    for (i, &b) in line.as_bytes().iter().enumerate() {
-        if b == b'"' {
+    // Only quotes and delimiters matter: jump between them (SIMD) instead of testing each byte.
+    for i in memchr::memchr2_iter(b'"', d, line.as_bytes()) {
+        if line.as_bytes()[i] == b'"' {
             quoted = !quoted;
-        } else if b == d && !quoted {
+        } else if !quoted {
             out.push((offset + from, offset + i));
             from = i + 1;
         }

@@ -83,26 +83,27 @@ pub(crate) fn with_normalised<R>(name: &str, f: impl FnOnce(&str) -> R) -> R {
     f(&normalise(name))
 }
 
-/// The parts of a name: split at non-alphanumerics and lower → upper case changes
-/// (`customerCity` → `customer`, `city`).
-fn parts(name: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut cur = String::new();
+/// The byte ranges of the parts of a name: split at non-alphanumerics and lower → upper case
+/// changes (`customerCity` → `customer`, `City`). A part is alphanumeric only, so its lookup key
+/// is its [`with_normalised`] form; nothing is allocated (column names are read per table).
+fn parts(name: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut chars = name.char_indices().peekable();
     let mut prev_lower = false;
-    for c in name.chars() {
-        let boundary = !c.is_alphanumeric() || (c.is_uppercase() && prev_lower);
-        if boundary && !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
+    std::iter::from_fn(move || {
+        let mut start = None;
+        while let Some(&(i, c)) = chars.peek() {
+            let boundary = !c.is_alphanumeric() || (c.is_uppercase() && prev_lower);
+            if let (true, Some(a)) = (boundary, start) {
+                return Some((a, i));
+            }
+            chars.next();
+            if c.is_alphanumeric() && start.is_none() {
+                start = Some(i);
+            }
+            prev_lower = c.is_lowercase();
         }
-        if c.is_alphanumeric() {
-            cur.extend(c.to_lowercase());
-        }
-        prev_lower = c.is_lowercase();
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
+        start.map(|a| (a, name.len()))
+    })
 }
 
 /// The kind of a column or key named `name` (as written).
@@ -115,12 +116,17 @@ pub(crate) fn kind(name: &str) -> Kind {
     if let Some(k) = with_normalised(name, |n| t.get(n).copied()) {
         return k;
     }
-    let parts = parts(name);
-    if parts.len() < 2 {
+    let (mut n, mut first, mut last) = (0, None, None);
+    for p in parts(name) {
+        n += 1;
+        first.get_or_insert(p);
+        last = Some(p);
+    }
+    if n < 2 {
         return Kind::Unknown;
     }
-    for p in [parts.last(), parts.first()].into_iter().flatten() {
-        if let Some(&k) = t.get(p) {
+    for (a, b) in [last, first].into_iter().flatten() {
+        if let Some(k) = with_normalised(&name[a..b], |p| t.get(p).copied()) {
             return k;
         }
     }
@@ -158,6 +164,17 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    #[test]
+    fn parts_split_at_separators_and_case_changes() {
+        let texts = |name: &'static str| parts(name).map(|(a, b)| &name[a..b]).collect::<Vec<_>>();
+        assert_eq!(texts("customerCity"), ["customer", "City"]);
+        assert_eq!(texts("Kunde 0"), ["Kunde", "0"]);
+        assert_eq!(texts("  Telefon (privat) "), ["Telefon", "privat"]);
+        assert_eq!(texts("KUNDEN_ort"), ["KUNDEN", "ort"]);
+        assert_eq!(texts("straßeNr"), ["straße", "Nr"]);
+        assert!(texts("-- ").is_empty());
     }
 
     #[test]

@@ -29,6 +29,8 @@ mod markdown;
 mod sql;
 mod table;
 
+use std::sync::OnceLock;
+
 use ahash::AHashMap;
 
 use super::finding::cand;
@@ -48,8 +50,9 @@ const NAMED: f32 = 0.9;
 /// mention of a value found in a record.
 const CARRIED: f32 = 0.8;
 
-/// The candidates of the other recognizers that pass the threshold, sorted by start.
-struct Known(Vec<Candidate>);
+/// The candidates of the other recognizers that pass the threshold, sorted by start, and the
+/// look-back that reaches every one overlapping a span.
+struct Known(Vec<Candidate>, usize);
 
 impl Known {
     fn new(out: &[Candidate]) -> Known {
@@ -59,13 +62,20 @@ impl Known {
             .copied()
             .collect();
         v.sort_unstable_by_key(|c| c.start);
-        Known(v)
+        // Candidates are short: at most 512 bytes back, less when the longest is shorter (a
+        // candidate starting further back ends before the span).
+        let back = v
+            .iter()
+            .map(|c| c.end - c.start)
+            .max()
+            .unwrap_or(0)
+            .min(512);
+        Known(v, back)
     }
 
-    /// The candidates overlapping `[a, b)` (candidates are short; a look-back of 512 bytes
-    /// reaches every one that can).
+    /// The candidates overlapping `[a, b)` that start at most 512 bytes before it.
     fn overlapping(&self, a: usize, b: usize) -> impl Iterator<Item = &Candidate> {
-        let from = self.0.partition_point(|c| c.start + 512 < a);
+        let from = self.0.partition_point(|c| c.start + self.1 < a);
         let to = self.0.partition_point(|c| c.start < b);
         self.0[from..to.max(from)].iter().filter(move |c| c.end > a)
     }
@@ -80,18 +90,65 @@ fn evidence(known: &Known, v: &str, a: usize, b: usize, t: EntityType) -> bool {
     let lex = Lexicon::get();
     match t {
         EntityType::Person => v.split([' ', ',']).any(|w| {
-            with_exact_lower(w, |lower| {
-                let (bits, cased) = lex.classes(w, lower);
-                cased & class::FIRST_NAME != 0
-                    || cased & class::LAST_NAME != 0 && bits & class::COMMON == 0
-            })
+            may_be_name(w)
+                && with_exact_lower(w, |lower| {
+                    let (bits, cased) = lex.classes(w, lower);
+                    cased & class::FIRST_NAME != 0
+                        || cased & class::LAST_NAME != 0 && bits & class::COMMON == 0
+                })
         }),
-        EntityType::Location => with_exact_lower(v, |lower| {
-            let bits = lex.form_bits(lower);
-            bits & class::TOWN != 0 && bits & class::AMBIGUOUS_TOWN == 0
-        }),
+        EntityType::Location => {
+            may_be_town(v)
+                && with_exact_lower(v, |lower| {
+                    let bits = lex.form_bits(lower);
+                    bits & class::TOWN != 0 && bits & class::AMBIGUOUS_TOWN == 0
+                })
+        }
         _ => false,
     }
+}
+
+/// Per ASCII byte: whether it occurs, lowercased, in one of `words` (as written or lowercased).
+fn byte_set<'w>(words: impl Iterator<Item = &'w &'static str>) -> [bool; 128] {
+    let mut set = [false; 128];
+    for w in words {
+        for b in w.bytes().filter(u8::is_ascii) {
+            set[usize::from(b.to_ascii_lowercase())] = true;
+        }
+        // Only a non-ASCII letter can lowercase to an ASCII one (`K`, the Kelvin sign).
+        if !w.is_ascii() {
+            for b in w.to_lowercase().bytes().filter(u8::is_ascii) {
+                set[usize::from(b)] = true;
+            }
+        }
+    }
+    set
+}
+
+/// False when `w` holds an ASCII byte that no word of the gazetteer behind `set` holds (a
+/// digit or `@` for names, `@` or `:` for towns): its lowercase form then equals no such word's
+/// (a look-up could match only by a collision of the 64-bit form hash), and it is no such
+/// word's exact spelling, so [`evidence`] skips its look-up (most words of a cell with numbers
+/// or addresses).
+fn may_be(set: &[bool; 128], w: &str) -> bool {
+    w.bytes()
+        .all(|b| !b.is_ascii() || set[usize::from(b.to_ascii_lowercase())])
+}
+
+/// [`may_be`] for given and family names.
+fn may_be_name(w: &str) -> bool {
+    static SET: OnceLock<[bool; 128]> = OnceLock::new();
+    let lex = Lexicon::get();
+    may_be(
+        SET.get_or_init(|| byte_set(lex.first.iter().chain(&lex.last))),
+        w,
+    )
+}
+
+/// [`may_be`] for towns.
+fn may_be_town(w: &str) -> bool {
+    static SET: OnceLock<[bool; 128]> = OnceLock::new();
+    may_be(SET.get_or_init(|| byte_set(Lexicon::get().towns.iter())), w)
 }
 
 /// The types a column can take from its other cells.
@@ -170,6 +227,9 @@ fn type_table(s: &str, table: &Table, known: &Known, out: &mut Vec<Candidate>) {
         }
     }
     let value = |c: &Cell| s.get(c.start..c.end).unwrap_or("");
+    // Whether each distinct value of a column is plausible (one map for all columns, cleared
+    // per column: `key: value` lines have a column per key).
+    let mut memo: AHashMap<&str, bool> = AHashMap::new();
     for (kind, cells) in kinds.iter().zip(&by_column) {
         match *kind {
             Kind::Personal { t, strong } if fills(t) => {
@@ -186,7 +246,7 @@ fn type_table(s: &str, table: &Table, known: &Known, out: &mut Vec<Candidate>) {
                 } else {
                     Vouch::Loose
                 };
-                let mut memo = AHashMap::new();
+                memo.clear();
                 for c in cells {
                     let v = value(c);
                     if *memo
@@ -212,7 +272,7 @@ fn type_table(s: &str, table: &Table, known: &Known, out: &mut Vec<Candidate>) {
                     if shown < need {
                         continue;
                     }
-                    let mut memo = AHashMap::new();
+                    memo.clear();
                     for c in cells {
                         let v = value(c);
                         if *memo
@@ -245,15 +305,22 @@ fn mentions(s: &str, found: &[Candidate], known: &Known, out: &mut Vec<Candidate
     if values.is_empty() {
         return;
     }
+    // Occurrences that are a found cell or lie in a known candidate need nothing more.
+    let mut have: Vec<(usize, usize)> = found.iter().map(|c| (c.start, c.end)).collect();
+    have.sort_unstable();
+    // Often every value occurs only as the cells it was found in (a table of addresses): then
+    // the search below would skip every match. Checking that value by value costs less than
+    // building the searcher (26 values in a dense 2 KB request: ~0.01 M against 0.07 M
+    // instructions), as long as the text and the values are few (a large CSV is searched once).
+    if values.len() * s.len() <= ONLY_CELLS_CHECK_MAX && only_found_cells(s, &values, &have) {
+        return;
+    }
     // Built per text: the packed searcher of `ValueMatcher` builds in a fraction of the time
     // of an automaton (a contiguous NFA over the ~20 values of a dense 2 KB request: 0.44 M
     // instructions) and finds the same leftmost-longest matches.
     let Some(matcher) = ValueMatcher::new(values.iter().map(|v| v.0)) else {
         return;
     };
-    // Occurrences that are a found cell or lie in a known candidate need nothing more.
-    let mut have: Vec<(usize, usize)> = found.iter().map(|c| (c.start, c.end)).collect();
-    have.sort_unstable();
     for (pattern, a, b) in matcher.find_iter(s) {
         if have.binary_search(&(a, b)).is_ok()
             || known.overlapping(a, b).any(|c| c.start <= a && c.end >= b)
@@ -264,6 +331,35 @@ fn mentions(s: &str, found: &[Candidate], known: &Known, out: &mut Vec<Candidate
         let t = values[pattern].1;
         out.push(cand(t, a, b, CARRIED, false));
     }
+}
+
+/// Values × text bytes up to which [`only_found_cells`] is tried before the searcher is built.
+const ONLY_CELLS_CHECK_MAX: usize = 128 * 1024;
+
+/// True when every occurrence of every value in `s` (overlapping ones too) is one of the spans
+/// `have` (sorted): the leftmost-longest matches of the values are then all found cells.
+/// `values` are sorted (by value), so those with the same first byte are neighbours: one pass over the
+/// text compares the values only where one of their first bytes stands.
+fn only_found_cells(s: &str, values: &[(&str, EntityType)], have: &[(usize, usize)]) -> bool {
+    let mut first = [false; 256];
+    for (v, _) in values {
+        if let Some(&f) = v.as_bytes().first() {
+            first[usize::from(f)] = true;
+        }
+    }
+    let b = s.as_bytes();
+    b.iter().enumerate().all(|(p, &x)| {
+        if !first[usize::from(x)] {
+            return true;
+        }
+        let from = values.partition_point(|(v, _)| v.as_bytes().first() < Some(&x));
+        values[from..]
+            .iter()
+            .take_while(|(v, _)| v.as_bytes().first() == Some(&x))
+            .all(|(v, _)| {
+                !b[p..].starts_with(v.as_bytes()) || have.binary_search(&(p, p + v.len())).is_ok()
+            })
+    })
 }
 
 /// True for a word that is also a common noun or stop word (`Koch`, `Wolf`): a later mention
@@ -362,6 +458,53 @@ fn named_cells(s: &str, find: fn(&str, &mut Vec<Table>)) -> Vec<(&str, &str)> {
 #[cfg(test)]
 mod tests {
     use super::table::trim_value;
+    use super::{may_be_name, may_be_town, only_found_cells, EntityType, Lexicon};
+
+    #[test]
+    fn values_found_only_as_their_cells() {
+        let s = "Guben;Olaf\nCottbus;Jana\nGubener Str. 5";
+        // Sorted by value, as `mentions` passes them.
+        let values = [
+            ("Cottbus", EntityType::Location),
+            ("Guben", EntityType::Location),
+        ];
+        let cells = [(0, 5), (11, 18)];
+        // `Guben` also starts `Gubener`: an occurrence that is no cell.
+        assert!(!only_found_cells(s, &values, &cells));
+        assert!(only_found_cells(s, &values[..1], &cells));
+        let s = "aaaa;aaa";
+        // Overlapping occurrences count too.
+        assert!(!only_found_cells(
+            s,
+            &[("aaa", EntityType::Person)],
+            &[(0, 3), (5, 8)]
+        ));
+        assert!(only_found_cells(
+            s,
+            &[("aaa", EntityType::Person)],
+            &[(0, 3), (1, 4), (5, 8)]
+        ));
+    }
+
+    #[test]
+    fn names_pass_the_byte_test_and_numbers_do_not() {
+        let lex = Lexicon::get();
+        for name in lex.first.iter().chain(&lex.last) {
+            assert!(
+                may_be_name(name) && may_be_name(&name.to_uppercase()),
+                "{name}"
+            );
+        }
+        assert!(may_be_name("Brökelmann") && may_be_name(""));
+        assert!(!may_be_name("030") && !may_be_name("k0.lange@beispiel.de"));
+        for town in &lex.towns {
+            assert!(
+                may_be_town(town) && may_be_town(&town.to_uppercase()),
+                "{town}"
+            );
+        }
+        assert!(!may_be_town("Kunde 0: k0.lange@beispiel.de"));
+    }
 
     #[test]
     fn values_are_trimmed_and_unquoted() {

@@ -38,13 +38,15 @@ impl Table {
     /// The column named by `s[start..end]`, added on first use.
     pub fn keyed_column(&mut self, s: &str, start: usize, end: usize) -> usize {
         let name = s.get(start..end).unwrap_or("");
-        if let Some(&col) = fields::with_normalised(name, |key| self.by_name.get(key)) {
-            return col;
-        }
-        let next = self.names.len();
-        self.names.push(Some((start, end)));
-        self.by_name.insert(fields::normalise(name), next);
-        next
+        fields::with_normalised(name, |key| {
+            if let Some(&col) = self.by_name.get(key) {
+                return col;
+            }
+            let next = self.names.len();
+            self.names.push(Some((start, end)));
+            self.by_name.insert(key.to_owned(), next);
+            next
+        })
     }
 
     /// Adds a cell for `s[start..end]` after trimming spaces and one pair of quotes; empty

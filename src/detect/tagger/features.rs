@@ -175,9 +175,11 @@ pub(crate) struct WordView<'a> {
 }
 
 fn sentence_start(s: &str, words: &[Word], i: usize) -> bool {
+    // Bytes, not chars: the marks are ASCII, and no byte of another code point equals one.
     i == 0
-        || s.get(words[i - 1].end..words[i].start)
-            .is_some_and(|g| g.contains(['.', '!', '?', '\n']))
+        || s.as_bytes()
+            .get(words[i - 1].end..words[i].start)
+            .is_some_and(|g| g.iter().any(|c| matches!(c, b'.' | b'!' | b'?' | b'\n')))
 }
 
 /// What [`openness`] learnt about one word.
@@ -300,34 +302,72 @@ pub fn bias_bucket(mask: u32) -> u32 {
     (fnum(0, 0) as u32) & mask
 }
 
-/// Views of the open words of a text and of their neighbours (±2); `None` for every other word,
-/// which no template reads.
-pub(crate) fn views<'a>(text: &'a Text<'_>) -> Vec<Option<WordView<'a>>> {
+/// Views of the open words of a text and of their neighbours (±2), the only words any template
+/// reads. Most words of a text are closed and far from an open one (German capitalises every
+/// noun, but nouns are closed), so the views are kept apart from a per-word slot index: a
+/// closed text costs the openness test per word and nothing more.
+pub(crate) struct Views<'a> {
+    /// Per word: index into `list`, or [`Views::NONE`].
+    slot: Vec<u32>,
+    list: Vec<WordView<'a>>,
+    /// Indices of the open words, ascending.
+    open: Vec<usize>,
+}
+
+impl<'a> Views<'a> {
+    const NONE: u32 = u32::MAX;
+
+    /// The view of word `i` (`None`: not open and not next to an open word, or past the end).
+    pub(crate) fn get(&self, i: usize) -> Option<&WordView<'a>> {
+        let k = *self.slot.get(i)?;
+        self.list.get(k as usize)
+    }
+
+    /// Indices of the open words, ascending.
+    pub(crate) fn open(&self) -> &[usize] {
+        &self.open
+    }
+}
+
+/// The [`Views`] of a text.
+pub(crate) fn views<'a>(text: &'a Text<'_>) -> Views<'a> {
     let s = text.view();
     let words = text.words();
     let lexed = text.lexed();
     let tables = Tables::get();
     let n = words.len();
-    let openness: Vec<Openness> = (0..n)
-        .map(|i| openness(s, words, lexed, tables, i))
-        .collect();
-    let mut views: Vec<Option<WordView<'_>>> = Vec::with_capacity(n);
-    let mut next_open = n;
-    // Distance to the nearest open word at or after `i`, walking backwards.
-    let mut near_after = vec![false; n];
-    for i in (0..n).rev() {
-        if openness[i].open {
-            next_open = i;
-        }
-        near_after[i] = next_open < n && next_open - i <= 2;
-    }
-    let mut last_open: Option<usize> = None;
+    let mut open: Vec<usize> = Vec::new();
+    let mut of_open: Vec<Openness> = Vec::new();
     for i in 0..n {
-        if openness[i].open {
-            last_open = Some(i);
+        let o = openness(s, words, lexed, tables, i);
+        if o.open {
+            open.push(i);
+            of_open.push(o);
         }
-        let near = near_after[i] || last_open.is_some_and(|o| i - o <= 2);
-        views.push(near.then(|| view(s, words, lexed, tables, i, openness[i])));
+    }
+    let mut views = Views {
+        slot: Vec::new(),
+        list: Vec::new(),
+        open,
+    };
+    if views.open.is_empty() {
+        return views;
+    }
+    views.slot = vec![Views::NONE; n];
+    // Words within two of an open word, ascending: each open word's window, skipping what the
+    // previous window already covered.
+    let mut next = 0;
+    for (k, &o) in views.open.iter().enumerate() {
+        for j in o.saturating_sub(2).max(next)..(o + 3).min(n) {
+            // An open word's openness is kept; a closed neighbour's is asked again.
+            let oj = match views.open.get(k..).map(|rest| rest.binary_search(&j)) {
+                Some(Ok(p)) => of_open[k + p],
+                _ => openness(s, words, lexed, tables, j),
+            };
+            views.slot[j] = views.list.len() as u32;
+            views.list.push(view(s, words, lexed, tables, j, oj));
+        }
+        next = next.max((o + 3).min(n));
     }
     views
 }
@@ -466,14 +506,8 @@ pub(crate) fn pairs(
 }
 
 /// The view at word index `i + o`, if any.
-pub(crate) fn at<'v, 'a>(
-    views: &'v [Option<WordView<'a>>],
-    i: usize,
-    o: isize,
-) -> Option<&'v WordView<'a>> {
-    i.checked_add_signed(o)
-        .and_then(|j| views.get(j))
-        .and_then(Option::as_ref)
+pub(crate) fn at<'v, 'a>(views: &'v Views<'a>, i: usize, o: isize) -> Option<&'v WordView<'a>> {
+    i.checked_add_signed(o).and_then(|j| views.get(j))
 }
 
 /// Extracts the features of `text`'s words, each index reduced by `mask` (bucket count - 1).
@@ -488,8 +522,8 @@ pub fn extract(text: &Text<'_>, mask: u32, out: &mut Features) {
         return;
     }
     let views = views(text);
-    for (i, v) in views.iter().enumerate() {
-        let Some(v) = v.as_ref().filter(|v| v.open) else {
+    for i in 0..words.len() {
+        let Some(v) = views.get(i).filter(|v| v.open) else {
             out.spans.push(None);
             continue;
         };

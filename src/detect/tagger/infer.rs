@@ -36,6 +36,9 @@ pub fn emissions(text: &Text<'_>, model: &Model) -> Vec<Option<[f32; LABELS]>> {
         return Vec::new();
     }
     let views = features::views(text);
+    if views.open().is_empty() {
+        return vec![None; words.len()];
+    }
     let mask = model.mask();
     let mut memo = Sums::default();
     let mut scratch: Vec<u32> = Vec::with_capacity(64);
@@ -54,10 +57,9 @@ pub fn emissions(text: &Text<'_>, model: &Model) -> Vec<Option<[f32; LABELS]>> {
         acc
     };
     let mut direct: Vec<u32> = Vec::with_capacity(16);
-    let mut out = Vec::with_capacity(words.len());
-    for (i, v) in views.iter().enumerate() {
-        let Some(v) = v.as_ref().filter(|v| v.open) else {
-            out.push(None);
+    let mut out = vec![None; words.len()];
+    for &i in views.open() {
+        let Some(v) = views.get(i) else {
             continue;
         };
         let mut acc = sum_of(
@@ -89,7 +91,9 @@ pub fn emissions(text: &Text<'_>, model: &Model) -> Vec<Option<[f32; LABELS]>> {
             }
         }
         model.add_rows(&direct, &mut acc);
-        out.push(Some(model.scores(acc)));
+        if let Some(e) = out.get_mut(i) {
+            *e = Some(model.scores(acc));
+        }
     }
     out
 }

@@ -88,6 +88,14 @@ impl Tagger {
     /// Tags the words of `text`.
     pub fn tag(&self, text: &Text<'_>) -> Tagging {
         let em = infer::emissions(text, &self.model);
+        if em.iter().all(Option::is_none) {
+            // No open word: every label is `O` (what Viterbi finds without a score to weigh).
+            return Tagging {
+                open: vec![false; em.len()],
+                person_margin: vec![0.0; em.len()],
+                mentions: Vec::new(),
+            };
+        }
         let labels = viterbi(&em, self.model.trans());
         let words = text.words();
         let mut mentions: Vec<Mention> = Vec::new();

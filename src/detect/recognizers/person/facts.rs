@@ -116,28 +116,25 @@ impl<'a> Ctx<'a> {
         // Bytes, not `str` slices: every offset here is a word boundary, and the per-word
         // checks below are byte tests (no char-boundary checks on the hot path).
         let b = s.as_bytes();
+        let mut prev_end = 0;
         for (i, (word, facts)) in w.iter().zip(lexed.facts()).enumerate() {
             let names = match word.shape {
                 Shape::Capitalised => facts.cased,
-                Shape::Lower | Shape::Upper if lexed.low(i).len() >= 3 => facts.bits,
+                Shape::Lower | Shape::Upper if facts.low_len() >= 3 => facts.bits,
                 _ => 0,
             };
             let (mut first, mut last) = (
                 names & class::FIRST_NAME != 0,
                 names & class::LAST_NAME != 0,
             );
-            // A plain loop over the few bytes of a word: `contains` calls memchr, which costs
-            // more per word than it saves (callgrind).
-            let hyphen = || {
-                b.get(word.start..word.end)
-                    .is_some_and(|t| t.iter().fold(false, |h, &c| h | (c == b'-')))
-            };
-            if !first && !last && hyphen() {
+            // Segmentation noted the hyphens: no scan of the word's bytes.
+            if !first && !last && word.hyphen {
                 (first, last) = hyphenated_name(word.text(s), lexed.low(i), word.shape, lex);
             }
-            let prev_end = if i == 0 { 0 } else { w[i - 1].end };
             let gap = b.get(prev_end..word.start).unwrap_or(&[]);
-            let joined = i > 0 && (gap == b" " || gap == "\u{a0}".as_bytes());
+            prev_end = word.end;
+            // One space or one no-break space (U+00A0).
+            let joined = i > 0 && matches!(gap, [b' '] | [0xC2, 0xA0]);
             // Most words follow their neighbour after one space: the character before that
             // space ends a word (a letter), so no sentence starts here. Only other gaps are
             // looked at closely.
