@@ -10,8 +10,6 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::{ExchangeLine, RequestTelemetry};
-
 /// Set once the global subscriber writes `tracing`'s text format (without ANSI colours) to
 /// stderr; until then (tests, other formats) lines go through `tracing`.
 static TEXT_FORMAT: AtomicBool = AtomicBool::new(false);
@@ -23,9 +21,29 @@ pub(super) fn use_for_text_format() {
     TEXT_FORMAT.store(true, Ordering::Relaxed);
 }
 
+/// What the access line of a proxied exchange adds: names and counts, never content.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ExchangeLine {
+    /// The wire format's name (`openai`, `anthropic`, …).
+    pub format: &'static str,
+    /// The endpoint within the format (`chat`, `embeddings`, …), empty when nothing was read.
+    pub endpoint: &'static str,
+    /// Values replaced in the request.
+    pub entities: usize,
+    /// Tokens restored in the reply, those restored from a tolerant form, and token forms the
+    /// reply held that this exchange never issued.
+    pub restored: usize,
+    pub tolerant_restores: usize,
+    pub unrestored_tokens: usize,
+    /// The reply reached its growth bound (see `proxy::reply`).
+    pub restore_limited: bool,
+}
+
 /// The fields of one access line, in the order `tracing` writes them.
 pub(super) struct RequestLine<'a> {
-    pub telemetry: &'a RequestTelemetry,
+    pub id: &'a str,
+    pub upstream_id: Option<&'a str>,
+    pub policy: Option<&'a str>,
     pub method: &'a str,
     pub route: &'a str,
     pub status: u16,
@@ -55,17 +73,16 @@ pub(super) fn write_request_line(line: &RequestLine<'_>) -> bool {
 
 /// Everything after the message: ` name=value` for every present field.
 fn fields(line: &RequestLine<'_>, out: &mut Vec<u8>) {
-    let t = line.telemetry;
     let x = line.exchange;
     out.extend_from_slice(b" request_id=");
-    out.extend_from_slice(t.id.as_bytes());
-    if let Some(id) = &t.upstream_id {
+    out.extend_from_slice(line.id.as_bytes());
+    if let Some(id) = line.upstream_id {
         quoted(out, " upstream_request_id=", id);
     }
     quoted(out, " method=", line.method);
     quoted(out, " route=", line.route);
     number(out, " status=", line.status as u64);
-    if let Some(p) = &t.policy {
+    if let Some(p) = line.policy {
         quoted(out, " policy=", p);
     }
     // `Debug` of an f64: the shortest representation that reads back the same
@@ -196,16 +213,15 @@ mod tests {
             .without_time()
             .finish();
         let x = line.exchange;
-        let t = line.telemetry;
         tracing::subscriber::with_default(subscriber, || {
             tracing::info!(
                 target: TARGET,
-                request_id = %t.id,
-                upstream_request_id = t.upstream_id.as_deref(),
+                request_id = %line.id,
+                upstream_request_id = line.upstream_id,
                 method = line.method,
                 route = line.route,
                 status = line.status,
-                policy = t.policy.as_deref(),
+                policy = line.policy,
                 duration_ms = line.elapsed.as_secs_f64() * 1000.0,
                 format = x.map(|x| x.format),
                 endpoint = x.map(|x| x.endpoint),
@@ -223,7 +239,6 @@ mod tests {
 
     #[test]
     fn fields_read_as_tracing_writes_them() {
-        let mut t = RequestTelemetry::default();
         let exchange = ExchangeLine {
             format: "openai",
             endpoint: "chat",
@@ -251,10 +266,10 @@ mod tests {
             ),
             (None, None, "/api/v1/session/{id}", 12_345_678.0, None),
         ] {
-            t.upstream_id = upstream.map(str::to_owned);
-            t.policy = policy.map(str::to_owned);
             let line = RequestLine {
-                telemetry: &t,
+                id: "0123456789abcdef0123456789abcdef",
+                upstream_id: upstream,
+                policy,
                 method: "POST",
                 route,
                 status: 200,

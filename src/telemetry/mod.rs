@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use pingora::http::{RequestHeader, ResponseHeader};
 
+pub use access_line::ExchangeLine;
 pub use logging::{init_logging, LogInitError};
 pub use metrics::{
     metrics, AuthLabel, CookieOutcome, Metrics, SessionEvent, UpstreamErrorKind,
@@ -136,24 +137,6 @@ pub fn method_label(method: &http::Method) -> &'static str {
     }
 }
 
-/// What the access line of a proxied exchange adds: names and counts, never content.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ExchangeLine {
-    /// The wire format's name (`openai`, `anthropic`, …).
-    pub format: &'static str,
-    /// The endpoint within the format (`chat`, `embeddings`, …), empty when nothing was read.
-    pub endpoint: &'static str,
-    /// Values replaced in the request.
-    pub entities: usize,
-    /// Tokens restored in the reply, those restored from a tolerant form, and token forms the
-    /// reply held that this exchange never issued.
-    pub restored: usize,
-    pub tolerant_restores: usize,
-    pub unrestored_tokens: usize,
-    /// The reply reached its growth bound (see `proxy::reply`).
-    pub restore_limited: bool,
-}
-
 /// Records the end of one request: its one access log line and the request metrics. `error` is
 /// the error pingora ended the request with, if any (upstream errors are counted by kind);
 /// `exchange` adds a proxied exchange's counts to the same line.
@@ -211,7 +194,9 @@ pub fn finish_request(
         }
         None => {
             let fast = access_line::RequestLine {
-                telemetry,
+                id: &telemetry.id,
+                upstream_id: telemetry.upstream_id.as_deref(),
+                policy: telemetry.policy.as_deref(),
                 method,
                 route,
                 status,
