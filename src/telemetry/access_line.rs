@@ -21,18 +21,6 @@ pub(super) fn use_for_text_format() {
     TEXT_FORMAT.store(true, Ordering::Relaxed);
 }
 
-/// The fields of one access line, in the order `tracing` writes them.
-pub(super) struct RequestLine<'a> {
-    pub request_id: &'a str,
-    pub upstream_id: Option<&'a str>,
-    pub method: &'a str,
-    pub route: &'a str,
-    pub status: u16,
-    pub policy: Option<&'a str>,
-    pub elapsed: Duration,
-    pub exchange: Option<&'a ExchangeLine>,
-}
-
 /// What the access line of a proxied exchange adds: names and counts, never content.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ExchangeLine {
@@ -49,6 +37,18 @@ pub struct ExchangeLine {
     pub unrestored_tokens: usize,
     /// The reply reached its growth bound (see `proxy::reply`).
     pub restore_limited: bool,
+}
+
+/// The fields of one access line, in the order `tracing` writes them.
+pub(super) struct RequestLine<'a> {
+    pub id: &'a str,
+    pub upstream_id: Option<&'a str>,
+    pub policy: Option<&'a str>,
+    pub method: &'a str,
+    pub route: &'a str,
+    pub status: u16,
+    pub elapsed: Duration,
+    pub exchange: Option<&'a ExchangeLine>,
 }
 
 /// Writes the `INFO` line "request" to stderr when this is the text format and the level is
@@ -75,7 +75,7 @@ pub(super) fn write_request_line(line: &RequestLine<'_>) -> bool {
 fn fields(line: &RequestLine<'_>, out: &mut Vec<u8>) {
     let x = line.exchange;
     out.extend_from_slice(b" request_id=");
-    out.extend_from_slice(line.request_id.as_bytes());
+    out.extend_from_slice(line.id.as_bytes());
     if let Some(id) = line.upstream_id {
         quoted(out, " upstream_request_id=", id);
     }
@@ -201,7 +201,7 @@ mod tests {
         tracing::subscriber::with_default(subscriber, || {
             tracing::info!(
                 target: TARGET,
-                request_id = %line.request_id,
+                request_id = %line.id,
                 upstream_request_id = line.upstream_id,
                 method = line.method,
                 route = line.route,
@@ -252,12 +252,12 @@ mod tests {
             (None, None, "/api/v1/session/{id}", 12_345_678.0, None),
         ] {
             let line = RequestLine {
-                request_id: "0123456789abcdef0123456789abcdef",
+                id: "0123456789abcdef0123456789abcdef",
                 upstream_id: upstream,
+                policy,
                 method: "POST",
                 route,
                 status: 200,
-                policy,
                 elapsed: Duration::from_secs_f64(ms / 1000.0),
                 exchange: x,
             };

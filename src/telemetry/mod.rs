@@ -194,12 +194,12 @@ pub fn finish_request(
         }
         None => {
             let fast = access_line::RequestLine {
-                request_id: &telemetry.id,
+                id: &telemetry.id,
                 upstream_id: telemetry.upstream_id.as_deref(),
+                policy: telemetry.policy.as_deref(),
                 method,
                 route,
                 status,
-                policy: telemetry.policy.as_deref(),
                 elapsed,
                 exchange,
             };
