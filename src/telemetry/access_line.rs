@@ -15,7 +15,7 @@ use std::time::{Duration, SystemTime};
 static TEXT_FORMAT: AtomicBool = AtomicBool::new(false);
 
 /// The target `tracing` gives the line: the module that logs it.
-const TARGET: &str = "tarnkappe::telemetry";
+pub(super) const TARGET: &str = "tarnkappe::telemetry";
 
 pub(super) fn use_for_text_format() {
     TEXT_FORMAT.store(true, Ordering::Relaxed);
@@ -50,6 +50,36 @@ pub(super) struct RequestLine<'a> {
     pub elapsed: Duration,
     pub exchange: Option<&'a ExchangeLine>,
 }
+
+/// The line through `tracing` (other formats, failures, and the reference the direct writer is
+/// tested against): one macro call per level, because `tracing` fixes a line's fields at
+/// compile time; absent (`None`) fields are left out of the line.
+macro_rules! request_event {
+    ($level:ident, $line:expr, $message:literal $(, $name:ident = $value:expr)*) => {{
+        let line: &$crate::telemetry::access_line::RequestLine<'_> = $line;
+        let x = line.exchange;
+        tracing::$level!(
+            target: $crate::telemetry::access_line::TARGET,
+            request_id = %line.id,
+            upstream_request_id = line.upstream_id,
+            method = line.method,
+            route = line.route,
+            status = line.status,
+            policy = line.policy,
+            duration_ms = line.elapsed.as_secs_f64() * 1000.0,
+            format = x.map(|x| x.format),
+            endpoint = x.map(|x| x.endpoint),
+            entities = x.map(|x| x.entities),
+            restored = x.map(|x| x.restored),
+            tolerant_restores = x.map(|x| x.tolerant_restores),
+            unrestored_tokens = x.map(|x| x.unrestored_tokens),
+            restore_limited = x.map(|x| x.restore_limited),
+            $($name = $value,)*
+            $message
+        )
+    }};
+}
+pub(super) use request_event;
 
 /// Writes the `INFO` line "request" to stderr when this is the text format and the level is
 /// enabled; `false` when the caller must log through `tracing` instead.
@@ -197,27 +227,7 @@ mod tests {
             .with_ansi(false)
             .without_time()
             .finish();
-        let x = line.exchange;
-        tracing::subscriber::with_default(subscriber, || {
-            tracing::info!(
-                target: TARGET,
-                request_id = %line.id,
-                upstream_request_id = line.upstream_id,
-                method = line.method,
-                route = line.route,
-                status = line.status,
-                policy = line.policy,
-                duration_ms = line.elapsed.as_secs_f64() * 1000.0,
-                format = x.map(|x| x.format),
-                endpoint = x.map(|x| x.endpoint),
-                entities = x.map(|x| x.entities),
-                restored = x.map(|x| x.restored),
-                tolerant_restores = x.map(|x| x.tolerant_restores),
-                unrestored_tokens = x.map(|x| x.unrestored_tokens),
-                restore_limited = x.map(|x| x.restore_limited),
-                "request"
-            )
-        });
+        tracing::subscriber::with_default(subscriber, || request_event!(info, line, "request"));
         let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
         text.split_once(": request").unwrap().1.to_owned()
     }

@@ -155,56 +155,33 @@ pub fn finish_request(
     if exchange.is_some_and(|x| x.restore_limited) {
         m.restore_limited();
     }
-    // One macro call per level: `tracing` fixes a line's fields at compile time, and absent
-    // (`None`) fields are left out of the line.
-    macro_rules! line {
-        ($level:ident, $message:literal $(, $name:ident = $value:expr)*) => {
-            tracing::$level!(
-                request_id = %telemetry.id,
-                upstream_request_id = telemetry.upstream_id.as_deref(),
-                method,
-                route,
-                status,
-                policy = telemetry.policy.as_deref(),
-                duration_ms = elapsed.as_secs_f64() * 1000.0,
-                format = exchange.map(|x| x.format),
-                endpoint = exchange.map(|x| x.endpoint),
-                entities = exchange.map(|x| x.entities),
-                restored = exchange.map(|x| x.restored),
-                tolerant_restores = exchange.map(|x| x.tolerant_restores),
-                unrestored_tokens = exchange.map(|x| x.unrestored_tokens),
-                restore_limited = exchange.map(|x| x.restore_limited),
-                $($name = $value,)*
-                $message
-            )
-        };
-    }
+    let line = access_line::RequestLine {
+        id: &telemetry.id,
+        upstream_id: telemetry.upstream_id.as_deref(),
+        policy: telemetry.policy.as_deref(),
+        method,
+        route,
+        status,
+        elapsed,
+        exchange,
+    };
     match error {
         Some(e) => {
             if *e.esource() == pingora::ErrorSource::Upstream {
                 m.upstream_error(UpstreamErrorKind::of(e));
             }
             // The error's type only: contexts may be composed by other modules.
-            line!(
+            access_line::request_event!(
                 warn,
+                &line,
                 "request failed",
                 error_type = e.etype().as_str(),
                 error_source = e.esource().as_str()
             );
         }
         None => {
-            let fast = access_line::RequestLine {
-                id: &telemetry.id,
-                upstream_id: telemetry.upstream_id.as_deref(),
-                policy: telemetry.policy.as_deref(),
-                method,
-                route,
-                status,
-                elapsed,
-                exchange,
-            };
-            if !access_line::write_request_line(&fast) {
-                line!(info, "request");
+            if !access_line::write_request_line(&line) {
+                access_line::request_event!(info, &line, "request");
             }
         }
     }
