@@ -138,7 +138,7 @@ impl ContextIndex {
     pub fn evidence_within(&self, s: &str, start: usize, end: usize, back: usize) -> Evidence {
         let mut ev = with_lower(before(s, start, back), |b| self.scan(b, false));
         let a = after(s, end, 25);
-        if !ev.strong && a.contains('(') {
+        if !ev.strong && memchr::memchr(b'(', a.as_bytes()).is_some() {
             ev.strong = with_lower(a, |a| self.scan(a, true).strong);
         }
         ev
