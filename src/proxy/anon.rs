@@ -7,7 +7,8 @@
 //! document. A value found anywhere is therefore replaced everywhere, and the restored history
 //! of a conversation anonymizes to the same tokens on every turn.
 
-use ahash::AHashSet;
+use ahash::RandomState;
+use hashbrown::HashTable;
 
 use super::embedded::{Embedded, EmbeddedError};
 use super::format::{FormatRefusal, WireFormat};
@@ -114,7 +115,8 @@ fn anonymize(
         policy,
         table: &mut table,
         values: Vec::new(),
-        seen: AHashSet::new(),
+        seen: HashTable::new(),
+        hasher: RandomState::new(),
         refusal: None,
     };
     walk_request(format, &mut root, &mut collect);
@@ -139,6 +141,7 @@ fn anonymize(
     let mut replace = Replacer {
         matcher: &matcher,
         values: &values,
+        rows: vec![None; values.len()],
         table: &mut table,
         count: 0,
     };
@@ -160,7 +163,10 @@ struct Collector<'a> {
     policy: Option<&'a Policy>,
     table: &'a mut TokenTable,
     values: Vec<(EntityType, String)>,
-    seen: AHashSet<String>,
+    /// Rows of `values`, hashed by value: the first type a value is found as wins, and the
+    /// value is stored once.
+    seen: HashTable<usize>,
+    hasher: RandomState,
     /// The first reason to refuse the request (the rewrite pass never runs then).
     refusal: Option<RewriteError>,
 }
@@ -192,10 +198,19 @@ impl Collector<'_> {
             if only.is_some_and(|o| o != t) {
                 continue;
             }
-            if !v.is_empty() && !self.seen.contains(v) {
-                self.seen.insert(v.to_owned());
-                self.values.push((t, v.to_owned()));
+            if v.is_empty() {
+                continue;
             }
+            let hash = self.hasher.hash_one(v);
+            let values = &self.values;
+            if self.seen.find(hash, |&r| values[r].1 == v).is_some() {
+                continue;
+            }
+            let row = self.values.len();
+            self.values.push((t, v.to_owned()));
+            let (values, hasher) = (&self.values, &self.hasher);
+            self.seen
+                .insert_unique(hash, row, |&r| hasher.hash_one(values[r].1.as_str()));
         }
     }
 
@@ -285,8 +300,26 @@ fn capitalised(w: &str) -> String {
 struct Replacer<'a> {
     matcher: &'a ValueMatcher<'a>,
     values: &'a [(EntityType, String)],
+    /// Per value: its row in `table` once issued, so that later occurrences need no lookup.
+    rows: Vec<Option<usize>>,
     table: &'a mut TokenTable,
     count: usize,
+}
+
+impl Replacer<'_> {
+    /// The token of value `i` of `values`, issued on its first occurrence.
+    fn token(&mut self, i: usize) -> &str {
+        let row = match self.rows[i] {
+            Some(row) => row,
+            None => {
+                let (t, v) = &self.values[i];
+                let row = self.table.row_for(*t, v);
+                self.rows[i] = Some(row);
+                row
+            }
+        };
+        &self.table.entries()[row].token
+    }
 }
 
 impl Replacer<'_> {
@@ -298,9 +331,7 @@ impl Replacer<'_> {
         for (value, start, end) in self.matcher.find_iter(s) {
             let out = out.get_or_insert_with(|| String::with_capacity(s.len() + 16));
             out.push_str(&s[last..start]);
-            let (t, v) = &self.values[value];
-            let token = self.table.token_for(*t, v);
-            out.push_str(token);
+            out.push_str(self.token(value));
             self.count += 1;
             last = end;
         }
@@ -342,9 +373,8 @@ impl Replacer<'_> {
             }
         }
         let (hit, _) = best?;
-        let (t, v) = &self.values[hit];
-        let token = self.table.token_for(*t, v);
         self.count += 1;
+        let token = self.token(hit);
         Some(
             token
                 .trim_start_matches('[')

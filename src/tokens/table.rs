@@ -1,4 +1,5 @@
-use ahash::{AHashMap as HashMap, AHashSet as HashSet};
+use ahash::{AHashMap as HashMap, AHashSet as HashSet, RandomState};
+use hashbrown::HashTable;
 
 use serde::Serialize;
 
@@ -17,8 +18,10 @@ pub struct MappingEntry {
 /// exchange (proxy), so numbering is consistent across all text fields of one request.
 #[derive(Debug, Default, Clone)]
 pub struct TokenTable {
-    /// Per type: value → row of `entries` (per type, so that a lookup needs no owned key).
-    index: HashMap<EntityType, HashMap<String, usize>>,
+    /// Rows of `entries`, hashed by (type, value): each value is stored once, in its row, and a
+    /// lookup needs no owned key.
+    index: HashTable<usize>,
+    hasher: RandomState,
     entries: Vec<MappingEntry>,
     next_number: HashMap<EntityType, u64>,
     /// Literal tokens present in the input; their numbers are never issued again.
@@ -54,35 +57,49 @@ impl TokenTable {
 
     /// The token for `value` of type `entity_type`, issuing a new one on first sight.
     pub fn token_for(&mut self, entity_type: EntityType, value: &str) -> &str {
-        let known = self
-            .index
-            .get(&entity_type)
-            .and_then(|values| values.get(value))
-            .copied();
-        let idx = match known {
-            Some(idx) => idx,
-            None => {
-                let token = self.next_token(entity_type);
-                self.entries.push(MappingEntry {
-                    token,
-                    entity_type,
-                    value: value.to_owned(),
-                });
-                let idx = self.entries.len() - 1;
-                self.index
-                    .entry(entity_type)
-                    .or_default()
-                    .insert(value.to_owned(), idx);
-                idx
-            }
-        };
-        &self.entries[idx].token
+        let row = self.row_for(entity_type, value);
+        &self.entries[row].token
+    }
+
+    /// The row of [`Self::entries`] for `value` of type `entity_type`, issuing a new token on
+    /// first sight. Rows never move, so a caller may keep the row instead of looking the value
+    /// up again.
+    pub fn row_for(&mut self, entity_type: EntityType, value: &str) -> usize {
+        let hash = self.hasher.hash_one((entity_type, value));
+        if let Some(row) = self.find(hash, entity_type, value) {
+            return row;
+        }
+        let token = self.next_token(entity_type);
+        self.entries.push(MappingEntry {
+            token,
+            entity_type,
+            value: value.to_owned(),
+        });
+        let row = self.entries.len() - 1;
+        let (entries, hasher) = (&self.entries, &self.hasher);
+        self.index.insert_unique(hash, row, |&r| {
+            hasher.hash_one((entries[r].entity_type, entries[r].value.as_str()))
+        });
+        row
     }
 
     /// The token already issued for this value, if any.
     pub fn lookup(&self, entity_type: EntityType, value: &str) -> Option<&str> {
-        let idx = *self.index.get(&entity_type)?.get(value)?;
-        Some(self.entries[idx].token.as_str())
+        let row = self.find(
+            self.hasher.hash_one((entity_type, value)),
+            entity_type,
+            value,
+        )?;
+        Some(self.entries[row].token.as_str())
+    }
+
+    fn find(&self, hash: u64, entity_type: EntityType, value: &str) -> Option<usize> {
+        let entries = &self.entries;
+        self.index
+            .find(hash, |&r| {
+                entries[r].entity_type == entity_type && entries[r].value == value
+            })
+            .copied()
     }
 
     /// Rows in order of issue.
