@@ -261,21 +261,24 @@ impl<'a> Parser<'a> {
         Ok(node)
     }
 
-    /// Whether `name` is new among `members` (`hashes`: theirs, once there are many).
+    /// Whether `name` is new among `members` (`hashes`: theirs, once there are many, under a
+    /// randomly seeded hasher, so that a client cannot choose names whose hashes collide and
+    /// make every check a linear one).
     fn unique_name(
         members: &[(String, Node)],
-        hashes: &mut Option<ahash::AHashSet<u64>>,
+        hashes: &mut Option<(ahash::RandomState, ahash::AHashSet<u64>)>,
         name: &str,
     ) -> bool {
         if members.len() < LINEAR_NAMES {
             return !members.iter().any(|(k, _)| k == name);
         }
-        let state = ahash::RandomState::with_seeds(1, 2, 3, 4);
-        let set = hashes.get_or_insert_with(|| {
-            members
+        let (state, set) = hashes.get_or_insert_with(|| {
+            let state = ahash::RandomState::new();
+            let set = members
                 .iter()
                 .map(|(k, _)| state.hash_one(k.as_str()))
-                .collect()
+                .collect();
+            (state, set)
         });
         // a hash seen before is only a candidate: compare the names themselves then
         set.insert(state.hash_one(name)) || !members.iter().any(|(k, _)| k == name)

@@ -234,14 +234,21 @@ fn push_lowercase(out: &mut String, text: &str) {
         let Some(c) = text.get(i..).and_then(|rest| rest.chars().next()) else {
             break;
         };
-        match c {
-            '\u{C0}'..='\u{D6}' | '\u{D8}'..='\u{DE}' => {
-                out.push(char::from_u32(u32::from(c) + 32).unwrap_or(c));
-            }
-            '\u{80}'..='\u{FF}' => out.push(c),
-            _ => out.extend(c.to_lowercase()),
+        match latin1_lowercase(c) {
+            Some(lower) => out.push(lower),
+            None => out.extend(c.to_lowercase()),
         }
         i += c.len_utf8();
+    }
+}
+
+/// The lowercase of a Latin-1 code point by its offset (`À`–`Þ` but `×` move by 32, the rest
+/// of U+0080–U+00FF stays), without Unicode's tables; `None` beyond Latin-1.
+fn latin1_lowercase(c: char) -> Option<char> {
+    match c {
+        '\u{C0}'..='\u{D6}' | '\u{D8}'..='\u{DE}' => char::from_u32(u32::from(c) + 32),
+        '\u{80}'..='\u{FF}' => Some(c),
+        _ => None,
     }
 }
 
@@ -256,10 +263,9 @@ fn lowercase_same_length(s: &str) -> Option<String> {
     while let Some(at) = next_non_ascii(b, i) {
         let c = s.get(at..)?.chars().next()?;
         let len = c.len_utf8();
-        let lower = match c {
-            '\u{C0}'..='\u{D6}' | '\u{D8}'..='\u{DE}' => char::from_u32(u32::from(c) + 32)?,
-            '\u{80}'..='\u{FF}' => c,
-            _ => {
+        let lower = match latin1_lowercase(c) {
+            Some(lower) => lower,
+            None => {
                 let mut it = c.to_lowercase();
                 match (it.next(), it.next()) {
                     (Some(l), None) if l.len_utf8() == len => l,

@@ -72,17 +72,14 @@ impl<'v> ValueMatcher<'v> {
         len: usize,
     ) -> Option<ValueMatcher<'v>> {
         let n = values.clone().count();
-        if len <= SCAN_BASE + SCAN_PER_VALUE * n && n <= FEW_MAX {
-            if let Some(few) = FewValues::new(values.clone()) {
-                return Some(ValueMatcher::Few(few));
-            }
-        }
-        if len <= SCAN_BASE + SCAN_PER_VALUE * n {
-            if let Some(scan) = FirstByteScan::new(values.clone()) {
-                return Some(ValueMatcher::Scan(scan));
-            }
-        }
-        ValueMatcher::new(values)
+        let short = len <= SCAN_BASE + SCAN_PER_VALUE * n;
+        // the two cheap searchers refuse the same values (an empty one): no point trying both
+        let cheap = match (short, n <= FEW_MAX) {
+            (true, true) => FewValues::new(values.clone()).map(ValueMatcher::Few),
+            (true, false) => FirstByteScan::new(values.clone()).map(ValueMatcher::Scan),
+            (false, _) => None,
+        };
+        cheap.or_else(|| ValueMatcher::new(values))
     }
 
     /// `(value index, start, end)` of every non-overlapping occurrence in `s`, in order.
