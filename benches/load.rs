@@ -30,6 +30,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+#[path = "support/prose.rs"]
+#[allow(dead_code)]
+mod prose;
+
 const EMAIL: &str = "maria.keller@example.org";
 const IBAN: &str = "DE89370400440532013000";
 const STREAM_EVENTS: usize = 40;
@@ -372,19 +376,10 @@ fn chat_body(code_points: usize, stream: bool) -> String {
     chat_json(&text, stream)
 }
 
-/// About 2000 code points that are mostly values: the reply's `[[EMAIL_1]]` and `[[IBAN_1]]`
-/// are the first e-mail address and IBAN here too.
+/// About 2000 code points that are mostly values (`prose::dense`): the reply's `[[EMAIL_1]]`
+/// and `[[IBAN_1]]` are the first e-mail address and IBAN here too.
 fn dense_body() -> String {
-    let mut text = format!("Kontakt {EMAIL}, Konto {IBAN}.\n");
-    let mut i = 0;
-    while text.chars().count() < 1950 {
-        text.push_str(&format!(
-            "Kunde {i}: k{i}.lange@beispiel.de, Tel. 030 5550{i:03}, {} 1{i:02} 123 45.\n",
-            ["Ahornweg", "Birkenallee", "Lindenstraße", "Eichenplatz"][i % 4]
-        ));
-        i += 1;
-    }
-    chat_json(&text, false)
+    chat_json(&prose::dense(EMAIL, IBAN), false)
 }
 
 fn chat_json(text: &str, stream: bool) -> String {

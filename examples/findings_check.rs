@@ -1,4 +1,4 @@
-//! Guards speed work on the engine: dumps every finding on the bench texts (prose and CSV) and on
+//! Guards speed work on the engine: dumps every finding on the bench texts (prose, CSV and the load bench's dense body) and on
 //! an eval corpus, so a change can be shown to leave detection results identical (diff two dumps),
 //! and times both bench texts in one run so their ratio is not skewed by load drifting between runs.
 //!
@@ -49,6 +49,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let mut out = std::io::BufWriter::new(stdout.lock());
             dump(&detector, "prose", "-", &prose_text, &mut out);
             dump(&detector, "csv", "-", &csv_text, &mut out);
+            let dense = prose::dense("maria.keller@example.org", "DE89370400440532013000");
+            dump(&detector, "dense", "-", &dense, &mut out);
             for line in BufReader::new(std::fs::File::open(&corpus)?).lines() {
                 let line = line?;
                 if line.trim().is_empty() {

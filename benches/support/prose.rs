@@ -156,3 +156,19 @@ pub fn csv(chars: usize) -> String {
     }
     out.chars().take(chars).collect()
 }
+
+/// The load bench's dense 2 KB text: an e-mail address and an IBAN, then about 2000 code points
+/// of customer lines that are mostly values (e-mail addresses, phone numbers, street addresses).
+#[allow(dead_code)] // the other benches include this file too
+pub fn dense(email: &str, iban: &str) -> String {
+    let mut text = format!("Kontakt {email}, Konto {iban}.\n");
+    let mut i = 0;
+    while text.chars().count() < 1950 {
+        text.push_str(&format!(
+            "Kunde {i}: k{i}.lange@beispiel.de, Tel. 030 5550{i:03}, {} 1{i:02} 123 45.\n",
+            ["Ahornweg", "Birkenallee", "Lindenstraße", "Eichenplatz"][i % 4]
+        ));
+        i += 1;
+    }
+    text
+}
