@@ -39,10 +39,9 @@ fn count(line: &[u8], d: u8) -> usize {
     n
 }
 
-/// Byte ranges of the cells of `line` (at `offset`), split at `d` outside double quotes
-/// (`cells`: how many are expected, the room reserved).
-fn split(line: &str, offset: usize, d: u8, cells: usize) -> Vec<(usize, usize)> {
-    let mut out = Vec::with_capacity(cells);
+/// Appends the byte ranges of the cells of `line` (at `offset`) to `out`, split at `d` outside
+/// double quotes.
+fn split(line: &str, offset: usize, d: u8, out: &mut Vec<(usize, usize)>) {
     let mut quoted = false;
     let mut from = 0;
     // Only quotes and delimiters matter: jump between them (SIMD) instead of testing each byte.
@@ -55,7 +54,6 @@ fn split(line: &str, offset: usize, d: u8, cells: usize) -> Vec<(usize, usize)> 
         }
     }
     out.push((offset + from, offset + line.len()));
-    out
 }
 
 /// A Markdown alignment row (`---|:--:`), which separates the header from the rows.
@@ -77,14 +75,18 @@ pub(super) fn is_header(s: &str, cells: &[(usize, usize)]) -> bool {
 }
 
 /// Builds the table of `rows` (lines split into cells), the first being the header if it is one.
-pub(super) fn table(s: &str, rows: &[Vec<(usize, usize)>], headerless_ok: bool) -> Option<Table> {
-    let first = rows.first()?;
+pub(super) fn table<R: AsRef<[(usize, usize)]>>(
+    s: &str,
+    rows: &[R],
+    headerless_ok: bool,
+) -> Option<Table> {
+    let first = rows.first()?.as_ref();
     let header = is_header(s, first);
     if !header && !headerless_ok {
         return None;
     }
     let mut t = Table::new(true);
-    let width = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let width = rows.iter().map(|r| r.as_ref().len()).max().unwrap_or(0);
     t.names = vec![None; width];
     let body = if header {
         for (i, &(a, b)) in first.iter().enumerate() {
@@ -95,7 +97,7 @@ pub(super) fn table(s: &str, rows: &[Vec<(usize, usize)>], headerless_ok: bool) 
         rows
     };
     for row in body {
-        for (col, &(a, b)) in row.iter().enumerate() {
+        for (col, &(a, b)) in row.as_ref().iter().enumerate() {
             t.push(s, a, b, col);
         }
     }
@@ -106,7 +108,7 @@ pub(super) fn find(s: &str, out: &mut Vec<Table>) {
     let b = s.as_bytes();
     // Delimiters the text does not hold at all are not counted line by line.
     let present = DELIMITERS.map(|d| memchr::memchr(d, b).is_some());
-    let mut lines: Vec<Line> = Vec::new();
+    let mut lines: Vec<Line> = Vec::with_capacity(memchr::memchr_iter(b'\n', b).count() + 1);
     let mut start = 0;
     for end in memchr::memchr_iter(b'\n', b).chain([b.len()]) {
         let mut e = end;
@@ -170,19 +172,24 @@ pub(super) fn find(s: &str, out: &mut Vec<Table>) {
             i = j;
             continue;
         }
-        // Each line split once; Markdown-style rule rows (`---,---`) dropped.
-        let rows: Vec<Vec<(usize, usize)>> = lines[i..j]
-            .iter()
-            .map(|l| split(&s[l.start..l.end], l.start, delim, k))
-            .filter(|cells| !cells.iter().all(|&(a, b)| is_rule(&s[a..b])))
-            .collect();
+        // Each line split once, all into one buffer; Markdown-style rule rows (`---,---`)
+        // dropped.
+        let mut cells = Vec::with_capacity((j - i) * k);
+        let mut bounds = Vec::with_capacity(j - i);
+        for l in &lines[i..j] {
+            let from = cells.len();
+            split(&s[l.start..l.end], l.start, delim, &mut cells);
+            if cells[from..].iter().all(|&(a, b)| is_rule(&s[a..b])) {
+                cells.truncate(from);
+            } else {
+                bounds.push((from, cells.len()));
+            }
+        }
+        let rows: Vec<&[(usize, usize)]> = bounds.iter().map(|&(a, b)| &cells[a..b]).collect();
         // Two comma lines without a header may be prose; so may long cells.
         let headerless_ok = !loose
             || rows.len() >= MIN_HEADERLESS_ROWS
-                && rows
-                    .iter()
-                    .flatten()
-                    .all(|&(a, b)| b - a <= MAX_HEADERLESS_CELL);
+                && cells.iter().all(|&(a, b)| b - a <= MAX_HEADERLESS_CELL);
         if let Some(t) = table(s, &rows, headerless_ok) {
             out.push(t);
         }
