@@ -84,9 +84,30 @@ impl Known {
 /// True when the cell `v` at `[a, b)` shows type `t` by itself: a candidate of that type on it,
 /// or a gazetteer word (a given or uncommon surname for PERSON, a town for LOCATION).
 fn evidence(known: &Known, v: &str, a: usize, b: usize, t: EntityType) -> bool {
-    if known.overlapping(a, b).any(|c| c.entity_type == t) {
-        return true;
+    known.overlapping(a, b).any(|c| c.entity_type == t) || in_gazetteer(v, t)
+}
+
+/// Bit of a type in [`overlap_bits`].
+fn type_bit(t: EntityType) -> u8 {
+    match t {
+        EntityType::Person => 1,
+        EntityType::Location => 2,
+        _ => 4,
     }
+}
+
+/// [`type_bit`]s of the [`CARRIED_TYPES`] of the candidates overlapping `[a, b)`: one look-up
+/// for both of a cell's [`evidence`] tests.
+fn overlap_bits(known: &Known, a: usize, b: usize) -> u8 {
+    known
+        .overlapping(a, b)
+        .filter(|c| CARRIED_TYPES.contains(&c.entity_type))
+        .fold(0, |bits, c| bits | type_bit(c.entity_type))
+}
+
+/// The gazetteer half of [`evidence`]: a given or uncommon family name among the words of
+/// `v` for PERSON, a town for LOCATION.
+fn in_gazetteer(v: &str, t: EntityType) -> bool {
     let lex = Lexicon::get();
     match t {
         EntityType::Person => {
@@ -179,6 +200,8 @@ fn may_be_town(w: &str) -> bool {
 
 /// The types a column can take from its other cells.
 const CARRIED_TYPES: [EntityType; 2] = [EntityType::Person, EntityType::Location];
+/// An [`overlap_bits`] value not looked up yet.
+const UNSEEN: u8 = u8::MAX;
 /// The types a named column gives its cells (the others have recognizers of their own that
 /// find their values anywhere; their columns only count as personal).
 fn fills(t: EntityType) -> bool {
@@ -251,6 +274,7 @@ fn type_table(s: &str, table: &Table, known: &Known, out: &mut Vec<Candidate>) {
     // Whether each distinct value of a column is plausible (one map for all columns, cleared
     // per column: `key: value` lines have a column per key).
     let mut memo: AHashMap<&str, bool> = AHashMap::new();
+    let mut overlaps: Vec<u8> = Vec::new();
     for (kind, cells) in kinds.iter().zip(by_column.columns()) {
         match *kind {
             Kind::Personal { t, strong } if fills(t) => {
@@ -287,18 +311,26 @@ fn type_table(s: &str, table: &Table, known: &Known, out: &mut Vec<Candidate>) {
                 // At least two cells and half of them must show the type: counting stops as
                 // soon as that is reached or out of reach.
                 let need = cells.len().div_ceil(2).max(2);
+                // Each cell's overlapping candidates are looked up once for both types.
+                overlaps.clear();
+                overlaps.resize(cells.len(), UNSEEN);
                 for t in CARRIED_TYPES {
                     let mut shown = 0;
-                    for (i, c) in cells.iter().enumerate() {
+                    for (i, (c, bits)) in cells.iter().zip(overlaps.iter_mut()).enumerate() {
                         if shown >= need || shown + (cells.len() - i) < need {
                             break;
                         }
-                        shown += usize::from(evidence(known, value(c), c.start, c.end, t));
+                        if *bits == UNSEEN {
+                            *bits = overlap_bits(known, c.start, c.end);
+                        }
+                        let shows = *bits & type_bit(t) != 0 || in_gazetteer(value(c), t);
+                        shown += usize::from(shows);
                     }
                     if shown < need {
                         continue;
                     }
                     memo.clear();
+                    memo.reserve(cells.len());
                     for c in cells {
                         let v = value(c);
                         if *memo
@@ -538,7 +570,8 @@ fn named_cells(s: &str, find: fn(&str, &mut Vec<Table>)) -> Vec<(&str, &str)> {
 mod tests {
     use super::table::{trim_value, Cell};
     use super::{
-        by_column, is_name, may_be_name, may_be_town, only_found_cells, EntityType, Lexicon,
+        by_column, cand, is_name, may_be_name, may_be_town, only_found_cells, overlap_bits,
+        type_bit, EntityType, Known, Lexicon, CARRIED_TYPES,
     };
 
     #[test]
@@ -555,6 +588,27 @@ mod tests {
             .map(|c| c.iter().map(|c| c.start).collect())
             .collect();
         assert_eq!(starts, [vec![1, 4], vec![], vec![0, 2], vec![]]);
+    }
+
+    #[test]
+    fn overlap_bits_tell_what_overlapping_tells() {
+        let out = [
+            cand(EntityType::Person, 0, 4, 0.9, false),
+            cand(EntityType::Location, 3, 8, 0.9, false),
+            cand(EntityType::EmailAddress, 10, 20, 0.9, false),
+        ];
+        let known = Known::new(&out);
+        assert_eq!(overlap_bits(&known, 3, 4), 3);
+        assert_eq!(overlap_bits(&known, 10, 12), 0);
+        for (a, b) in [(0, 2), (3, 4), (5, 9), (8, 10), (10, 12)] {
+            for t in CARRIED_TYPES {
+                assert_eq!(
+                    overlap_bits(&known, a, b) & type_bit(t) != 0,
+                    known.overlapping(a, b).any(|c| c.entity_type == t),
+                    "{a}..{b} {t:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -26,7 +26,8 @@ pub(crate) struct Table {
     /// `String` each: the `key: value` lines of a dense request have a key per line.
     by_name: HashTable<(usize, usize, usize)>,
     keys: String,
-    hasher: ahash::RandomState,
+    /// Made on the first key: seeding one costs more than a text without keys needs.
+    hasher: Option<ahash::RandomState>,
     /// The table an SQL statement writes to (lowercase), so statements into it merge.
     pub sql_name: Option<String>,
 }
@@ -43,7 +44,8 @@ impl Table {
     pub fn keyed_column(&mut self, s: &str, start: usize, end: usize) -> usize {
         let name = s.get(start..end).unwrap_or("");
         fields::with_normalised(name, |key| {
-            let hash = self.hasher.hash_one(key);
+            let hasher = self.hasher.get_or_insert_with(ahash::RandomState::new);
+            let hash = hasher.hash_one(key);
             let keys = &self.keys;
             let same = |&(a, b, _): &(usize, usize, usize)| keys.get(a..b) == Some(key);
             if let Some(&(_, _, col)) = self.by_name.find(hash, same) {
@@ -53,7 +55,10 @@ impl Table {
             self.names.push(Some((start, end)));
             let at = self.keys.len();
             self.keys.push_str(key);
-            let (keys, hasher) = (&self.keys, &self.hasher);
+            let keys = &self.keys;
+            let Some(hasher) = &self.hasher else {
+                return next;
+            };
             self.by_name
                 .insert_unique(hash, (at, keys.len(), next), |&(a, b, _)| {
                     hasher.hash_one(keys.get(a..b).unwrap_or(""))
