@@ -419,17 +419,12 @@ fn mentions(s: &str, found: &[Candidate], known: &Known, out: &mut Vec<Candidate
     // Occurrences that are a found cell or lie in a known candidate need nothing more.
     let mut have: Vec<(usize, usize)> = found.iter().map(|c| (c.start, c.end)).collect();
     have.sort_unstable();
-    // Often every value occurs only as the cells it was found in (a table of addresses): then
-    // the search below would skip every match. Checking that value by value costs less than
-    // building the searcher (26 values in a dense 2 KB request: ~0.01 M against 0.07 M
-    // instructions), as long as the text and the values are few (a large CSV is searched once).
-    if values.len() * s.len() <= ONLY_CELLS_CHECK_MAX && only_found_cells(s, &values, &have) {
-        return;
-    }
-    // Built per text: the packed searcher of `ValueMatcher` builds in a fraction of the time
-    // of an automaton (a contiguous NFA over the ~20 values of a dense 2 KB request: 0.44 M
-    // instructions) and finds the same leftmost-longest matches.
-    let Some(matcher) = ValueMatcher::new(values.iter().map(|v| v.0)) else {
+    // Built per text, by `ValueMatcher::for_text`: in a short text (a dense 2 KB request, ~26
+    // values) one first-byte scan of the text with nothing to build, in a long one the packed
+    // searcher, which builds in a fraction of the time of an automaton; the same
+    // leftmost-longest matches either way. (The scan also replaced a check that every
+    // occurrence is a found cell: 6 k instructions less on the dense body.)
+    let Some(matcher) = ValueMatcher::for_text(values.iter().map(|v| v.0), s.len()) else {
         return;
     };
     for (pattern, a, b) in matcher.find_iter(s) {
@@ -442,35 +437,6 @@ fn mentions(s: &str, found: &[Candidate], known: &Known, out: &mut Vec<Candidate
         let t = values[pattern].1;
         out.push(cand(t, a, b, CARRIED, false));
     }
-}
-
-/// Values × text bytes up to which [`only_found_cells`] is tried before the searcher is built.
-const ONLY_CELLS_CHECK_MAX: usize = 128 * 1024;
-
-/// True when every occurrence of every value in `s` (overlapping ones too) is one of the spans
-/// `have` (sorted): the leftmost-longest matches of the values are then all found cells.
-/// `values` are sorted (by value), so those with the same first byte are neighbours: one pass over the
-/// text compares the values only where one of their first bytes stands.
-fn only_found_cells(s: &str, values: &[(&str, EntityType)], have: &[(usize, usize)]) -> bool {
-    let mut first = [false; 256];
-    for (v, _) in values {
-        if let Some(&f) = v.as_bytes().first() {
-            first[usize::from(f)] = true;
-        }
-    }
-    let b = s.as_bytes();
-    b.iter().enumerate().all(|(p, &x)| {
-        if !first[usize::from(x)] {
-            return true;
-        }
-        let from = values.partition_point(|(v, _)| v.as_bytes().first() < Some(&x));
-        values[from..]
-            .iter()
-            .take_while(|(v, _)| v.as_bytes().first() == Some(&x))
-            .all(|(v, _)| {
-                !b[p..].starts_with(v.as_bytes()) || have.binary_search(&(p, p + v.len())).is_ok()
-            })
-    })
 }
 
 /// True for a word that is also a common noun or stop word (`Koch`, `Wolf`): a later mention
@@ -570,8 +536,8 @@ fn named_cells(s: &str, find: fn(&str, &mut Vec<Table>)) -> Vec<(&str, &str)> {
 mod tests {
     use super::table::{trim_value, Cell};
     use super::{
-        by_column, cand, is_name, may_be_name, may_be_town, only_found_cells, overlap_bits,
-        type_bit, EntityType, Known, Lexicon, CARRIED_TYPES,
+        by_column, cand, is_name, may_be_name, may_be_town, overlap_bits, type_bit, EntityType,
+        Known, Lexicon, CARRIED_TYPES,
     };
 
     #[test]
@@ -616,32 +582,6 @@ mod tests {
         let lex = Lexicon::get();
         assert!(!is_name(lex, ""));
         assert!(is_name(lex, "Jana"));
-    }
-
-    #[test]
-    fn values_found_only_as_their_cells() {
-        let s = "Guben;Olaf\nCottbus;Jana\nGubener Str. 5";
-        // Sorted by value, as `mentions` passes them.
-        let values = [
-            ("Cottbus", EntityType::Location),
-            ("Guben", EntityType::Location),
-        ];
-        let cells = [(0, 5), (11, 18)];
-        // `Guben` also starts `Gubener`: an occurrence that is no cell.
-        assert!(!only_found_cells(s, &values, &cells));
-        assert!(only_found_cells(s, &values[..1], &cells));
-        let s = "aaaa;aaa";
-        // Overlapping occurrences count too.
-        assert!(!only_found_cells(
-            s,
-            &[("aaa", EntityType::Person)],
-            &[(0, 3), (5, 8)]
-        ));
-        assert!(only_found_cells(
-            s,
-            &[("aaa", EntityType::Person)],
-            &[(0, 3), (1, 4), (5, 8)]
-        ));
     }
 
     #[test]
