@@ -56,11 +56,13 @@ struct Known(Vec<Candidate>, usize);
 
 impl Known {
     fn new(out: &[Candidate]) -> Known {
-        let mut v: Vec<Candidate> = out
-            .iter()
-            .filter(|c| c.score >= DEFAULT_THRESHOLD && c.start < c.end)
-            .copied()
-            .collect();
+        // Reserved for all: most candidates pass (a filtered collect grows step by step).
+        let mut v: Vec<Candidate> = Vec::with_capacity(out.len());
+        v.extend(
+            out.iter()
+                .filter(|c| c.score >= DEFAULT_THRESHOLD && c.start < c.end)
+                .copied(),
+        );
         v.sort_unstable_by_key(|c| c.start);
         // Candidates are short: at most 512 bytes back, less when the longest is shorter (a
         // candidate starting further back ends before the span).
