@@ -138,6 +138,8 @@ fn anonymize(
     let original = keep_original.then(|| root.clone());
     let matcher = ValueMatcher::for_text(values.iter().map(|(_, v)| v.as_str()), body.len())
         .ok_or(RewriteError::Internal)?;
+    // every value gets its row on its first occurrence: no growing while issuing
+    table.reserve(values.len());
     let mut replace = Replacer {
         matcher: &matcher,
         values: &values,
@@ -194,10 +196,19 @@ impl Collector<'_> {
     }
 
     fn keep(&mut self, s: &str, findings: &[Finding], only: Option<EntityType>) {
-        for (t, v) in finding_values(s, findings) {
+        // room for every finding at once: no growing (and rehashing) value by value
+        self.values.reserve(findings.len());
+        let (values, hasher) = (&self.values, &self.hasher);
+        self.seen
+            .reserve(findings.len(), |&r| hasher.hash_one(values[r].1.as_str()));
+        for (f, range) in findings.iter().zip(finding_byte_ranges(s, findings)) {
+            let t = f.entity_type;
             if only.is_some_and(|o| o != t) {
                 continue;
             }
+            let Some(v) = range.and_then(|(start, end)| s.get(start..end)) else {
+                continue;
+            };
             if v.is_empty() {
                 continue;
             }
@@ -418,15 +429,6 @@ impl TextVisitor for Replacer<'_> {
             }
         }
     }
-}
-
-/// The substrings of `text` that `findings` (code-point offsets) cover.
-fn finding_values<'t>(text: &'t str, findings: &[Finding]) -> Vec<(EntityType, &'t str)> {
-    findings
-        .iter()
-        .zip(finding_byte_ranges(text, findings))
-        .filter_map(|(f, range)| range.map(|(start, end)| (f.entity_type, &text[start..end])))
-        .collect()
 }
 
 #[cfg(test)]

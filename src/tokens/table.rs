@@ -1,4 +1,4 @@
-use ahash::{AHashMap as HashMap, AHashSet as HashSet, RandomState};
+use ahash::{AHashSet as HashSet, RandomState};
 use hashbrown::HashTable;
 
 use serde::Serialize;
@@ -23,7 +23,9 @@ pub struct TokenTable {
     index: HashTable<usize>,
     hasher: RandomState,
     entries: Vec<MappingEntry>,
-    next_number: HashMap<EntityType, u64>,
+    /// The last number issued per type, in order of the type's first token: a request holds a
+    /// handful of types, so a scan of this list is cheaper than hashing the type.
+    next_number: Vec<(EntityType, u64)>,
     /// Literal tokens present in the input; their numbers are never issued again.
     taken: HashSet<String>,
 }
@@ -31,6 +33,16 @@ pub struct TokenTable {
 impl TokenTable {
     pub fn new() -> TokenTable {
         TokenTable::default()
+    }
+
+    /// Room for `additional` more rows without growing the row list or its index (the proxy
+    /// knows a request's values before it issues their tokens).
+    pub fn reserve(&mut self, additional: usize) {
+        self.entries.reserve(additional);
+        let (entries, hasher) = (&self.entries, &self.hasher);
+        self.index.reserve(additional, |&r| {
+            hasher.hash_one((entries[r].entity_type, entries[r].value.as_str()))
+        });
     }
 
     /// Marks every literal `[[PREFIX_n]]` in `text` as taken, so new numbers skip them.
@@ -116,7 +128,14 @@ impl TokenTable {
     }
 
     fn next_token(&mut self, entity_type: EntityType) -> String {
-        let counter = self.next_number.entry(entity_type).or_insert(0);
+        let at = match self.next_number.iter().position(|&(t, _)| t == entity_type) {
+            Some(at) => at,
+            None => {
+                self.next_number.push((entity_type, 0));
+                self.next_number.len() - 1
+            }
+        };
+        let counter = &mut self.next_number[at].1;
         let prefix = entity_type.token_prefix();
         loop {
             *counter += 1;

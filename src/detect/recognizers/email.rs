@@ -92,6 +92,18 @@ fn at_runs(s: &str) -> Vec<(usize, usize)> {
     runs
 }
 
+/// Whether `s.to_lowercase()` is one of the lowercase ASCII `words`, without building the
+/// lowercase string for an ASCII `s` (compared case-insensitively); others (where a sign such as
+/// the Kelvin sign lowercases to an ASCII letter) take the full conversion.
+fn lowercase_in(s: &str, words: &[&str]) -> bool {
+    if s.is_ascii() {
+        words.iter().any(|w| s.eq_ignore_ascii_case(w))
+    } else {
+        let lower = s.to_lowercase();
+        words.iter().any(|w| lower == *w)
+    }
+}
+
 pub struct EmailRecognizer {
     context: ContextIndex,
     pattern: Regex,
@@ -133,19 +145,14 @@ impl Recognizer for EmailRecognizer {
             if local.is_empty() || local.len() > 64 || s[..m.start()].ends_with('.') {
                 continue;
             }
-            let tld = v.rsplit('.').next().unwrap_or("").to_lowercase();
-            if NOT_TLD.contains(&tld.as_str()) {
+            let tld = v.rsplit('.').next().unwrap_or("");
+            if lowercase_in(tld, NOT_TLD) {
                 continue;
             }
             if s[m.end()..].starts_with(|c: char| c.is_alphanumeric() || c == '@') {
                 continue;
             }
-            let lower_local = local.to_lowercase();
-            let base = if ROLE.iter().any(|r| lower_local == *r) {
-                0.7
-            } else {
-                0.9
-            };
+            let base = if lowercase_in(local, ROLE) { 0.7 } else { 0.9 };
             let ev = self.context.evidence(s, start, m.end());
             let score = ev.score(base, 0.1, 0.1, 0.0);
             out.push(cand(EntityType::EmailAddress, start, m.end(), score, false));
@@ -165,6 +172,23 @@ mod tests {
             kept(&r, "Schreiben Sie an erika.mustermann@beispiel.de."),
             vec!["erika.mustermann@beispiel.de".to_owned()]
         );
+    }
+
+    #[test]
+    fn lowercase_comparison_as_to_lowercase() {
+        for (s, lower) in [
+            ("PNG", "png"),
+            ("png", "png"),
+            ("pnG", "pn"),
+            ("Info", "info"),
+            ("\u{212A}ontakt", "kontakt"),
+            ("Jörg", "jorg"),
+            ("", ""),
+        ] {
+            assert_eq!(lowercase_in(s, &[lower]), s.to_lowercase() == lower, "{s}");
+        }
+        let r = EmailRecognizer::new();
+        assert!(kept(&r, "Logo: logo@2x.PNG im Anhang").is_empty());
     }
 
     #[test]
