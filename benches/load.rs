@@ -15,7 +15,10 @@
 //!
 //! `cargo bench --bench load` (TARNKAPPE_BENCH_SECONDS scales the 32-connection phases;
 //! TARNKAPPE_LOAD_BIN runs another build of the proxy binary; TARNKAPPE_LOAD_ANON=dense,N only
-//! anonymizes one of the bodies N times in process, for callgrind).
+//! anonymizes one of the bodies N times in process, for callgrind). The bare pass-through is
+//! pingora's plain set-up, one service over both threads; TARNKAPPE_LOAD_BARE_PER_THREAD=1
+//! gives it the proxy's topology instead (one service per thread, `src/server.rs`), to see
+//! what the topology alone is worth.
 //!
 //! Pieces for `scripts/callgrind_proxy` (instructions per proxied request, bare against proxy,
 //! repeatable on a loaded machine): TARNKAPPE_LOAD_UPSTREAM=1 only runs the upstream (its
@@ -207,9 +210,24 @@ fn run_bare(spec: &str) {
     };
     let mut server = pingora::server::Server::new_with_opt_and_conf(None, conf);
     server.bootstrap();
-    let mut service = pingora::proxy::http_proxy_service(&server.configuration, Bare { upstream });
-    service.add_tcp(listen);
-    server.add_service(service);
+    if std::env::var("TARNKAPPE_LOAD_BARE_PER_THREAD").is_ok_and(|v| v == "1") {
+        // the proxy's own topology (src/server.rs): a one-thread service per worker thread on
+        // one SO_REUSEPORT port, each with its own upstream pool
+        for _ in 0..2 {
+            let mut service =
+                pingora::proxy::http_proxy_service(&server.configuration, Bare { upstream });
+            service.threads = Some(1);
+            let mut socket = pingora::listeners::TcpSocketOptions::default();
+            socket.so_reuseport = Some(true);
+            service.add_tcp_with_settings(listen, socket);
+            server.add_service(service);
+        }
+    } else {
+        let mut service =
+            pingora::proxy::http_proxy_service(&server.configuration, Bare { upstream });
+        service.add_tcp(listen);
+        server.add_service(service);
+    }
     server.run(pingora::server::RunArgs {
         shutdown_signal: Box::new(Never),
     });

@@ -48,6 +48,12 @@ pub enum StartError {
     Keys(#[from] KeyError),
     #[error("invalid proxy {0}")]
     Route(#[from] RouteError),
+    /// The listen address is taken (or not ours to bind): refused at once rather than shared.
+    #[error("server.listen: cannot listen on {addr}: {source}")]
+    Listen {
+        addr: std::net::SocketAddr,
+        source: std::io::Error,
+    },
 }
 
 impl App {

@@ -10,9 +10,9 @@ pub struct ServerConfig {
     /// Worker threads of the pingora service.
     pub threads: usize,
     /// Whether idle worker threads take over requests queued on a busy one (one shared
-    /// runtime) instead of each thread serving its own connections (one runtime per thread).
-    /// Off by default: stealing wakes a second thread for every request, which on the load
-    /// bench cost ≈ 15 % more CPU per 2 KB request (README, load bench).
+    /// runtime) instead of each thread serving its own connections (one service per thread,
+    /// `src/server.rs`). Off by default: stealing wakes a second thread for every request
+    /// (README, "Worker threads").
     pub work_stealing: bool,
     /// Seconds that in-flight requests get after SIGTERM.
     pub grace_period_seconds: u64,

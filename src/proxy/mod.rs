@@ -48,6 +48,9 @@ use routes::Routes;
 
 pub use ctx::RequestCtx;
 
+/// Cheap to clone: each per-thread service of [`crate::server`] gets a copy sharing the same
+/// application state and DNS cache.
+#[derive(Clone)]
 pub struct Gateway {
     app: Arc<App>,
     routes: Routes,

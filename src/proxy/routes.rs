@@ -102,6 +102,7 @@ pub struct Route {
     pub unknown: UnknownPolicy,
 }
 
+#[derive(Clone)]
 pub struct Routes {
     /// Longest prefix first.
     routes: Vec<Arc<Route>>,

@@ -184,3 +184,53 @@ fn sigterm_lets_a_stream_in_flight_finish() {
         "no exit after the grace period"
     );
 }
+
+/// Every worker thread listens on the port itself (`SO_REUSEPORT`) and keeps its own upstream
+/// connections: requests one after another, each on a new client connection (spread over the
+/// threads by the kernel), reuse one upstream connection per thread instead of opening new
+/// ones. The port stays this process's own: a second `tarnkappe serve` on it is refused at
+/// start with one sentence, and the first goes on serving.
+#[test]
+fn worker_threads_share_the_port_but_no_other_process_does() {
+    let up = FakeUpstream::start(|_| Reply::json(&chat_completion("Gern, [[EMAIL_1]].")));
+    let server = up.proxy(&[("TARNKAPPE_API_KEYS", "t:k")]);
+    let ask = |i: usize| {
+        // a client of its own: a new connection, placed by the kernel
+        let resp = reqwest::blocking::Client::new()
+            .post(server.url("/v1/chat/completions"))
+            .json(&json!({"model": "m", "messages": [
+                {"role": "user", "content": format!("Bitte an kunde{i}@example.org schreiben")}
+            ]}))
+            .send()
+            .expect("request");
+        assert_eq!(resp.status(), 200);
+        let reply: Value = resp.json().expect("json reply");
+        assert_eq!(
+            reply["choices"][0]["message"]["content"],
+            format!("Gern, kunde{i}@example.org.")
+        );
+    };
+    for i in 0..24 {
+        ask(i);
+    }
+    let requests = up.requests();
+    assert_eq!(requests.len(), 24);
+    let connections: std::collections::HashSet<_> = requests.iter().map(|r| r.peer).collect();
+    assert!(
+        connections.len() <= 2,
+        "{} upstream connections for 24 requests one after another (2 worker threads)",
+        connections.len()
+    );
+
+    let listen = server.addr.to_string();
+    let (status, stderr) = harness::server::refused_start(
+        &[("TARNKAPPE_LISTEN", &listen), ("TARNKAPPE_API_KEYS", "t:k")],
+        &[],
+    );
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("server.listen: cannot listen on {listen}")),
+        "{stderr}"
+    );
+    ask(24);
+}

@@ -97,9 +97,11 @@ enum Cue {
 }
 
 /// A [`Context`] compiled once per recognizer: finds the words of all three lists in one
-/// automaton pass over the lowercased window (no allocation), checking token boundaries only
-/// where a word occurs. (Its answers equal a plain token-by-token search, kept in the tests as
-/// the reference.)
+/// automaton pass over the window (no allocation), ignoring the case of ASCII letters, so
+/// that a window whose lowercase differs only in ASCII letters ([`lowercase_keeps`]) is
+/// scanned as it is, without a lowercased copy; token boundaries are checked only where a word
+/// occurs. (Its answers equal a plain token-by-token search over the lowercased window, kept in
+/// the tests as the reference.)
 pub(crate) struct ContextIndex {
     words: aho_corasick::AhoCorasick,
     /// Per pattern id: its list, and whether it ends in a letter or digit (then no letter or
@@ -116,13 +118,19 @@ impl ContextIndex {
             (context.weak, Cue::Weak),
             (context.negative, Cue::Negative),
         ] {
-            for &w in words.iter().filter(|w| !w.is_empty()) {
+            // A word that is not lowercase never occurs in a lowercased window: it is left out,
+            // so that the case-insensitive search cannot find it either.
+            for &w in words
+                .iter()
+                .filter(|w| !w.is_empty() && w.to_lowercase() == **w)
+            {
                 patterns.push(w);
                 cues.push((cue, w.ends_with(|c: char| c.is_alphanumeric())));
             }
         }
         let words = aho_corasick::AhoCorasick::builder()
             .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .ascii_case_insensitive(true)
             .build(&patterns)
             .expect("static context words");
         ContextIndex { words, cues }
@@ -136,10 +144,10 @@ impl ContextIndex {
 
     /// [`ContextIndex::evidence`] with a custom look-back (bytes).
     pub fn evidence_within(&self, s: &str, start: usize, end: usize, back: usize) -> Evidence {
-        let mut ev = with_lower(before(s, start, back), |b| self.scan(b, false));
+        let mut ev = self.scan_window(before(s, start, back), false);
         let a = after(s, end, 25);
         if !ev.strong && memchr::memchr(b'(', a.as_bytes()).is_some() {
-            ev.strong = with_lower(a, |a| self.scan(a, true).strong);
+            ev.strong = self.scan_window(a, true).strong;
         }
         ev
     }
@@ -147,12 +155,23 @@ impl ContextIndex {
     /// The cues whose words occur in the window before byte `start` only (at most `back` bytes,
     /// same line or a preceding `label:` line), with no look-ahead.
     pub fn before(&self, s: &str, start: usize, back: usize) -> Evidence {
-        with_lower(before(s, start, back), |b| self.scan(b, false))
+        self.scan_window(before(s, start, back), false)
     }
 
-    /// The cues whose words occur as whole tokens in `hay` (lowercase), as [`has_word`] decides:
-    /// not after a letter, digit or hyphen, and not followed by a letter or digit when the word
-    /// ends in one. Only strong ones when `strong_only`.
+    /// [`ContextIndex::scan`] of the lowercase of `window`: the window itself when lowercasing
+    /// changes only ASCII letters (the comparison ignores their case), a lowercased copy
+    /// otherwise.
+    fn scan_window(&self, window: &str, strong_only: bool) -> Evidence {
+        if lowercase_keeps(window) {
+            self.scan(window, strong_only)
+        } else {
+            with_lower(window, |w| self.scan(w, strong_only))
+        }
+    }
+
+    /// The cues whose words occur as whole tokens in `hay` (lowercase but for ASCII letters),
+    /// as [`has_word`] decides: not after a letter, digit or hyphen, and not followed by a
+    /// letter or digit when the word ends in one. Only strong ones when `strong_only`.
     fn scan(&self, hay: &str, strong_only: bool) -> Evidence {
         let mut ev = Evidence::default();
         for m in self.words.find_overlapping_iter(hay) {
@@ -187,6 +206,30 @@ impl ContextIndex {
         }
         ev
     }
+}
+
+/// True when lowercasing `s` char by char (as [`with_lower`]) changes only ASCII letters: every
+/// other code point is its own lowercase (`ü`, `ß`, `☎`; not `Ü`, `İ`).
+fn lowercase_keeps(s: &str) -> bool {
+    if s.is_ascii() {
+        return true;
+    }
+    let b = s.as_bytes();
+    let mut i = 0;
+    while let Some(p) = b
+        .get(i..)
+        .and_then(|r| r.iter().position(|x| !x.is_ascii()))
+    {
+        let Some(c) = s.get(i + p..).and_then(|r| r.chars().next()) else {
+            return false;
+        };
+        let mut l = c.to_lowercase();
+        if l.next() != Some(c) || l.next().is_some() {
+            return false;
+        }
+        i += p + c.len_utf8();
+    }
+    true
 }
 
 /// True when a word at byte `i` of `hay` is the prefix of a replacement token (`[[tel_1]]`):
@@ -303,6 +346,36 @@ mod tests {
     }
 
     #[test]
+    fn lowercase_keeps_only_ascii_changes() {
+        for (s, keeps) in [
+            ("", true),
+            ("Tel. 030", true),
+            ("straße über ☎", true),
+            ("Über", false),
+            ("STRASSE ẞ", false),
+            ("\u{212A}", false),
+            ("İ", false),
+        ] {
+            assert_eq!(lowercase_keeps(s), keeps, "{s}");
+            if keeps {
+                assert_eq!(with_lower(s, str::to_owned), s.to_ascii_lowercase(), "{s}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_word_that_is_not_lowercase_never_matches() {
+        // A lowercased window cannot hold it; the case-insensitive comparison must not find it.
+        let index = ContextIndex::new(&Context {
+            strong: &["Tel", "fax"],
+            weak: &[],
+            negative: &[],
+        });
+        assert!(!index.evidence("Tel 030 123456", 4, 14).strong);
+        assert!(index.evidence("FAX 030 123456", 4, 14).strong);
+    }
+
+    #[test]
     fn before_looks_back_only() {
         const C: Context = Context {
             strong: &["tel"],
@@ -349,6 +422,16 @@ mod tests {
             "☎ 123",
             "Kunde\nSteuer-ID:\n123",
             "123 (Tel)",
+            "TEL.: 123",
+            "PER ÜBERWEISUNG 123",
+            "per Überweisung 123",
+            "Fa\u{212A} 123",
+            "ÜBERWEISUNG-FA 123",
+            "an [[TEL_1]] 123",
+            "Steuer-IDs 123",
+            "☎123",
+            "123 (TEL.)",
+            "123 (Überweisung, Tel)",
         ] {
             let start = s.find("123").unwrap_or(0);
             let (a, b) = (

@@ -136,6 +136,16 @@ struct Shape {
 
 impl Shape {
     fn of(v: &str, ok: impl Fn(char) -> bool) -> Shape {
+        // An ASCII value (most cells) is read byte by byte: no decoding, and the character
+        // tests reduce to their ASCII branches.
+        if v.is_ascii() {
+            Shape::of_chars(v.bytes().map(char::from), ok)
+        } else {
+            Shape::of_chars(v.chars(), ok)
+        }
+    }
+
+    fn of_chars(chars: impl Iterator<Item = char>, ok: impl Fn(char) -> bool) -> Shape {
         let mut sh = Shape {
             digits: 0,
             longest_run: 0,
@@ -145,7 +155,7 @@ impl Shape {
             ok_chars: true,
         };
         let (mut run, mut in_word) = (0, false);
-        for c in v.chars() {
+        for c in chars {
             if c.is_ascii_digit() {
                 sh.digits += 1;
                 run += 1;

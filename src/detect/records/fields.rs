@@ -23,9 +23,41 @@ pub(crate) enum Kind {
     Unknown,
 }
 
-fn table() -> &'static HashMap<String, Kind> {
-    static TABLE: OnceLock<HashMap<String, Kind>> = OnceLock::new();
-    TABLE.get_or_init(|| parse(FIELDS))
+/// The listed names by normalised form, and which bytes begin and end one.
+struct Fields {
+    kinds: HashMap<String, Kind>,
+    first: [bool; 256],
+    last: [bool; 256],
+}
+
+impl Fields {
+    fn get() -> &'static Fields {
+        static FIELDS_TABLE: OnceLock<Fields> = OnceLock::new();
+        FIELDS_TABLE.get_or_init(|| {
+            let kinds = parse(FIELDS);
+            let (mut first, mut last) = ([false; 256], [false; 256]);
+            for name in kinds.keys().map(String::as_bytes) {
+                if let (Some(&a), Some(&b)) = (name.first(), name.last()) {
+                    first[usize::from(a)] = true;
+                    last[usize::from(b)] = true;
+                }
+            }
+            Fields { kinds, first, last }
+        })
+    }
+
+    /// The kind listed for the normalised name `n`. Most names that are not listed begin or
+    /// end with a byte no listed name does (`kunde7`, `7`): they need no hash.
+    fn kind_of(&self, n: &str) -> Option<Kind> {
+        let b = n.as_bytes();
+        match (b.first(), b.last()) {
+            (Some(&a), Some(&z)) if self.first[usize::from(a)] && self.last[usize::from(z)] => {
+                self.kinds.get(n).copied()
+            }
+            (Some(_), Some(_)) => None,
+            _ => self.kinds.get(n).copied(),
+        }
+    }
 }
 
 /// Parses the data file; lines that do not parse are skipped (a test checks there are none).
@@ -106,27 +138,58 @@ fn parts(name: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     })
 }
 
+/// A byte range of a name.
+type Span = (usize, usize);
+
+/// How many [`parts`] `name` has (counted up to 2), and the first and the last. An ASCII name
+/// (every key of a dense request) is read byte by byte, without decoding characters.
+fn first_and_last_part(name: &str) -> (usize, Option<Span>, Option<Span>) {
+    let (mut n, mut first, mut last) = (0, None, None);
+    let mut note = |p: (usize, usize)| {
+        n += 1;
+        first.get_or_insert(p);
+        last = Some(p);
+    };
+    if name.is_ascii() {
+        // `parts` for ASCII: a part ends at a byte that is no letter or digit, or at an upper
+        // case letter after a lower case one.
+        let (mut start, mut prev_lower) = (None, false);
+        for (i, &c) in name.as_bytes().iter().enumerate() {
+            let alnum = c.is_ascii_alphanumeric();
+            if let (true, Some(a)) = (!alnum || c.is_ascii_uppercase() && prev_lower, start) {
+                note((a, i));
+                start = None;
+            }
+            if alnum && start.is_none() {
+                start = Some(i);
+            }
+            prev_lower = c.is_ascii_lowercase();
+        }
+        if let Some(a) = start {
+            note((a, name.len()));
+        }
+    } else {
+        parts(name).for_each(note);
+    }
+    (n.min(2), first, last)
+}
+
 /// The kind of a column or key named `name` (as written).
 pub(crate) fn kind(name: &str) -> Kind {
     // Column names are short; anything long is a sentence, not a name.
     if name.len() > 48 {
         return Kind::Unknown;
     }
-    let t = table();
-    if let Some(k) = with_normalised(name, |n| t.get(n).copied()) {
+    let t = Fields::get();
+    if let Some(k) = with_normalised(name, |n| t.kind_of(n)) {
         return k;
     }
-    let (mut n, mut first, mut last) = (0, None, None);
-    for p in parts(name) {
-        n += 1;
-        first.get_or_insert(p);
-        last = Some(p);
-    }
+    let (n, first, last) = first_and_last_part(name);
     if n < 2 {
         return Kind::Unknown;
     }
     for (a, b) in [last, first].into_iter().flatten() {
-        if let Some(k) = with_normalised(&name[a..b], |p| t.get(p).copied()) {
+        if let Some(k) = with_normalised(&name[a..b], |p| t.kind_of(p)) {
             return k;
         }
     }
@@ -145,6 +208,16 @@ mod tests {
                 "bad line in record_fields.txt: {line}"
             );
         }
+    }
+
+    #[test]
+    fn the_byte_filter_keeps_every_listed_name() {
+        let t = Fields::get();
+        for (name, kind) in &t.kinds {
+            assert_eq!(t.kind_of(name), Some(*kind), "{name}");
+        }
+        assert_eq!(t.kind_of("kunde7"), None);
+        assert_eq!(t.kind_of(""), t.kinds.get("").copied());
     }
 
     #[test]
@@ -175,6 +248,30 @@ mod tests {
         assert_eq!(texts("KUNDEN_ort"), ["KUNDEN", "ort"]);
         assert_eq!(texts("straßeNr"), ["straße", "Nr"]);
         assert!(texts("-- ").is_empty());
+    }
+
+    #[test]
+    fn first_and_last_part_as_parts_gives_them() {
+        for name in [
+            "customerCity",
+            "Kunde 0",
+            "  Telefon (privat) ",
+            "KUNDEN_ort",
+            "straßeNr",
+            "-- ",
+            "aB",
+            "x",
+            "kunde_id",
+            "Kunde 7: k7.lange@beispiel.de",
+            "ABCdefGh9i",
+        ] {
+            let all: Vec<_> = parts(name).collect();
+            assert_eq!(
+                first_and_last_part(name),
+                (all.len().min(2), all.first().copied(), all.last().copied()),
+                "{name}"
+            );
+        }
     }
 
     #[test]

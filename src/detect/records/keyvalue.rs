@@ -16,9 +16,26 @@ fn is_key_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-') || c >= 0x80
 }
 
+/// Whether `line` can start with a log prefix: each of [`log_prefix`]'s timestamps begins
+/// with `[`, a digit (`\d` is any Unicode digit, so any non-ASCII byte passes too) or a
+/// syslog month (`Jul `). Most lines fail this test, and it costs a few compares against a
+/// regex search per line.
+fn may_start_log(line: &[u8]) -> bool {
+    match line {
+        [b'[' | b'0'..=b'9' | 0x80.., ..] => true,
+        [a, b, c, b' ', ..] => {
+            a.is_ascii_uppercase() && b.is_ascii_lowercase() && c.is_ascii_lowercase()
+        }
+        _ => false,
+    }
+}
+
 /// Length of a log prefix at the start of `line`: timestamps (ISO, syslog `Jul 22 10:15:01`,
 /// bracketed), a host and process tag (`web01 app[311]:`), a level word. 0 when there is none.
 fn log_prefix(line: &str) -> usize {
+    if !may_start_log(line.as_bytes()) {
+        return 0;
+    }
     use std::sync::OnceLock;
     static RE: OnceLock<regex::Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
@@ -186,6 +203,24 @@ mod tests {
             pairs("Jul 22 10:15:01 web01 app[311]: Kunde: Jana B"),
             [("Kunde", "Jana B")]
         );
+    }
+
+    #[test]
+    fn log_prefixes_pass_the_start_test() {
+        for line in [
+            "2024-07-22T10:15:01Z INFO x",
+            "[2024-07-22 10:15:01] x",
+            "Jul 22 10:15:01 web01 app[311]: x",
+            "[22/Jul/2024:10:15:01 +0200] x",
+            "\u{0662}\u{0660}\u{0662}\u{0664}-07-22 10:15 x",
+        ] {
+            assert!(log_prefix(line) > 0, "{line}");
+            assert!(may_start_log(line.as_bytes()), "{line}");
+        }
+        for line in ["Kunde 7: x", "Jul: x", "jul 22 10:15:01 x", "", "- x"] {
+            assert!(!may_start_log(line.as_bytes()), "{line}");
+            assert_eq!(log_prefix(line), 0, "{line}");
+        }
     }
 
     #[test]

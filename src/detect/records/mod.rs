@@ -89,14 +89,25 @@ fn evidence(known: &Known, v: &str, a: usize, b: usize, t: EntityType) -> bool {
     }
     let lex = Lexicon::get();
     match t {
-        EntityType::Person => v.split([' ', ',']).any(|w| {
-            may_be_name(w)
-                && with_exact_lower(w, |lower| {
-                    let (bits, cased) = lex.classes(w, lower);
-                    cased & class::FIRST_NAME != 0
-                        || cased & class::LAST_NAME != 0 && bits & class::COMMON == 0
-                })
-        }),
+        EntityType::Person => {
+            // The words between spaces and commas, each tested against the names' bytes as it
+            // is read (one pass over the cell); an empty word is no name (tested).
+            let set = name_bytes();
+            let bytes = v.as_bytes();
+            let (mut from, mut ok) = (0, true);
+            for i in 0..=bytes.len() {
+                match bytes.get(i) {
+                    Some(b' ' | b',') | None => {
+                        if ok && i > from && is_name(lex, &v[from..i]) {
+                            return true;
+                        }
+                        (from, ok) = (i + 1, true);
+                    }
+                    Some(&c) => ok &= may_hold(set, c),
+                }
+            }
+            false
+        }
         EntityType::Location => {
             may_be_town(v)
                 && with_exact_lower(v, |lower| {
@@ -106,6 +117,14 @@ fn evidence(known: &Known, v: &str, a: usize, b: usize, t: EntityType) -> bool {
         }
         _ => false,
     }
+}
+
+/// True when the word `w` is a given name or an uncommon family name, as written.
+fn is_name(lex: &Lexicon, w: &str) -> bool {
+    with_exact_lower(w, |lower| {
+        let (bits, cased) = lex.classes(w, lower);
+        cased & class::FIRST_NAME != 0 || cased & class::LAST_NAME != 0 && bits & class::COMMON == 0
+    })
 }
 
 /// Per ASCII byte: whether it occurs, lowercased, in one of `words` (as written or lowercased).
@@ -131,18 +150,25 @@ fn byte_set<'w>(words: impl Iterator<Item = &'w &'static str>) -> [bool; 128] {
 /// word's exact spelling, so [`evidence`] skips its look-up (most words of a cell with numbers
 /// or addresses).
 fn may_be(set: &[bool; 128], w: &str) -> bool {
-    w.bytes()
-        .all(|b| !b.is_ascii() || set[usize::from(b.to_ascii_lowercase())])
+    w.bytes().all(|b| may_hold(set, b))
+}
+
+/// [`may_be`] for one byte.
+fn may_hold(set: &[bool; 128], b: u8) -> bool {
+    !b.is_ascii() || set[usize::from(b.to_ascii_lowercase())]
+}
+
+/// The byte set of given and family names.
+fn name_bytes() -> &'static [bool; 128] {
+    static SET: OnceLock<[bool; 128]> = OnceLock::new();
+    let lex = Lexicon::get();
+    SET.get_or_init(|| byte_set(lex.first.iter().chain(&lex.last)))
 }
 
 /// [`may_be`] for given and family names.
+#[cfg(test)]
 fn may_be_name(w: &str) -> bool {
-    static SET: OnceLock<[bool; 128]> = OnceLock::new();
-    let lex = Lexicon::get();
-    may_be(
-        SET.get_or_init(|| byte_set(lex.first.iter().chain(&lex.last))),
-        w,
-    )
+    may_be(name_bytes(), w)
 }
 
 /// [`may_be`] for towns.
@@ -220,17 +246,12 @@ fn type_table(s: &str, table: &Table, known: &Known, out: &mut Vec<Candidate>) {
     let personal_table = kinds
         .iter()
         .any(|k| matches!(k, Kind::Personal { strong: true, .. }));
-    let mut by_column: Vec<Vec<Cell>> = vec![Vec::new(); kinds.len()];
-    for c in &table.cells {
-        if let Some(col) = by_column.get_mut(c.column) {
-            col.push(*c);
-        }
-    }
+    let by_column = by_column(&table.cells, kinds.len());
     let value = |c: &Cell| s.get(c.start..c.end).unwrap_or("");
     // Whether each distinct value of a column is plausible (one map for all columns, cleared
     // per column: `key: value` lines have a column per key).
     let mut memo: AHashMap<&str, bool> = AHashMap::new();
-    for (kind, cells) in kinds.iter().zip(&by_column) {
+    for (kind, cells) in kinds.iter().zip(by_column.columns()) {
         match *kind {
             Kind::Personal { t, strong } if fills(t) => {
                 let on = strong
@@ -249,10 +270,15 @@ fn type_table(s: &str, table: &Table, known: &Known, out: &mut Vec<Candidate>) {
                 memo.clear();
                 for c in cells {
                     let v = value(c);
-                    if *memo
-                        .entry(v)
-                        .or_insert_with(|| cells::plausible(t, v, vouch))
-                    {
+                    // A lone cell (most keys of `key: value` lines) has nothing to share.
+                    let ok = if cells.len() == 1 {
+                        cells::plausible(t, v, vouch)
+                    } else {
+                        *memo
+                            .entry(v)
+                            .or_insert_with(|| cells::plausible(t, v, vouch))
+                    };
+                    if ok {
                         out.extend(whole_cell(s, known, t, c.start, c.end, NAMED));
                     }
                 }
@@ -287,6 +313,59 @@ fn type_table(s: &str, table: &Table, known: &Known, out: &mut Vec<Candidate>) {
             }
             _ => {}
         }
+    }
+}
+
+/// Cells grouped by column in one buffer (a `key: value` text has a column per key, most
+/// with one cell: a `Vec` each cost an allocation per key).
+struct ByColumn {
+    cells: Vec<Cell>,
+    /// `cells[ends[i - 1]..ends[i]]` (from 0 for the first) are column `i`'s, in table order.
+    ends: Vec<usize>,
+}
+
+impl ByColumn {
+    fn columns(&self) -> impl Iterator<Item = &[Cell]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(&self.ends)
+            .map(|(a, &b)| self.cells.get(a..b).unwrap_or(&[]))
+    }
+}
+
+/// The cells of columns `0..columns` (a stable counting sort by column; cells of other
+/// columns are dropped).
+fn by_column(cells: &[Cell], columns: usize) -> ByColumn {
+    let mut ends = vec![0usize; columns];
+    for c in cells {
+        if let Some(n) = ends.get_mut(c.column) {
+            *n += 1;
+        }
+    }
+    let mut next = Vec::with_capacity(columns);
+    let mut total = 0;
+    for n in &mut ends {
+        next.push(total);
+        total += *n;
+        *n = total;
+    }
+    let mut sorted = vec![
+        Cell {
+            start: 0,
+            end: 0,
+            column: 0
+        };
+        total
+    ];
+    for c in cells {
+        if let Some(at) = next.get_mut(c.column) {
+            sorted[*at] = *c;
+            *at += 1;
+        }
+    }
+    ByColumn {
+        cells: sorted,
+        ends,
     }
 }
 
@@ -457,8 +536,33 @@ fn named_cells(s: &str, find: fn(&str, &mut Vec<Table>)) -> Vec<(&str, &str)> {
 
 #[cfg(test)]
 mod tests {
-    use super::table::trim_value;
-    use super::{may_be_name, may_be_town, only_found_cells, EntityType, Lexicon};
+    use super::table::{trim_value, Cell};
+    use super::{
+        by_column, is_name, may_be_name, may_be_town, only_found_cells, EntityType, Lexicon,
+    };
+
+    #[test]
+    fn cells_grouped_by_column_in_order() {
+        let cell = |start, column| Cell {
+            start,
+            end: start + 1,
+            column,
+        };
+        let cells = [cell(0, 2), cell(1, 0), cell(2, 2), cell(3, 5), cell(4, 0)];
+        let grouped = by_column(&cells, 4);
+        let starts: Vec<Vec<usize>> = grouped
+            .columns()
+            .map(|c| c.iter().map(|c| c.start).collect())
+            .collect();
+        assert_eq!(starts, [vec![1, 4], vec![], vec![0, 2], vec![]]);
+    }
+
+    #[test]
+    fn an_empty_word_is_no_name() {
+        let lex = Lexicon::get();
+        assert!(!is_name(lex, ""));
+        assert!(is_name(lex, "Jana"));
+    }
 
     #[test]
     fn values_found_only_as_their_cells() {

@@ -1,6 +1,6 @@
 //! The shape every record format is read into: cells by column, with column names.
 
-use ahash::AHashMap as HashMap;
+use hashbrown::HashTable;
 
 use super::fields;
 
@@ -21,8 +21,12 @@ pub(crate) struct Table {
     /// A strict shape (CSV, SQL, JSON, Markdown) vouches more for its columns than loose
     /// `key: value` lines do.
     pub strict: bool,
-    /// Column index per normalised name, for shapes whose columns are keys.
-    by_name: HashMap<String, usize>,
+    /// Column index per normalised name, for shapes whose columns are keys: `(start, end,
+    /// column)` with the name at `keys[start..end]`. One buffer for all names rather than a
+    /// `String` each: the `key: value` lines of a dense request have a key per line.
+    by_name: HashTable<(usize, usize, usize)>,
+    keys: String,
+    hasher: ahash::RandomState,
     /// The table an SQL statement writes to (lowercase), so statements into it merge.
     pub sql_name: Option<String>,
 }
@@ -39,12 +43,21 @@ impl Table {
     pub fn keyed_column(&mut self, s: &str, start: usize, end: usize) -> usize {
         let name = s.get(start..end).unwrap_or("");
         fields::with_normalised(name, |key| {
-            if let Some(&col) = self.by_name.get(key) {
+            let hash = self.hasher.hash_one(key);
+            let keys = &self.keys;
+            let same = |&(a, b, _): &(usize, usize, usize)| keys.get(a..b) == Some(key);
+            if let Some(&(_, _, col)) = self.by_name.find(hash, same) {
                 return col;
             }
             let next = self.names.len();
             self.names.push(Some((start, end)));
-            self.by_name.insert(key.to_owned(), next);
+            let at = self.keys.len();
+            self.keys.push_str(key);
+            let (keys, hasher) = (&self.keys, &self.hasher);
+            self.by_name
+                .insert_unique(hash, (at, keys.len(), next), |&(a, b, _)| {
+                    hasher.hash_one(keys.get(a..b).unwrap_or(""))
+                });
             next
         })
     }
@@ -80,13 +93,37 @@ impl Table {
     }
 }
 
+/// Is `c` whitespace to `char::is_whitespace` (for an ASCII byte)?
+fn ascii_space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t'..=b'\r')
+}
+
+/// The length `str::trim_start` removes from `v`: byte by byte while the bytes are ASCII (most
+/// cells), by characters from the first other byte on.
+fn lead_space(v: &str) -> usize {
+    let n = v.bytes().take_while(|&c| ascii_space(c)).count();
+    match v.as_bytes().get(n) {
+        Some(c) if !c.is_ascii() => v.len() - v.trim_start().len(),
+        _ => n,
+    }
+}
+
+/// The length `str::trim_end` removes from `v`, as [`lead_space`].
+fn trail_space(v: &str) -> usize {
+    let n = v.bytes().rev().take_while(|&c| ascii_space(c)).count();
+    match v.len().checked_sub(n + 1).map(|i| v.as_bytes()[i]) {
+        Some(c) if !c.is_ascii() => v.len() - v.trim_end().len(),
+        _ => n,
+    }
+}
+
 /// `[start, end)` of `s` without surrounding whitespace and one pair of matching quotes.
 pub(crate) fn trim_value(s: &str, start: usize, end: usize) -> Option<(usize, usize)> {
     let v = s.get(start..end)?;
-    let lead = v.len() - v.trim_start().len();
-    let v = v.trim();
+    let lead = lead_space(v);
     let mut a = start + lead;
-    let mut b = a + v.len();
+    let mut b = end - trail_space(&v[lead..]);
+    let v = s.get(a..b)?;
     let bytes = v.as_bytes();
     if bytes.len() >= 2 {
         let (f, l) = (bytes[0], bytes[bytes.len() - 1]);
@@ -96,8 +133,30 @@ pub(crate) fn trim_value(s: &str, start: usize, end: usize) -> Option<(usize, us
         }
     }
     let inner = s.get(a..b)?;
-    let lead = inner.len() - inner.trim_start().len();
-    let b = a + inner.trim_end().len();
+    let lead = lead_space(inner);
+    let b = b - trail_space(&inner[lead..]);
     let a = a + lead;
     (a < b).then_some((a, b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spaces_trimmed_as_str_trims_them() {
+        for v in [
+            "",
+            "  ",
+            " a b ",
+            "\t\u{b}x\r\n",
+            "\u{a0} x \u{2003}",
+            " ä ",
+            "x\u{85}",
+            "\u{3000}",
+        ] {
+            assert_eq!(lead_space(v), v.len() - v.trim_start().len(), "{v:?}");
+            assert_eq!(trail_space(v), v.len() - v.trim_end().len(), "{v:?}");
+        }
+    }
 }

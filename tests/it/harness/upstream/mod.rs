@@ -18,6 +18,8 @@ pub struct Recorded {
     pub path: String,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
+    /// The proxy's end of the connection the request came over (which connection it reused).
+    pub peer: Option<SocketAddr>,
 }
 
 impl Recorded {
@@ -157,6 +159,7 @@ impl FakeUpstream {
 
 fn serve(stream: TcpStream, rec: Arc<Mutex<Vec<Recorded>>>, handler: Arc<Handler>) {
     let _ = stream.set_nodelay(true);
+    let peer = stream.peer_addr().ok();
     let mut writer = match stream.try_clone() {
         Ok(w) => w,
         Err(_) => return,
@@ -213,6 +216,7 @@ fn serve(stream: TcpStream, rec: Arc<Mutex<Vec<Recorded>>>, handler: Arc<Handler
             method,
             path,
             headers,
+            peer,
             body,
         };
         rec.lock().unwrap().push(r.clone());
