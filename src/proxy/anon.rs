@@ -114,7 +114,7 @@ fn anonymize(
         detector,
         policy,
         table: &mut table,
-        values: Vec::new(),
+        values: Values::default(),
         seen: HashTable::new(),
         hasher: RandomState::new(),
         refusal: None,
@@ -136,7 +136,7 @@ fn anonymize(
     }
     // the replacing pass rewrites the tree in place: a copy is cheaper than a second parse
     let original = keep_original.then(|| root.clone());
-    let matcher = ValueMatcher::for_text(values.iter().map(|(_, v)| v.as_str()), body.len())
+    let matcher = ValueMatcher::for_text(values.iter().map(|(_, v)| v), body.len())
         .ok_or(RewriteError::Internal)?;
     // every value gets its row on its first occurrence: no growing while issuing
     table.reserve(values.len());
@@ -160,11 +160,47 @@ fn anonymize(
     Ok((rewritten, original))
 }
 
+/// The values of one request in one string (one allocation for all, not one each), with each
+/// value's type and byte range, in order of detection.
+#[derive(Default)]
+struct Values {
+    text: String,
+    rows: Vec<(EntityType, usize, usize)>,
+}
+
+impl Values {
+    fn push(&mut self, t: EntityType, v: &str) {
+        let start = self.text.len();
+        self.text.push_str(v);
+        self.rows.push((t, start, self.text.len()));
+    }
+
+    /// Value `i` (panics past the end, like an index).
+    fn get(&self, i: usize) -> (EntityType, &str) {
+        let (t, start, end) = self.rows[i];
+        (t, &self.text[start..end])
+    }
+
+    fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (EntityType, &str)> + Clone {
+        self.rows
+            .iter()
+            .map(|&(t, start, end)| (t, &self.text[start..end]))
+    }
+}
+
 struct Collector<'a> {
     detector: &'a Detector,
     policy: Option<&'a Policy>,
     table: &'a mut TokenTable,
-    values: Vec<(EntityType, String)>,
+    values: Values,
     /// Rows of `values`, hashed by value: the first type a value is found as wins, and the
     /// value is stored once.
     seen: HashTable<usize>,
@@ -197,10 +233,10 @@ impl Collector<'_> {
 
     fn keep(&mut self, s: &str, findings: &[Finding], only: Option<EntityType>) {
         // room for every finding at once: no growing (and rehashing) value by value
-        self.values.reserve(findings.len());
+        self.values.rows.reserve(findings.len());
         let (values, hasher) = (&self.values, &self.hasher);
         self.seen
-            .reserve(findings.len(), |&r| hasher.hash_one(values[r].1.as_str()));
+            .reserve(findings.len(), |&r| hasher.hash_one(values.get(r).1));
         for (f, range) in findings.iter().zip(finding_byte_ranges(s, findings)) {
             let t = f.entity_type;
             if only.is_some_and(|o| o != t) {
@@ -214,14 +250,14 @@ impl Collector<'_> {
             }
             let hash = self.hasher.hash_one(v);
             let values = &self.values;
-            if self.seen.find(hash, |&r| values[r].1 == v).is_some() {
+            if self.seen.find(hash, |&r| values.get(r).1 == v).is_some() {
                 continue;
             }
             let row = self.values.len();
-            self.values.push((t, v.to_owned()));
+            self.values.push(t, v);
             let (values, hasher) = (&self.values, &self.hasher);
             self.seen
-                .insert_unique(hash, row, |&r| hasher.hash_one(values[r].1.as_str()));
+                .insert_unique(hash, row, |&r| hasher.hash_one(values.get(r).1));
         }
     }
 
@@ -310,7 +346,7 @@ fn capitalised(w: &str) -> String {
 
 struct Replacer<'a> {
     matcher: &'a ValueMatcher<'a>,
-    values: &'a [(EntityType, String)],
+    values: &'a Values,
     /// Per value: its row in `table` once issued, so that later occurrences need no lookup.
     rows: Vec<Option<usize>>,
     table: &'a mut TokenTable,
@@ -323,8 +359,8 @@ impl Replacer<'_> {
         let row = match self.rows[i] {
             Some(row) => row,
             None => {
-                let (t, v) = &self.values[i];
-                let row = self.table.row_for(*t, v);
+                let (t, v) = self.values.get(i);
+                let row = self.table.row_for(t, v);
                 self.rows[i] = Some(row);
                 row
             }
@@ -373,7 +409,7 @@ impl Replacer<'_> {
             } else {
                 0
             };
-            if *t == EntityType::Person {
+            if t == EntityType::Person {
                 score += words
                     .iter()
                     .filter(|w| w.chars().count() >= 2 && parts.contains(&w.to_lowercase()))
@@ -476,6 +512,26 @@ mod tests {
         let prop = &f["parameters"]["properties"]["a@x.de"];
         assert_eq!(prop["enum"][0], "a@x.de");
         assert_eq!(prop["default"], "[[EMAIL_1]]");
+    }
+
+    #[test]
+    fn values_share_one_string() {
+        let mut v = Values::default();
+        assert!(v.is_empty());
+        v.push(EntityType::Person, "Anna");
+        v.push(EntityType::EmailAddress, "");
+        v.push(EntityType::Location, "Köln");
+        assert_eq!(v.len(), 3);
+        assert_eq!(v.get(2), (EntityType::Location, "Köln"));
+        let all: Vec<(EntityType, &str)> = v.iter().collect();
+        assert_eq!(
+            all,
+            vec![
+                (EntityType::Person, "Anna"),
+                (EntityType::EmailAddress, ""),
+                (EntityType::Location, "Köln")
+            ]
+        );
     }
 
     #[test]

@@ -13,6 +13,18 @@ pub(crate) fn lower(s: &str) -> String {
 /// text (most words and cells), through [`lower`] otherwise (the final-sigma rule included), so
 /// that lexicon look-ups see the same key either way.
 pub(crate) fn with_exact_lower<R>(s: &str, f: impl FnOnce(&str) -> R) -> R {
+    // Short ASCII words (most look-up keys) in a small buffer: no char loop, no large buffer
+    // to clear.
+    if s.len() <= 64 && s.is_ascii() {
+        let mut buf = [0u8; 64];
+        let slot = &mut buf[..s.len()];
+        slot.copy_from_slice(s.as_bytes());
+        slot.make_ascii_lowercase();
+        return match std::str::from_utf8(slot) {
+            Ok(t) => f(t),
+            Err(_) => f(&lower(s)),
+        };
+    }
     if s.is_ascii() {
         with_lower(s, f)
     } else {
@@ -104,6 +116,9 @@ enum Cue {
 /// the tests as the reference.)
 pub(crate) struct ContextIndex {
     words: aho_corasick::AhoCorasick,
+    /// The strong words alone (pattern ids as in `words`, whose strong words come first): a
+    /// caller that reads only [`Evidence::strong`] need not step over the matches of the others.
+    strong_words: aho_corasick::AhoCorasick,
     /// Per pattern id: its list, and whether it ends in a letter or digit (then no letter or
     /// digit may follow).
     cues: Vec<(Cue, bool)>,
@@ -128,12 +143,27 @@ impl ContextIndex {
                 cues.push((cue, w.ends_with(|c: char| c.is_alphanumeric())));
             }
         }
-        let words = aho_corasick::AhoCorasick::builder()
-            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-            .ascii_case_insensitive(true)
-            .build(&patterns)
-            .expect("static context words");
-        ContextIndex { words, cues }
+        let build = |patterns: &[&str]| {
+            aho_corasick::AhoCorasick::builder()
+                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+                .ascii_case_insensitive(true)
+                .build(patterns)
+                .expect("static context words")
+        };
+        let strong = cues.iter().take_while(|(c, _)| *c == Cue::Strong).count();
+        ContextIndex {
+            words: build(&patterns),
+            strong_words: build(&patterns[..strong]),
+            cues,
+        }
+    }
+
+    /// [`ContextIndex::evidence`]`.strong` alone, without looking for the other words.
+    pub fn strong(&self, s: &str, start: usize, end: usize) -> bool {
+        self.scan_window(before(s, start, 50), true).strong || {
+            let a = after(s, end, 25);
+            memchr::memchr(b'(', a.as_bytes()).is_some() && self.scan_window(a, true).strong
+        }
     }
 
     /// Looks 50 bytes back (same line, or a preceding `label:` line) and 25 bytes ahead (for a
@@ -174,7 +204,12 @@ impl ContextIndex {
     /// letter or digit when the word ends in one. Only strong ones when `strong_only`.
     fn scan(&self, hay: &str, strong_only: bool) -> Evidence {
         let mut ev = Evidence::default();
-        for m in self.words.find_overlapping_iter(hay) {
+        let words = if strong_only {
+            &self.strong_words
+        } else {
+            &self.words
+        };
+        for m in words.find_overlapping_iter(hay) {
             let Some(&(cue, closed_end)) = self.cues.get(m.pattern().as_usize()) else {
                 continue;
             };
@@ -438,6 +473,7 @@ mod tests {
                 reference(&C, s, start, start + 3),
                 index.evidence(s, start, start + 3),
             );
+            assert_eq!(index.strong(s, start, start + 3), a.strong, "{s}");
             assert_eq!(
                 (a.strong, a.weak, a.negative),
                 (b.strong, b.weak, b.negative),

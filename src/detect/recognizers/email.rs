@@ -97,7 +97,9 @@ fn at_runs(s: &str) -> Vec<(usize, usize)> {
 /// the Kelvin sign lowercases to an ASCII letter) take the full conversion.
 fn lowercase_in(s: &str, words: &[&str]) -> bool {
     if s.is_ascii() {
-        words.iter().any(|w| s.eq_ignore_ascii_case(w))
+        words
+            .iter()
+            .any(|w| w.len() == s.len() && s.eq_ignore_ascii_case(w))
     } else {
         let lower = s.to_lowercase();
         words.iter().any(|w| lower == *w)
@@ -136,16 +138,23 @@ impl Recognizer for EmailRecognizer {
         let s = text.view();
         for m in super::find_in(&self.pattern, s, &at_runs(s)) {
             let v = m.as_str();
-            let mut start = m.start();
+            // Byte look-ups: `@`, `.` and the trimmed marks are ASCII, so every position found
+            // is a char boundary (a match is a few dozen bytes: `memchr` would cost more).
+            let vb = v.as_bytes();
             // `mailto:` belongs outside; a leading apostrophe/quote is punctuation.
-            let local_all = v.split('@').next().unwrap_or("");
-            let trimmed = local_all.trim_start_matches(['\'', '`', '{', '|', '}', '~', '/', '=']);
-            start += local_all.len() - trimmed.len();
-            let local = trimmed;
-            if local.is_empty() || local.len() > 64 || s[..m.start()].ends_with('.') {
+            let local_all = &vb[..vb.iter().position(|&b| b == b'@').unwrap_or(vb.len())];
+            let lead = local_all
+                .iter()
+                .take_while(|b| b"'`{|}~/=".contains(b))
+                .count();
+            let start = m.start() + lead;
+            let local = v.get(lead..local_all.len()).unwrap_or("");
+            if local.is_empty() || local.len() > 64 || s.as_bytes()[..m.start()].ends_with(b".") {
                 continue;
             }
-            let tld = v.rsplit('.').next().unwrap_or("");
+            let tld = v
+                .get(vb.iter().rposition(|&b| b == b'.').map_or(0, |p| p + 1)..)
+                .unwrap_or("");
             if lowercase_in(tld, NOT_TLD) {
                 continue;
             }

@@ -4,7 +4,7 @@
 use regex::Regex;
 
 use super::address_line;
-use super::context::lower;
+use super::context::{lower, with_exact_lower};
 use super::street::{alternation, house_number_start, street_windows, StreetKind, StreetSearch};
 use super::town_noun;
 use super::{cand, Context, ContextIndex};
@@ -29,6 +29,8 @@ pub struct LocationRecognizer {
     /// Context of a town named alone: labels (`Wohnort:`) as weak, residence words as strong.
     town_context: ContextIndex,
     lexicon: &'static Lexicon,
+    /// `street_stop` as a set: looked up once per compound street.
+    street_stop: ahash::AHashSet<&'static str>,
 }
 
 impl LocationRecognizer {
@@ -72,6 +74,7 @@ impl LocationRecognizer {
                 negative: &[],
             }),
             lexicon,
+            street_stop: lists.street_stop.iter().copied().collect(),
         }
     }
 
@@ -100,60 +103,37 @@ impl LocationRecognizer {
                 continue;
             }
             let lists = &self.lexicon.lists;
-            let name = &s[start..num_start].trim_end();
-            let name_lower = lower(name);
+            let name = s[start..num_start].trim_end();
+            // The house number's leading digits as `parse` reads them (0 when none or too many).
             let number: u32 = num
-                .chars()
-                .take_while(char::is_ascii_digit)
-                .collect::<String>()
-                .parse()
+                .bytes()
+                .take_while(u8::is_ascii_digit)
+                .try_fold(0u32, |n, d| {
+                    n.checked_mul(10)?.checked_add(u32::from(d - b'0'))
+                })
+                .filter(|_| num.starts_with(|c: char| c.is_ascii_digit()))
                 .unwrap_or(0);
             // Unit after the number: `Parkplatz 10 Minuten`.
-            let next_word: String = s[end..]
-                .trim_start_matches(' ')
-                .chars()
-                .take_while(|x| x.is_alphabetic() || *x == '%' || *x == '€')
-                .collect::<String>()
-                .to_lowercase();
-            if lists.number_units.contains(&next_word.as_str())
-                || next_word == "%"
-                || next_word == "€"
-            {
+            let rest = s[end..].trim_start_matches(' ');
+            let unit_end = rest
+                .char_indices()
+                .find(|&(_, x)| !(x.is_alphabetic() || x == '%' || x == '€'))
+                .map_or(rest.len(), |(i, _)| i);
+            // (No list holds an empty word.)
+            let unit = unit_end > 0
+                && with_exact_lower(&rest[..unit_end], |next_word| {
+                    lists.number_units.contains(&next_word) || next_word == "%" || next_word == "€"
+                });
+            if unit {
                 continue;
             }
-            let last_word = name_lower.rsplit([' ', '-']).next().unwrap_or("");
-            let base = if kind == StreetKind::Compound {
-                if lists.street_stop.contains(&name_lower.as_str()) || number > 2000 {
-                    continue;
-                }
-                let weak_suffix = lists
-                    .weak_street_suffixes
-                    .iter()
-                    .any(|suf| name_lower.ends_with(suf));
-                if weak_suffix {
-                    0.6
-                } else {
-                    0.75
-                }
-            } else if kind == StreetKind::TwoWord {
-                let first = name_lower.split(' ').next().unwrap_or("");
-                if self.lexicon.is_stop(first) || number > 2000 {
-                    continue;
-                }
-                0.75
-            } else if kind == StreetKind::Prep {
-                if lists.prep_street_stop.contains(&last_word)
-                    || self.lexicon.is_stop(last_word)
-                    || number > 999
-                {
-                    continue;
-                }
-                0.6
-            } else {
-                0.75
+            let Some(base) = with_exact_lower(name, |name_lower| {
+                self.street_base(kind, name_lower, number)
+            }) else {
+                continue;
             };
-            let ev = self.context.evidence(s, start, end);
-            let score: f32 = if ev.strong { base + 0.15 } else { base };
+            let strong = self.context.strong(s, start, end);
+            let score: f32 = if strong { base + 0.15 } else { base };
             found.push((start, end));
             out.push(cand(
                 EntityType::Location,
@@ -164,6 +144,34 @@ impl LocationRecognizer {
             ));
         }
         found
+    }
+
+    /// Base score of a street match of `kind` with the name `name_lower` (lowercase) and house
+    /// number `number`; `None` when the name or number rules it out.
+    fn street_base(&self, kind: StreetKind, name_lower: &str, number: u32) -> Option<f32> {
+        let lists = &self.lexicon.lists;
+        let last_word = name_lower.rsplit([' ', '-']).next().unwrap_or("");
+        match kind {
+            StreetKind::Compound => {
+                if self.street_stop.contains(name_lower) || number > 2000 {
+                    return None;
+                }
+                let weak_suffix = lists
+                    .weak_street_suffixes
+                    .iter()
+                    .any(|suf| name_lower.ends_with(suf));
+                Some(if weak_suffix { 0.6 } else { 0.75 })
+            }
+            StreetKind::TwoWord => {
+                let first = name_lower.split(' ').next().unwrap_or("");
+                (!self.lexicon.is_stop(first) && number <= 2000).then_some(0.75)
+            }
+            StreetKind::Prep => (!lists.prep_street_stop.contains(&last_word)
+                && !self.lexicon.is_stop(last_word)
+                && number <= 999)
+                .then_some(0.6),
+            StreetKind::Named => Some(0.75),
+        }
     }
 
     /// `(kind, start, end)` of every street match inside the windows of `s`.
@@ -187,7 +195,7 @@ impl LocationRecognizer {
             72,
         );
         for m in super::find_in(&self.english_street, s, &streets) {
-            let score = if self.context.evidence(s, m.start(), m.end()).strong {
+            let score = if self.context.strong(s, m.start(), m.end()) {
                 0.85
             } else {
                 0.75
@@ -326,7 +334,10 @@ impl LocationRecognizer {
                     && s[e..start].chars().all(|c| matches!(c, ',' | ' ' | '\n'))
             });
             // Context words are looked up last: most numbers fail the cheaper checks.
-            let strong_context = || self.context.evidence(s, start, digits_end).strong;
+            // Looked up once, when first needed.
+            let strong_memo = std::cell::OnceCell::new();
+            let strong_context =
+                || *strong_memo.get_or_init(|| self.context.strong(s, start, digits_end));
             let town = words.get(wi).filter(|w| w.start == digits_end + 1);
             let Some(w) = town else {
                 if digits.len() == 5 && strong_context() {

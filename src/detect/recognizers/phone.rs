@@ -120,17 +120,26 @@ fn digits(v: &str) -> usize {
 }
 
 fn looks_like_date_or_amount(v: &str) -> bool {
-    let groups: Vec<&str> = v.split('.').collect();
-    if groups.len() >= 2 && groups.iter().all(|g| g.bytes().all(|b| b.is_ascii_digit())) {
-        // dd.mm.yy(yy), or thousands grouping 1.234.567
-        let dateish = groups.len() == 3
-            && groups[0].len() <= 2
-            && groups[1].len() <= 2
-            && matches!(groups[2].len(), 2 | 4);
-        let thousands = groups[1..].iter().all(|g| g.len() == 3);
-        return dateish || thousands || groups.len() == 4;
+    // Dot-separated digit groups only, counted in one pass without collecting them.
+    if memchr::memchr(b'.', v.as_bytes()).is_none() {
+        return false;
     }
-    false
+    let mut groups = 0;
+    let mut lens = [0usize; 3];
+    let mut thousands = true;
+    for (k, g) in v.split('.').enumerate() {
+        if !g.bytes().all(|b| b.is_ascii_digit()) {
+            return false;
+        }
+        if let Some(len) = lens.get_mut(k) {
+            *len = g.len();
+        }
+        thousands &= k == 0 || g.len() == 3;
+        groups = k + 1;
+    }
+    // dd.mm.yy(yy), or thousands grouping 1.234.567
+    let dateish = groups == 3 && lens[0] <= 2 && lens[1] <= 2 && matches!(lens[2], 2 | 4);
+    dateish || thousands || groups == 4
 }
 
 /// Where the pattern can match. Between two digits of a number it allows at most a few
@@ -204,7 +213,16 @@ impl Recognizer for PhoneRecognizer {
             if !left_ok || !right_ok {
                 continue;
             }
-            if v.matches('/').count() > 1 || looks_like_date_or_amount(v) || v.contains("--") {
+            // Slashes, a doubled hyphen and separators, in one pass over the bytes.
+            let (mut slashes, mut double_hyphen, mut separated) = (0, false, false);
+            let mut prev = 0u8;
+            for &b in v.as_bytes() {
+                slashes += usize::from(b == b'/');
+                double_hyphen |= b == b'-' && prev == b'-';
+                separated |= matches!(b, b' ' | b'/' | b'-' | b'(' | b'.');
+                prev = b;
+            }
+            if slashes > 1 || looks_like_date_or_amount(v) || double_hyphen {
                 continue;
             }
             // The digits alone, on the stack (at most 15, checked above).
@@ -240,7 +258,6 @@ impl Recognizer for PhoneRecognizer {
                 let service = ["0800", "0180", "0900", "0137", "0138"]
                     .iter()
                     .any(|p| compact.starts_with(p));
-                let separated = v.contains([' ', '/', '-', '(', '.']);
                 if service {
                     0.6
                 } else if mobile && (10..=12).contains(&compact.len()) {
@@ -273,6 +290,25 @@ mod tests {
         let r = PhoneRecognizer::new();
         assert!(!kept(&r, "Telefon: +49 30 12345678").is_empty());
         assert!(!kept(&r, "Rufen Sie mich unter 030 1234567 an.").is_empty());
+    }
+
+    #[test]
+    fn dates_and_amounts() {
+        for (v, yes) in [
+            ("030", false),
+            ("12.03.2024", true),
+            ("1.03.24", true),
+            ("1.234.567", true),
+            ("1.2.3.4", true),
+            ("030.12345", false),
+            ("12.34", false),
+            ("12.345", true),
+            ("12.3a", false),
+            ("0.", false),
+            ("12.03.202", false),
+        ] {
+            assert_eq!(looks_like_date_or_amount(v), yes, "{v}");
+        }
     }
 
     #[test]

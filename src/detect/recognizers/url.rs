@@ -68,9 +68,13 @@ fn dot_may_match(b: &[u8], i: usize) -> bool {
     match rest.first() {
         Some(c) if !c.is_ascii() => true,
         Some(c) if c.is_ascii_alphabetic() => {
+            // the first letter rules out most TLDs before a comparison
+            let first = c.to_ascii_lowercase();
             www || BARE_TLDS.iter().any(|tld| {
-                rest.get(..tld.len())
-                    .is_some_and(|r| r.eq_ignore_ascii_case(tld.as_bytes()))
+                tld.as_bytes()[0] == first
+                    && rest
+                        .get(..tld.len())
+                        .is_some_and(|r| r.eq_ignore_ascii_case(tld.as_bytes()))
             })
         }
         _ => www,
@@ -136,8 +140,9 @@ impl Recognizer for UrlRecognizer {
             let start = m.start();
             let prev = s[..start].chars().next_back();
             let v = trim_url(m.as_str());
-            let explicit =
-                v.contains("://") || v.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("www."));
+            // a byte scan: `str::contains` sets up a substring searcher for a few dozen bytes
+            let explicit = v.as_bytes().windows(3).any(|w| w == b"://")
+                || v.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("www."));
             if !explicit {
                 // Bare domain: not glued to a word, an address or a path.
                 if prev.is_some_and(|c| {

@@ -102,12 +102,14 @@ fn shape_sig(word: &str) -> ([u8; 7], usize) {
 fn gap_sig(gap: &str) -> ([u8; 4], usize) {
     let mut out = [0u8; 4];
     let mut n = 0;
-    for c in gap.chars() {
-        let s = match c {
-            ' ' | '\t' | '\r' => continue,
-            '\n' => b'n',
-            '0'..='9' => b'0',
-            c if c.is_ascii() => c as u8,
+    // Bytes, not chars: a non-ASCII code point is `~` once, from its lead byte.
+    for &b in gap.as_bytes() {
+        let s = match b {
+            b' ' | b'\t' | b'\r' => continue,
+            b'\n' => b'n',
+            b'0'..=b'9' => b'0',
+            b if b.is_ascii() => b,
+            0x80..=0xBF => continue,
             _ => b'~',
         };
         if n > 0 && out[n - 1] == s {
@@ -358,6 +360,10 @@ pub(crate) fn views<'a>(text: &'a Text<'_>) -> Views<'a> {
         return views;
     }
     views.slot = vec![Views::NONE; n];
+    // at most the five words around each open word
+    views
+        .list
+        .reserve(n.min(views.open.len().saturating_mul(5)));
     // Words within two of an open word, ascending: each open word's window, skipping what the
     // previous window already covered.
     let mut next = 0;
@@ -599,6 +605,9 @@ mod tests {
         assert_eq!(&gap_sig(", ").0[..1], b",");
         assert_eq!(&gap_sig(" 1941 ").0[..1], b"0");
         assert_eq!(&gap_sig(" ").0[..1], b"_");
+        // one `~` per non-ASCII code point, repeats collapsed, at most four symbols
+        assert_eq!(gap_sig("\u{201e}1\u{20ac}\u{201c}.\n"), (*b"~0~.", 4));
+        assert_eq!(gap_sig(" \u{2013} \u{ab}"), (*b"~\0\0\0", 1));
         assert_eq!(suffix("müller", 3), "ler");
         assert_eq!(suffix("ab", 3), "ab");
         assert_eq!(prefix("ärger", 2), "är");
