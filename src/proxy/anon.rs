@@ -7,9 +7,6 @@
 //! document. A value found anywhere is therefore replaced everywhere, and the restored history
 //! of a conversation anonymizes to the same tokens on every turn.
 
-use ahash::RandomState;
-use hashbrown::HashTable;
-
 use super::embedded::{Embedded, EmbeddedError};
 use super::format::{FormatRefusal, WireFormat};
 use super::walk::{walk_free, walk_request, TextKind, TextVisitor};
@@ -17,7 +14,7 @@ use crate::detect::values::ValueMatcher;
 use crate::detect::{Detector, EntityType, Finding};
 use crate::json::{self, Node};
 use crate::policy::Policy;
-use crate::tokens::{finding_byte_ranges, TokenTable};
+use crate::tokens::{finding_byte_ranges, RowIndex, TokenTable};
 
 /// The rewritten request.
 pub struct RewrittenBody {
@@ -115,8 +112,7 @@ fn anonymize(
         policy,
         table: &mut table,
         values: Values::default(),
-        seen: HashTable::new(),
-        hasher: RandomState::new(),
+        seen: RowIndex::default(),
         refusal: None,
     };
     walk_request(format, &mut root, &mut collect);
@@ -201,10 +197,9 @@ struct Collector<'a> {
     policy: Option<&'a Policy>,
     table: &'a mut TokenTable,
     values: Values,
-    /// Rows of `values`, hashed by value: the first type a value is found as wins, and the
+    /// Rows of `values` by value: the first type a value is found as wins, and the
     /// value is stored once.
-    seen: HashTable<usize>,
-    hasher: RandomState,
+    seen: RowIndex,
     /// The first reason to refuse the request (the rewrite pass never runs then).
     refusal: Option<RewriteError>,
 }
@@ -234,9 +229,7 @@ impl Collector<'_> {
     fn keep(&mut self, s: &str, findings: &[Finding], only: Option<EntityType>) {
         // room for every finding at once: no growing (and rehashing) value by value
         self.values.rows.reserve(findings.len());
-        let (values, hasher) = (&self.values, &self.hasher);
-        self.seen
-            .reserve(findings.len(), |&r| hasher.hash_one(values.get(r).1));
+        self.seen.reserve(findings.len(), |r| self.values.get(r).1);
         for (f, range) in findings.iter().zip(finding_byte_ranges(s, findings)) {
             let t = f.entity_type;
             if only.is_some_and(|o| o != t) {
@@ -248,16 +241,11 @@ impl Collector<'_> {
             if v.is_empty() {
                 continue;
             }
-            let hash = self.hasher.hash_one(v);
-            let values = &self.values;
-            if self.seen.find(hash, |&r| values.get(r).1 == v).is_some() {
-                continue;
+            if let Err(hash) = self.seen.find(v, |r| self.values.get(r).1) {
+                self.values.push(t, v);
+                let row = self.values.len() - 1;
+                self.seen.insert(hash, row, |r| self.values.get(r).1);
             }
-            let row = self.values.len();
-            self.values.push(t, v);
-            let (values, hasher) = (&self.values, &self.hasher);
-            self.seen
-                .insert_unique(hash, row, |&r| hasher.hash_one(values.get(r).1));
         }
     }
 

@@ -154,32 +154,27 @@ fn round_score(score: f32) -> f64 {
 /// The byte range of each finding's code-point span in `text` (None when out of bounds or
 /// empty), computed in one pass over `text`.
 pub fn finding_byte_ranges(text: &str, findings: &[Finding]) -> Vec<Option<(usize, usize)>> {
-    // The detector's findings are sorted and disjoint: their offsets are already the sorted
-    // list to convert, and each finding's pair sits at its own place in the result.
-    let in_order = findings.windows(2).all(|w| w[0].end <= w[1].start)
-        && findings.iter().all(|f| f.start <= f.end);
-    if in_order {
-        let wanted: Vec<usize> = findings.iter().flat_map(|f| [f.start, f.end]).collect();
+    let range = |start: Option<usize>, end: Option<usize>| match (start, end) {
+        (Some(start), Some(end)) if start < end => Some((start, end)),
+        _ => None,
+    };
+    let mut wanted: Vec<usize> = findings.iter().flat_map(|f| [f.start, f.end]).collect();
+    // The detector's findings are sorted and disjoint: their offsets are then already the
+    // sorted list to convert, and each finding's pair sits at its own place in the result.
+    if wanted.is_sorted() {
         let bytes = char_to_byte_offsets(text, &wanted);
         return bytes
             .chunks_exact(2)
-            .map(|se| match (se[0], se[1]) {
-                (Some(start), Some(end)) if start < end => Some((start, end)),
-                _ => None,
-            })
+            .map(|se| range(se[0], se[1]))
             .collect();
     }
-    let mut wanted: Vec<usize> = findings.iter().flat_map(|f| [f.start, f.end]).collect();
     wanted.sort_unstable();
     wanted.dedup();
     let bytes = char_to_byte_offsets(text, &wanted);
     let byte_of = |c: usize| wanted.binary_search(&c).ok().and_then(|i| bytes[i]);
     findings
         .iter()
-        .map(|f| {
-            let (start, end) = (byte_of(f.start)?, byte_of(f.end)?);
-            (start < end).then_some((start, end))
-        })
+        .map(|f| range(byte_of(f.start), byte_of(f.end)))
         .collect()
 }
 

@@ -13,6 +13,7 @@ mod anonymize;
 mod growth;
 mod reserved;
 mod restore;
+mod row_index;
 mod stream;
 mod table;
 pub mod tolerant;
@@ -22,6 +23,7 @@ pub use anonymize::{
 };
 pub use reserved::{contains_reserved_token, reserved_tokens};
 pub use restore::Restorer;
+pub use row_index::RowIndex;
 pub use stream::StreamRestorer;
 pub use table::{MappingEntry, TokenTable};
 pub use tolerant::TolerantRestorer;

@@ -1,9 +1,9 @@
-use ahash::{AHashSet as HashSet, RandomState};
-use hashbrown::HashTable;
+use ahash::AHashSet as HashSet;
 
 use serde::Serialize;
 
 use super::reserved::reserved_tokens;
+use super::row_index::RowIndex;
 use crate::detect::EntityType;
 
 /// One row of the mapping: which token stands for which original value.
@@ -18,10 +18,9 @@ pub struct MappingEntry {
 /// exchange (proxy), so numbering is consistent across all text fields of one request.
 #[derive(Debug, Default, Clone)]
 pub struct TokenTable {
-    /// Rows of `entries`, hashed by (type, value): each value is stored once, in its row, and a
-    /// lookup needs no owned key.
-    index: HashTable<usize>,
-    hasher: RandomState,
+    /// Rows of `entries` by (type, value) ([`row_key`]): each value is stored once, in its row,
+    /// and a lookup needs no owned key.
+    index: RowIndex,
     entries: Vec<MappingEntry>,
     /// The last number issued per type, in order of the type's first token: a request holds a
     /// handful of types, so a scan of this list is cheaper than hashing the type.
@@ -39,10 +38,7 @@ impl TokenTable {
     /// knows a request's values before it issues their tokens).
     pub fn reserve(&mut self, additional: usize) {
         self.entries.reserve(additional);
-        let (entries, hasher) = (&self.entries, &self.hasher);
-        self.index.reserve(additional, |&r| {
-            hasher.hash_one((entries[r].entity_type, entries[r].value.as_str()))
-        });
+        self.index.reserve(additional, row_key(&self.entries));
     }
 
     /// Marks every literal `[[PREFIX_n]]` in `text` as taken, so new numbers skip them.
@@ -77,10 +73,13 @@ impl TokenTable {
     /// first sight. Rows never move, so a caller may keep the row instead of looking the value
     /// up again.
     pub fn row_for(&mut self, entity_type: EntityType, value: &str) -> usize {
-        let hash = self.hasher.hash_one((entity_type, value));
-        if let Some(row) = self.find(hash, entity_type, value) {
-            return row;
-        }
+        let hash = match self
+            .index
+            .find((entity_type, value), row_key(&self.entries))
+        {
+            Ok(row) => return row,
+            Err(hash) => hash,
+        };
         let token = self.next_token(entity_type);
         self.entries.push(MappingEntry {
             token,
@@ -88,30 +87,17 @@ impl TokenTable {
             value: value.to_owned(),
         });
         let row = self.entries.len() - 1;
-        let (entries, hasher) = (&self.entries, &self.hasher);
-        self.index.insert_unique(hash, row, |&r| {
-            hasher.hash_one((entries[r].entity_type, entries[r].value.as_str()))
-        });
+        self.index.insert(hash, row, row_key(&self.entries));
         row
     }
 
     /// The token already issued for this value, if any.
     pub fn lookup(&self, entity_type: EntityType, value: &str) -> Option<&str> {
-        let row = self.find(
-            self.hasher.hash_one((entity_type, value)),
-            entity_type,
-            value,
-        )?;
+        let row = self
+            .index
+            .find((entity_type, value), row_key(&self.entries))
+            .ok()?;
         Some(self.entries[row].token.as_str())
-    }
-
-    fn find(&self, hash: u64, entity_type: EntityType, value: &str) -> Option<usize> {
-        let entries = &self.entries;
-        self.index
-            .find(hash, |&r| {
-                entries[r].entity_type == entity_type && entries[r].value == value
-            })
-            .copied()
     }
 
     /// Rows in order of issue.
@@ -154,6 +140,11 @@ impl TokenTable {
             }
         }
     }
+}
+
+/// The key a row of `entries` is indexed by: its type and value.
+fn row_key<'a>(entries: &'a [MappingEntry]) -> impl Fn(usize) -> (EntityType, &'a str) + 'a {
+    |r| (entries[r].entity_type, entries[r].value.as_str())
 }
 
 #[cfg(test)]
