@@ -28,7 +28,7 @@
 //!   [`slow_clients`] bounds the time a client may take to send a request; [`telemetry`]
 //!   names requests, logs them and counts them.
 //!
-//! The README's "Layout" section draws the same picture.
+//! `docs/architecture.md` draws the same picture and follows one request through the files.
 
 pub mod access;
 pub mod api;
