@@ -319,3 +319,56 @@ fn the_configuration_page_names_every_key_and_variable() {
         "keys missing from docs/configuration.md: {missing:?}"
     );
 }
+
+/// The first fenced block of `lang` in `text`.
+fn fenced_block(text: &str, lang: &str) -> Option<String> {
+    let mut lines = text
+        .lines()
+        .skip_while(|l| l.trim() != format!("```{lang}"));
+    lines.next()?;
+    let block: Vec<&str> = lines.take_while(|l| l.trim() != "```").collect();
+    Some(block.join("\n") + "\n")
+}
+
+#[test]
+fn the_readmes_minimal_configuration_starts_and_its_key_works() {
+    use sha2::{Digest, Sha256};
+    let readme = read(&repo().join("README.md"));
+    let toml = fenced_block(&readme, "toml").expect("a toml block in README.md");
+    let key = "readme-example-key";
+    let hash: String = Sha256::digest(key.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    // The README's placeholders, each a quoted `<…>`, filled in as its comments say.
+    let filled: String = toml
+        .lines()
+        .map(|line| match line.split_once("\"<") {
+            Some((before, _)) if before.trim_start().starts_with("sha256") => {
+                format!("{before}\"{hash}\"")
+            }
+            Some((before, rest)) => {
+                let after = rest.split_once(">\"").map_or("", |(_, a)| a);
+                format!("{before}\"{}\"{after}", "A".repeat(43) + "=")
+            }
+            None => line.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(!filled.contains('<'), "a placeholder is left: {filled}");
+    let server = crate::harness::server::TestServer::start_with_config(&[], &filled);
+    let resp = crate::harness::api::post(
+        &server,
+        "/api/v1/anonymize",
+        Some(key),
+        &serde_json::json!({ "text": "Mail an max@example.de" }),
+    );
+    assert_eq!(resp.status(), 200, "{}", server.log());
+    let wrong = crate::harness::api::post(
+        &server,
+        "/api/v1/anonymize",
+        Some("another-key"),
+        &serde_json::json!({ "text": "x" }),
+    );
+    assert_eq!(wrong.status(), 401);
+}
