@@ -10,10 +10,11 @@ use pingora::http::RequestHeader;
 use pingora::prelude::*;
 use pingora::proxy::Session;
 
+use super::conversation::Turn;
 use super::ctx::RequestCtx;
 use super::plan::BodyPlan;
 use super::refuse::{refuse, refuse_with, BODY_TIMEOUT, TOO_LARGE};
-use super::rewrite::rewrite;
+use super::rewrite::{rewrite, seed};
 use super::routes::Route;
 use super::{format, policy};
 use crate::api::body::Declared;
@@ -145,6 +146,8 @@ pub(super) async fn prepare(
         },
     };
     ctx.endpoint = endpoint;
+    let req = session.req_header();
+    ctx.conversation = Turn::of(app, format, endpoint, &path, tenant.as_deref(), req);
     if encoded {
         refuse(
             session,
@@ -188,7 +191,11 @@ pub(super) async fn prepare(
             return Ok(true);
         }
     };
-    match rewrite(app, ctx, &route, body) {
+    let rewritten = match seed(app, ctx, &body).await {
+        Ok(seed) => rewrite(app, ctx, &route, body, seed),
+        Err(refusal) => Err(refusal),
+    };
+    match rewritten {
         Ok(body) => {
             ctx.body = Some(body);
             ctx.body_consumed = true;
