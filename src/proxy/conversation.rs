@@ -34,6 +34,9 @@ pub const MAX_RECORD_BYTES: usize = 256 * 1024;
 /// any number a chain started at 1 issues.
 const FLOOR_MIN: u64 = 10_000;
 const FLOOR_SPAN: u64 = 980_000;
+/// Pauses before looking again for a record not found (375 ms in all, paid only by a turn that
+/// names an id the proxy holds nothing for).
+const RETRY_PAUSES_MS: [u64; 4] = [25, 50, 100, 200];
 
 /// What a kept table is found by: a response id or a conversation id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,7 +140,7 @@ impl Turn {
         let state = match (&reference, &self.caller) {
             (None, _) => (State::New, None),
             (Some(_), None) => (State::Missing, None),
-            (Some((kind, id)), Some(caller)) => match read(app, *kind, caller, id).await {
+            (Some((kind, id)), Some(caller)) => match read_soon(app, *kind, caller, id).await {
                 Ok(Some(table)) => (State::Found, Some(table)),
                 Ok(None) => (State::Missing, None),
                 Err(e) => {
@@ -328,6 +331,24 @@ fn hex(bytes: &[u8]) -> String {
 
 fn random_floor() -> u64 {
     FLOOR_MIN + rand::random::<u64>() % FLOOR_SPAN
+}
+
+/// [`read`], looking again a few times while nothing is found: the turn before writes its
+/// record as its reply goes out, and a client that goes on at once (on another replica, or
+/// another connection) can ask before that write has landed.
+async fn read_soon(
+    app: &App,
+    kind: Kind,
+    caller: &str,
+    id: &str,
+) -> Result<Option<TokenTable>, StoreError> {
+    for pause in RETRY_PAUSES_MS {
+        if let Some(table) = read(app, kind, caller, id).await? {
+            return Ok(Some(table));
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(pause)).await;
+    }
+    read(app, kind, caller, id).await
 }
 
 /// The caller's table kept under `id`, if any: a record that does not open for this caller
