@@ -432,3 +432,79 @@ fn a_conversation_and_its_items_share_one_table() {
     assert_restored(&t4, &[ANNA_MAIL, JONAS_MAIL, IBAN]);
     upstream_saw_no_value(&up);
 }
+
+/// The real OpenAI Agents SDK (`openai-agents`, pinned in scripts/requirements-test.txt): three
+/// turns of an agent with a tool, each continuing the last by `previous_response_id`. The
+/// provider never sees an original; the tool and the final output see only originals.
+#[test]
+fn the_agents_sdk_runs_three_turns_with_a_tool_through_the_proxy() {
+    let up = FakeUpstream::start(Provider::new().handler());
+    let server = up.proxy(&[]);
+    let path = format!(
+        "{}/tests/sdk/openai_agents_sdk.py",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let turns = [turn_1(), turn_2(), turn_3()];
+    let out = std::process::Command::new("python3")
+        .arg(&path)
+        .env("TARNKAPPE_PROXY", server.url(""))
+        .env("TARNKAPPE_TURNS", serde_json::to_string(&turns).unwrap())
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("OPENAI_API_KEY")
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .output()
+        .expect("python3 must be installed to run the SDK tests");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the agent failed ({})\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        crate::harness::python::INSTALL
+    );
+    let seen: Value = serde_json::from_str(stdout.trim()).expect("the script's JSON");
+    let outputs: Vec<&str> = seen["outputs"]
+        .as_array()
+        .expect("outputs")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(outputs.len(), 3, "{seen}");
+    for v in VALUES {
+        assert!(
+            outputs[2].contains(v),
+            "the final output lacks {v:?}: {}",
+            outputs[2]
+        );
+    }
+    assert!(outputs.iter().all(|o| !has_token(o)), "{seen}");
+    let asked: Vec<&str> = seen["asked"]
+        .as_array()
+        .expect("asked")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(asked.len(), 3, "the tool ran once a turn: {seen}");
+    assert!(
+        asked[0].contains(ANNA_MAIL) && asked[2].contains(IBAN),
+        "{asked:?}"
+    );
+    assert!(asked.iter().all(|q| !has_token(q)), "{asked:?}");
+
+    let requests = up.requests();
+    let chained = requests
+        .iter()
+        .filter(|r| r.json().get("previous_response_id").is_some())
+        .count();
+    assert_eq!(requests.len(), 6, "a tool call and an answer per turn");
+    assert_eq!(
+        chained, 5,
+        "every request after the first continues by previous_response_id"
+    );
+    upstream_saw_no_value(&up);
+    let log = log_when(&server, |l| l.matches("conversation_state=").count() >= 6);
+    assert_eq!(
+        log.matches("conversation_state=\"found\"").count(),
+        5,
+        "{log}"
+    );
+}
