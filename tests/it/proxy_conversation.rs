@@ -202,7 +202,7 @@ fn three_turns_by_previous_response_id_plain_and_streaming() {
         let up = FakeUpstream::start(Provider::new().handler());
         let server = up.proxy(&[]);
         three_turns([&server, &server, &server], &up, stream);
-        let log = server.log();
+        let log = log_when(&server, |l| l.matches("conversation_state=").count() >= 3);
         assert_eq!(
             log.matches("conversation_state=\"new\"").count(),
             1,
