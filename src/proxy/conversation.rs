@@ -270,6 +270,39 @@ impl Turn {
     }
 }
 
+/// A read of what the provider keeps for the caller (`GET …/responses/{id}`, its
+/// `input_items`, `GET …/conversations/{id}/items`): the endpoint its reply is framed as and
+/// the table to restore it with. Without a table (none kept, or the store unreadable) the reply
+/// passes as written: placeholders, never a value.
+pub async fn stored(
+    app: &App,
+    format: &dyn WireFormat,
+    path: &str,
+    tenant: Option<&str>,
+    req: &RequestHeader,
+) -> Option<(&'static str, TokenTable)> {
+    if format.name() != "openai" || req.method != http::Method::GET {
+        return None;
+    }
+    let (kind, id, endpoint) = match (
+        openai::stored_response_path(path),
+        openai::conversations_path(path),
+    ) {
+        (Some(id), _) => (Kind::Response, id, RESPONSES),
+        (None, Some(Some(id))) => (Kind::Conversation, id, CONVERSATIONS),
+        _ => return None,
+    };
+    let caller = caller(app, tenant, req)?;
+    match read(app, kind, &caller, id).await {
+        Ok(table) => table.map(|t| (endpoint, t)),
+        Err(e) => {
+            metrics().store_error();
+            tracing::warn!(error = %e, "a stored reply passes unrestored: conversation state unavailable");
+            None
+        }
+    }
+}
+
 fn count_write(outcome: &Result<(), StoreError>) {
     match outcome {
         Ok(()) => metrics().conversation(ConversationEvent::saved),

@@ -10,16 +10,17 @@ use pingora::http::RequestHeader;
 use pingora::prelude::*;
 use pingora::proxy::Session;
 
-use super::conversation::Turn;
+use super::conversation::{self, Turn};
 use super::ctx::RequestCtx;
 use super::plan::BodyPlan;
 use super::refuse::{refuse, refuse_with, BODY_TIMEOUT, TOO_LARGE};
 use super::rewrite::{rewrite, seed};
 use super::routes::Route;
-use super::{format, policy};
+use super::{format, policy, reply};
 use crate::api::body::Declared;
 use crate::app::App;
 use crate::config::UnknownPolicy;
+use crate::json::Node;
 
 pub(super) fn header_str<'a>(req: &'a RequestHeader, name: &str) -> Option<&'a str> {
     req.headers.get(name).and_then(|v| v.to_str().ok())
@@ -122,7 +123,15 @@ pub(super) async fn prepare(
     session.upstream_compression.adjust_decompression(true);
     ctx.route = Some(route.clone());
     if method != http::Method::POST && !has_body {
-        // GET /v1/models and the like: nothing to anonymize, nothing to restore.
+        // GET /v1/models and the like: nothing to anonymize, nothing to restore — but what the
+        // provider keeps of a conversation comes back with the caller's earlier tokens in it.
+        let req = session.req_header();
+        if let Some((endpoint, table)) =
+            conversation::stored(app, format, &path, tenant.as_deref(), req).await
+        {
+            ctx.endpoint = endpoint;
+            ctx.exchange = Some(Arc::new(reply::exchange_for(table.entries(), &Node::Null)));
+        }
         return Ok(false);
     }
     let endpoint = match format.endpoint(&path) {

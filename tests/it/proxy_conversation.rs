@@ -430,6 +430,34 @@ fn a_conversation_and_its_items_share_one_table() {
         &json!({"model": "gpt-4.1", "conversation": {"id": id}, "input": "Und jetzt?", "stream": true}),
     );
     assert_restored(&t4, &[ANNA_MAIL, JONAS_MAIL, IBAN]);
+
+    // what the provider keeps comes back restored to its caller, as written to anyone else
+    let get = |path: &str, credential: &str| {
+        let resp = client()
+            .get(server.url(path))
+            .header("authorization", credential)
+            .send()
+            .expect("GET");
+        (resp.status().as_u16(), resp.text().expect("body"))
+    };
+    let items = format!("/v1/conversations/{id}/items");
+    let (status, held) = get(&items, ALICE);
+    assert_eq!(status, 200, "{held}");
+    for v in [ANNA_MAIL, JONAS_MAIL, IBAN] {
+        assert!(held.contains(v), "{v:?} not restored: {held}");
+    }
+    assert!(!has_token(&held), "{held}");
+    let (_, other) = get(&items, BOB);
+    assert!(other.contains("[[EMAIL_1]]"), "{other}");
+    let (status, response) = get(&format!("/v1/responses/{}", t4.id), ALICE);
+    assert_eq!(status, 200, "{response}");
+    assert!(
+        response.contains(IBAN) && !has_token(&response),
+        "{response}"
+    );
+    for v in VALUES {
+        assert!(!other.contains(v), "another client got {v:?}");
+    }
     upstream_saw_no_value(&up);
 }
 

@@ -18,6 +18,8 @@ use crate::harness::tokens::tokens_in;
 struct Memory {
     /// Every stored response: the whole history up to and including its output.
     responses: HashMap<String, Vec<Value>>,
+    /// Every stored response object, for `GET /v1/responses/{id}`.
+    objects: HashMap<String, Value>,
     conversations: HashMap<String, Vec<Value>>,
     issued: u64,
 }
@@ -65,6 +67,10 @@ impl Provider {
                     None => not_found("conversation", id),
                 }
             }
+            ("GET", ["v1", "responses", id]) => match memory.objects.get(*id) {
+                Some(response) => Reply::json(response),
+                None => not_found("response", id),
+            },
             ("GET", ["v1", "conversations", id, "items"]) => match memory.conversations.get(*id) {
                 Some(held) => Reply::json(&json!({"object": "list", "data": held})),
                 None => not_found("conversation", id),
@@ -140,6 +146,9 @@ impl Memory {
             "model": req.get("model").cloned().unwrap_or(Value::Null),
             "previous_response_id": previous, "output": [output],
             "usage": {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}});
+        if req.get("store") != Some(&Value::Bool(false)) {
+            self.objects.insert(id.clone(), response.clone());
+        }
         if req.get("stream").and_then(Value::as_bool) == Some(true) {
             stream(&response, n)
         } else {
