@@ -17,8 +17,8 @@ use error::invalid;
 pub use error::ConfigError;
 pub use sections::{
     ApiConfig, ApiKey, EncryptionKeyConfig, ForwardedHeader, LogConfig, LogFormat, RedisConfig,
-    RouteConfig, ServerConfig, SessionConfig, StoreKind, UnknownPolicy, UpstreamConfig, WebConfig,
-    WireFormatName,
+    RouteConfig, SealingKey, ServerConfig, SessionConfig, StoreKind, UnknownPolicy, UpstreamConfig,
+    WebConfig, WireFormatName,
 };
 
 /// The defaults compiled into the binary (the shipped `proxy.toml`).
@@ -255,7 +255,7 @@ impl Config {
     }
 
     /// Decoded encryption keys (empty when none are configured).
-    pub fn sealing_keys(&self) -> Result<Vec<crate::vault::SealingKey>, ConfigError> {
+    pub fn sealing_keys(&self) -> Result<Vec<SealingKey>, ConfigError> {
         let engine = base64::engine::general_purpose::STANDARD;
         self.session
             .encryption_keys
@@ -273,7 +273,7 @@ impl Config {
                         "must decode to exactly 32 bytes",
                     )
                 })?;
-                Ok(crate::vault::SealingKey { id: k.id, key })
+                Ok(SealingKey { id: k.id, key })
             })
             .collect()
     }

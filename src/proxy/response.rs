@@ -21,7 +21,7 @@ const UNREADABLE_ENCODING: &str =
 /// known length: `Content-Length` and the validators of the upstream's bytes go. A reply
 /// still compressed (an encoding pingora does not decompress) cannot be restored: it is
 /// replaced by a 502 in the provider's error shape.
-pub(super) fn begin(resp: &mut ResponseHeader, ctx: &mut RequestCtx) -> Result<()> {
+pub(crate) fn begin(resp: &mut ResponseHeader, ctx: &mut RequestCtx) -> Result<()> {
     let Some(route) = ctx.route.as_ref() else {
         return Ok(());
     };
@@ -67,7 +67,7 @@ pub(super) fn begin(resp: &mut ResponseHeader, ctx: &mut RequestCtx) -> Result<(
 /// `response_body_filter`: what the client receives for this piece of the upstream's body.
 /// `None` holds everything back for now (a whole JSON reply waits for its end). The reply's
 /// id, once read, goes to the conversation turn.
-pub(super) fn restore(
+pub(crate) fn restore(
     app: &App,
     body: &mut Option<Bytes>,
     end_of_stream: bool,
@@ -92,7 +92,7 @@ pub(super) fn restore(
 /// flushes piece by piece leaves in one write. Only a chunked reply qualifies: its last chunk
 /// releases what is held.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Hold {
+pub(crate) enum Hold {
     Never,
     /// From the header on: a reply built whole (a restored JSON or text reply, or the error
     /// that replaces an unreadable one) is chunked only because its length is unknown.
@@ -101,7 +101,7 @@ pub(super) enum Hold {
     FromLastPiece,
 }
 
-pub(super) fn hold(resp: &ResponseHeader, ctx: &RequestCtx) -> Hold {
+pub(crate) fn hold(resp: &ResponseHeader, ctx: &RequestCtx) -> Hold {
     let chunked = resp
         .headers
         .get(http::header::TRANSFER_ENCODING)

@@ -37,13 +37,20 @@ struct FileInfo {
 const LAYERS: &[&[&str]] = &[
     // The pingora server and the process around it.
     &["server"],
-    // The doors: the LLM proxy, the REST API, the web page.
-    &["proxy", "api", "web"],
-    // What every door shares.
+    // The one `ProxyHttp`: hands each request to its door.
+    &["gateway"],
+    // The doors: the LLM proxy and the REST API (which serves the page at `/` too).
+    &["proxy", "api"],
+    // The page itself: its document and the reply that carries the tenant cookie.
+    &["web"],
+    // The state every door shares, built once at start.
     &["app"],
+    // Shared services.
     &["access", "slow_clients"],
-    &["ratelimit", "telemetry", "http"],
-    &["vault", "redis_client", "tokens", "policy"],
+    &["http"],
+    &["ratelimit", "telemetry", "vault"],
+    &["tokens", "policy", "redis_client", "endpoints"],
+    // Plain data: configuration and the JSON tree.
     &["config", "json"],
 ];
 
