@@ -32,6 +32,7 @@ mod ops_telemetry;
 mod pii_leak_benchmark;
 mod policies;
 mod proxy_behaviour;
+mod proxy_conversation;
 mod proxy_formats;
 mod proxy_request_holes;
 mod proxy_sdk;
