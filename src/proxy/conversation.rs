@@ -137,30 +137,28 @@ impl Turn {
     /// (nothing referenced), or one numbering above a random floor (missing).
     pub async fn load(&mut self, app: &App, body: &[u8]) -> Result<TokenTable, Unavailable> {
         let reference = self.references(body);
-        let state = match (&reference, &self.caller) {
-            (None, _) => (State::New, None),
-            (Some(_), None) => (State::Missing, None),
-            (Some((kind, id)), Some(caller)) => match read_soon(app, *kind, caller, id).await {
-                Ok(Some(table)) => (State::Found, Some(table)),
-                Ok(None) => (State::Missing, None),
-                Err(e) => {
+        let found = match (&reference, &self.caller) {
+            (Some((kind, id)), Some(caller)) => {
+                read_soon(app, *kind, caller, id).await.map_err(|e| {
                     metrics().store_error();
                     metrics().conversation(ConversationEvent::unavailable);
-                    return Err(Unavailable(e));
-                }
-            },
+                    Unavailable(e)
+                })?
+            }
+            _ => None,
         };
-        self.state = Some(state.0);
-        metrics().conversation(match state.0 {
+        let (state, table) = match (reference, found) {
+            (None, _) => (State::New, TokenTable::new()),
+            (Some(_), Some(table)) => (State::Found, table),
+            (Some(_), None) => (State::Missing, TokenTable::starting_above(random_floor())),
+        };
+        self.state = Some(state);
+        metrics().conversation(match state {
             State::New => ConversationEvent::new,
             State::Found => ConversationEvent::found,
             State::Missing => ConversationEvent::missing,
         });
-        Ok(match state {
-            (_, Some(table)) => table,
-            (State::Missing, None) => TokenTable::starting_above(random_floor()),
-            _ => TokenTable::new(),
-        })
+        Ok(table)
     }
 
     /// What the request refers to, and where its table is to be kept (`known`, `reply_kind`).
