@@ -173,6 +173,14 @@ impl Turn {
                 .clone()
                 .map(|id| (Kind::Conversation, id));
         }
+        // most turns name nothing: their body is not parsed a second time (a member name
+        // written with `\u` escapes is found by the parse)
+        let names = |word: &[u8]| memchr::memmem::find(body, word).is_some();
+        let words: [&[u8]; 4] = [b"previous_response_id", b"conversation", b"store", b"\\u"];
+        if !words.iter().any(|w| names(w)) {
+            self.reply_kind = Some(Kind::Response);
+            return None;
+        }
         let root = std::str::from_utf8(body)
             .ok()
             .and_then(|t| json::parse(t).ok());
@@ -475,6 +483,43 @@ mod tests {
             back.token_for(EntityType::Person, "Jonas"),
             "[[NAME_12003]]"
         );
+    }
+
+    fn turn(endpoint: &'static str) -> Turn {
+        Turn {
+            caller: None,
+            endpoint,
+            path_conversation: None,
+            state: None,
+            known: Vec::new(),
+            reply_kind: None,
+            record: None,
+            writes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn references_are_read_however_the_body_writes_them() {
+        let mut t = turn(RESPONSES);
+        assert_eq!(t.references(br#"{"input":"Hallo"}"#), None);
+        assert_eq!(t.reply_kind, Some(Kind::Response));
+        let mut t = turn(RESPONSES);
+        let escaped = br#"{"previous\u005fresponse_id":"resp_9","store":false}"#;
+        assert_eq!(
+            t.references(escaped),
+            Some((Kind::Response, "resp_9".to_owned()))
+        );
+        assert_eq!(t.reply_kind, None, "store: false keeps nothing");
+        let mut t = turn(RESPONSES);
+        let conv = br#"{"conversation":{"id":"conv_2"},"input":"x"}"#;
+        assert_eq!(
+            t.references(conv),
+            Some((Kind::Conversation, "conv_2".to_owned()))
+        );
+        assert_eq!(t.known, [(Kind::Conversation, "conv_2".to_owned())]);
+        let mut t = turn(CONVERSATIONS);
+        assert_eq!(t.references(b"{}"), None);
+        assert_eq!(t.reply_kind, Some(Kind::Conversation), "a created one");
     }
 
     #[test]

@@ -580,4 +580,5 @@ fn the_agents_sdk_runs_three_turns_with_a_tool_through_the_proxy() {
         5,
         "{log}"
     );
+    no_value_in_logs_or_metrics(&server);
 }
