@@ -19,6 +19,7 @@ mod detect_props;
 mod detect_recognizers;
 mod detect_records;
 mod docs_links;
+mod fuzz_regressions;
 mod layout;
 mod ops_clients;
 mod ops_deploy;
