@@ -309,6 +309,34 @@ pub async fn stored(
     }
 }
 
+/// `DELETE …/responses/{id}` or `DELETE …/conversations/{id}`: the caller's table kept under
+/// that id goes too (what the provider is asked to forget, the proxy forgets). A store error
+/// is logged; the record then expires with its TTL.
+pub async fn forget(
+    app: &App,
+    format: &dyn WireFormat,
+    path: &str,
+    tenant: Option<&str>,
+    req: &RequestHeader,
+) {
+    if format.name() != "openai" || req.method != http::Method::DELETE {
+        return;
+    }
+    let mut last_two = path.rsplit('/').filter(|s| !s.is_empty());
+    let (id, kind) = match (last_two.next(), last_two.next()) {
+        (Some(id), Some("responses")) => (id, Kind::Response),
+        (Some(id), Some("conversations")) => (id, Kind::Conversation),
+        _ => return,
+    };
+    let Some(caller) = caller(app, tenant, req) else {
+        return;
+    };
+    if let Err(e) = app.store.delete(&record_name(app, kind, &caller, id)).await {
+        metrics().store_error();
+        tracing::warn!(error = %e, "a conversation's token table could not be deleted: it expires with its TTL");
+    }
+}
+
 fn count_write(outcome: &Result<(), StoreError>) {
     match outcome {
         Ok(()) => metrics().conversation(ConversationEvent::saved),

@@ -341,6 +341,18 @@ fn another_credential_naming_the_same_response_id_gets_nothing_restored() {
     // the owner, same id: restored (the id was right, only the caller was not)
     let alice = send(&server, ALICE, &request(question, Some(&t1.id), false));
     assert_restored(&alice, &[ANNA_MAIL]);
+
+    // what the owner deletes at the provider, the proxy forgets: no longer restored
+    let resp = client()
+        .delete(server.url(&format!("/v1/responses/{}", t1.id)))
+        .header("authorization", ALICE)
+        .send()
+        .expect("DELETE");
+    assert_eq!(resp.status().as_u16(), 200);
+    let after = send(&server, ALICE, &request(question, Some(&t1.id), false));
+    assert_eq!(after.status, 200, "{}", after.raw);
+    assert!(after.text.contains("[[EMAIL_1]]"), "{}", after.text);
+    assert!(!after.raw.contains(ANNA_MAIL), "{}", after.raw);
 }
 
 fn replica(prefix: &str, up: &FakeUpstream, redis_url: &str) -> TestServer {

@@ -74,6 +74,10 @@ impl Provider {
                 Some(response) => Reply::json(response),
                 None => not_found("response", id),
             },
+            // what is deleted stays in this memory: the test sees what the proxy still restores
+            ("DELETE", ["v1", "responses" | "conversations", id]) => {
+                Reply::json(&json!({"id": id, "deleted": true}))
+            }
             ("GET", ["v1", "conversations", id, "items"]) => match memory.conversations.get(*id) {
                 Some(held) => Reply::json(&json!({"object": "list", "data": held})),
                 None => not_found("conversation", id),
