@@ -418,6 +418,10 @@ fn a_store_that_cannot_be_read_refuses_the_turn_and_forwards_nothing() {
     let server = replica(&prefix, &up, &redis.url());
     let t1 = send(&server, ALICE, &request(&turn_1(), None, false));
     assert_restored(&t1, &[ANNA_MAIL]);
+    // turn 1's table is written as its reply goes out: stop the store once it landed
+    metrics_when(&server, |m| {
+        sample(m, "tarnkappe_conversations_total{event=\"saved\"}") >= 1.0
+    });
     redis.stop();
     let before = up.requests().len();
     let t2 = send(&server, ALICE, &request(&turn_2(), Some(&t1.id), false));
@@ -425,6 +429,20 @@ fn a_store_that_cannot_be_read_refuses_the_turn_and_forwards_nothing() {
     let err: Value = serde_json::from_str(&t2.raw).expect("error JSON");
     assert_eq!(err["error"]["code"], "privacy_proxy_state_unavailable");
     assert_eq!(up.requests().len(), before, "nothing forwarded");
+    // a turn that continues nothing still goes out restored; only its table is not kept
+    let fresh = send(&server, ALICE, &request(&turn_1(), None, false));
+    assert_restored(&fresh, &[ANNA_MAIL]);
+    let m = metrics_when(&server, |m| {
+        sample(m, "tarnkappe_conversations_total{event=\"save_failed\"}") >= 1.0
+    });
+    assert_eq!(
+        sample(&m, "tarnkappe_conversations_total{event=\"save_failed\"}"),
+        1.0
+    );
+    assert_eq!(
+        sample(&m, "tarnkappe_conversations_total{event=\"unavailable\"}"),
+        1.0
+    );
     // the private Redis keeps nothing over a restart: the turn goes on without turn 1's table
     redis.resume();
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
