@@ -31,6 +31,8 @@ mod pii_leak_benchmark;
 mod policies;
 mod proxy_behaviour;
 mod proxy_formats;
+mod proxy_hostile;
+mod proxy_hostile_reply;
 mod proxy_request_holes;
 mod proxy_sdk;
 mod proxy_tls;
