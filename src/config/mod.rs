@@ -15,6 +15,7 @@ mod sections;
 use error::invalid;
 pub use error::ConfigError;
 pub use sections::{
+    DEFAULT_MAX_VALUES_PER_REQUEST,
     ApiConfig, ApiKey, EncryptionKeyConfig, ForwardedHeader, LogConfig, LogFormat, RedisConfig,
     RouteConfig, ServerConfig, SessionConfig, StoreKind, UnknownPolicy, UpstreamConfig, WebConfig,
     WireFormatName,

@@ -29,6 +29,7 @@ mod response;
 pub mod restore;
 mod rewrite;
 pub mod routes;
+mod runs;
 pub mod sse;
 mod upstream;
 pub mod walk;
@@ -151,7 +152,7 @@ impl ProxyHttp for Gateway {
         end_of_stream: bool,
         ctx: &mut RequestCtx,
     ) -> Result<()> {
-        rewrite::supply_body(&self.app, body, end_of_stream, ctx)
+        rewrite::supply_body(&self.app, body, end_of_stream, ctx).await
     }
 
     async fn upstream_response_filter(

@@ -12,7 +12,7 @@ use pingora::proxy::Session;
 
 use super::ctx::RequestCtx;
 use super::plan::BodyPlan;
-use super::refuse::{refuse, refuse_with, BODY_TIMEOUT, TOO_LARGE};
+use super::refuse::{refuse, refuse_for, refuse_with, BODY_TIMEOUT, TOO_LARGE};
 use super::rewrite::rewrite;
 use super::routes::Route;
 use super::{format, policy};
@@ -195,7 +195,7 @@ pub(super) async fn prepare(
             Ok(false)
         }
         Err(refusal) => {
-            refuse(session, format, refusal.status, &refusal.message).await?;
+            refuse_for(session, format, &refusal).await?;
             Ok(true)
         }
     }

@@ -1,18 +1,42 @@
 //! Anonymize-and-store, once for both ways a body arrives (read whole in `request_filter`, or
 //! accumulated in `request_body_filter`): the body is rewritten under the exchange's policy,
-//! checked against the policy's block list, and the token table kept for the reply.
+//! checked against the policy's block list, and the token table kept for the reply. A large
+//! body is anonymized on the blocking pool, a bounded number at a time, so that the event loop
+//! keeps serving other requests meanwhile (`docs/proxy.md`, "Limits").
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Instant;
 
 use bytes::Bytes;
 use pingora::prelude::{Error, ErrorType};
+use tokio::sync::Semaphore;
 
+use super::anon::{Limits, RewriteError, RewrittenBody};
 use super::ctx::RequestCtx;
 use super::refuse::Refusal;
 use super::routes::Route;
 use super::{anon, policy, reply};
 use crate::app::App;
+use crate::json::Node;
+
+/// Large bodies anonymized at the same time: one per CPU, the rest wait without blocking.
+static HEAVY: LazyLock<Semaphore> = LazyLock::new(|| {
+    Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get()))
+});
+
+type Anonymized = Result<(RewrittenBody, Option<Node>), RewriteError>;
+
+fn limits(app: &App) -> Limits {
+    Limits {
+        values: app.config.api.max_values_per_request,
+    }
+}
+
+fn anonymize(app: &App, ctx: &RequestCtx, route: &Route, body: &[u8]) -> Anonymized {
+    let policy = ctx.policy.as_deref();
+    let (format, endpoint) = (route.format, ctx.endpoint);
+    anon::anonymize_keeping_original(&app.detector, policy, format, endpoint, body, limits(app))
+}
 
 /// The body to forward in place of `body`, or why nothing is forwarded. Records the
 /// exchange's token table and entity count in `ctx`.
@@ -22,17 +46,56 @@ pub(super) fn rewrite(
     route: &Route,
     body: Vec<u8>,
 ) -> Result<Bytes, Refusal> {
+    let result = anonymize(app, ctx, route, &body);
+    finish(ctx, route, result, body)
+}
+
+/// [`rewrite`] on the blocking pool.
+async fn rewrite_off_loop(
+    app: &Arc<App>,
+    ctx: &mut RequestCtx,
+    route: &Arc<Route>,
+    body: Vec<u8>,
+) -> Result<Bytes, Refusal> {
+    let Ok(_permit) = HEAVY.acquire().await else {
+        return Err(Refusal::new(500, INTERNAL));
+    };
+    let (app, route2) = (app.clone(), route.clone());
+    let (policy, endpoint) = (ctx.policy.clone(), ctx.endpoint);
+    let job = tokio::task::spawn_blocking(move || {
+        let (format, limits) = (route2.format, limits(&app));
+        let policy = policy.as_deref();
+        let result =
+            anon::anonymize_keeping_original(&app.detector, policy, format, endpoint, &body, limits);
+        (result, body)
+    });
+    match job.await {
+        Ok((result, body)) => finish(ctx, route, result, body),
+        Err(_) => Err(Refusal::new(500, INTERNAL)),
+    }
+}
+
+const INTERNAL: &str = "The privacy proxy failed while rewriting the request.";
+
+/// Checks the anonymized body against the policy and records the exchange in `ctx`.
+fn finish(
+    ctx: &mut RequestCtx,
+    route: &Route,
+    result: Anonymized,
+    body: Vec<u8>,
+) -> Result<Bytes, Refusal> {
     let format = route.format;
     let policy = ctx.policy.as_deref();
-    let (a, original) =
-        anon::anonymize_keeping_original(&app.detector, policy, format, ctx.endpoint, &body)
-            .map_err(|e| {
-                tracing::info!(route = %route.prefix, format = format.name(), reason = %e, "request refused");
-                Refusal::new(
-                    400,
-                    format!("The privacy proxy could not rewrite the request: {e}"),
-                )
-            })?;
+    let (a, original) = result.map_err(|e| {
+        tracing::info!(route = %route.prefix, format = format.name(), reason = %e, "request refused");
+        match e {
+            RewriteError::TooManyValues { limit } => Refusal::too_many_values(limit),
+            e => Refusal::new(
+                400,
+                format!("The privacy proxy could not rewrite the request: {e}"),
+            ),
+        }
+    })?;
     if let Some(message) = policy.and_then(|p| policy::verdict(p, &a.table)) {
         tracing::info!(route = %route.prefix, format = format.name(), "request blocked by policy");
         return Err(Refusal::new(policy::BLOCKED_STATUS, message));
@@ -52,8 +115,8 @@ pub(super) fn rewrite(
 /// `request_filter` is handed over at the end of the client's (pingora's own reading of it
 /// yields nothing then); a deferred one is accumulated here, under its deadline and byte cap,
 /// and rewritten at its end. Until the end, `Some(empty)`: `None` would mean "end of body".
-pub(super) fn supply_body(
-    app: &App,
+pub(super) async fn supply_body(
+    app: &Arc<App>,
     body: &mut Option<Bytes>,
     end_of_stream: bool,
     ctx: &mut RequestCtx,
@@ -62,7 +125,7 @@ pub(super) fn supply_body(
         return Err(refused(ctx, Refusal::body_timeout()));
     }
     if ctx.deferred.is_some() {
-        return rewrite_deferred(app, body, end_of_stream, ctx);
+        return rewrite_deferred(app, body, end_of_stream, ctx).await;
     }
     if ctx.body_consumed {
         *body = if end_of_stream {
@@ -75,8 +138,8 @@ pub(super) fn supply_body(
     Ok(())
 }
 
-fn rewrite_deferred(
-    app: &App,
+async fn rewrite_deferred(
+    app: &Arc<App>,
     body: &mut Option<Bytes>,
     end_of_stream: bool,
     ctx: &mut RequestCtx,
@@ -98,7 +161,7 @@ fn rewrite_deferred(
     let Some(route) = ctx.route.clone() else {
         return Err(Error::explain(ErrorType::InternalError, "no route"));
     };
-    match rewrite(app, ctx, &route, acc) {
+    match rewrite_off_loop(app, ctx, &route, acc).await {
         Ok(rewritten) => {
             *body = Some(rewritten);
             Ok(())

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use super::links::LinkContext;
 use super::tolerant::TolerantRestorer;
 
 pub struct StreamRestorer {
@@ -12,6 +13,8 @@ pub struct StreamRestorer {
     /// The last two bytes released before `pending`, last first (for word boundaries).
     prev: [Option<u8>; 2],
     json_escape: bool,
+    /// Where the released text stands: in prose or in a link target.
+    links: LinkContext,
 }
 
 impl StreamRestorer {
@@ -23,6 +26,7 @@ impl StreamRestorer {
             pending: String::new(),
             prev: [None, None],
             json_escape,
+            links: LinkContext::default(),
         }
     }
 
@@ -31,7 +35,7 @@ impl StreamRestorer {
         if self.pending.is_empty() {
             let held = self
                 .exchange
-                .scan(chunk, self.prev, false, self.json_escape, &mut out);
+                .scan(chunk, self.prev, false, self.json_escape, &mut self.links, &mut out);
             self.remember(chunk, held);
             self.pending.push_str(&chunk[held..]);
         } else {
@@ -39,7 +43,7 @@ impl StreamRestorer {
             buf.push_str(chunk);
             let held = self
                 .exchange
-                .scan(&buf, self.prev, false, self.json_escape, &mut out);
+                .scan(&buf, self.prev, false, self.json_escape, &mut self.links, &mut out);
             self.remember(&buf, held);
             self.pending.push_str(&buf[held..]);
         }
@@ -51,7 +55,7 @@ impl StreamRestorer {
         let buf = std::mem::take(&mut self.pending);
         let mut out = String::with_capacity(buf.len());
         self.exchange
-            .scan(&buf, self.prev, true, self.json_escape, &mut out);
+            .scan(&buf, self.prev, true, self.json_escape, &mut self.links, &mut out);
         self.remember(&buf, buf.len());
         out
     }
