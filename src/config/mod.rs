@@ -15,10 +15,9 @@ mod sections;
 use error::invalid;
 pub use error::ConfigError;
 pub use sections::{
-    DEFAULT_MAX_VALUES_PER_REQUEST,
     ApiConfig, ApiKey, EncryptionKeyConfig, ForwardedHeader, LogConfig, LogFormat, RedisConfig,
     RouteConfig, ServerConfig, SessionConfig, StoreKind, UnknownPolicy, UpstreamConfig, WebConfig,
-    WireFormatName,
+    WireFormatName, DEFAULT_MAX_VALUES_PER_REQUEST,
 };
 
 /// The defaults compiled into the binary (the shipped `proxy.toml`).

@@ -165,7 +165,10 @@ mod tests {
         // first letters spread over the alphabet: few values share one
         let value = |i: usize| format!("{}{i}.lange@x.de", (b'a' + (i % 26) as u8) as char);
         let values: Vec<String> = (0..100).map(value).collect();
-        let text: String = (0..100).rev().map(|i| format!("an {}, ", value(i))).collect();
+        let text: String = (0..100)
+            .rev()
+            .map(|i| format!("an {}, ", value(i)))
+            .collect();
         let packed = ValueMatcher::new(values.iter().map(String::as_str)).unwrap();
         assert!(matches!(packed, ValueMatcher::Packed(_)));
         let automaton = ValueMatcher::Automaton(
@@ -197,10 +200,16 @@ mod tests {
         let text = format!("{} x7@b.de", "x".repeat(10_000));
         let m = ValueMatcher::for_text(values.iter().map(String::as_str), text.len()).unwrap();
         assert!(matches!(m, ValueMatcher::Automaton(_)));
-        assert_eq!(m.find_iter(&text).collect::<Vec<_>>(), vec![(7, 10_001, 10_008)]);
+        assert_eq!(
+            m.find_iter(&text).collect::<Vec<_>>(),
+            vec![(7, 10_001, 10_008)]
+        );
         let some: Vec<String> = (0..100).map(|i| format!("x{i}@b.de")).collect();
         let m = ValueMatcher::new(some.iter().map(String::as_str)).unwrap();
-        assert!(matches!(m, ValueMatcher::Automaton(_)), "100 values share x");
+        assert!(
+            matches!(m, ValueMatcher::Automaton(_)),
+            "100 values share x"
+        );
         // in a short text the same values keep the scan: its work is bounded by the text
         let m = ValueMatcher::for_text(some.iter().map(String::as_str), 2_000).unwrap();
         assert!(matches!(m, ValueMatcher::Scan(_)));

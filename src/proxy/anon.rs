@@ -8,19 +8,22 @@
 //! of a conversation anonymizes to the same tokens on every turn.
 
 mod collect;
+mod error;
 mod identifier;
 mod replace;
+mod values;
 
-use super::embedded::EmbeddedError;
-use super::format::{FormatRefusal, WireFormat};
+use super::format::WireFormat;
 use super::walk::walk_request;
 use crate::detect::values::ValueMatcher;
-use crate::detect::{Detector, EntityType};
+use crate::detect::Detector;
 use crate::json::{self, Node};
 use crate::policy::Policy;
 use crate::tokens::{RowIndex, TokenTable};
 use collect::Collector;
+pub use error::RewriteError;
 use replace::Replacer;
+use values::Values;
 
 /// The rewritten request.
 pub struct RewrittenBody {
@@ -29,32 +32,6 @@ pub struct RewrittenBody {
     pub table: TokenTable,
     /// Replaced occurrences.
     pub count: usize,
-}
-
-/// Why a body cannot be rewritten, so it is not forwarded (messages carry no content).
-#[derive(Debug, thiserror::Error)]
-pub enum RewriteError {
-    #[error("the request body is not valid UTF-8")]
-    NotUtf8,
-    /// The upstream may read the other copy than the one checked and anonymized here.
-    #[error("the request body names the same member twice in one object")]
-    DuplicateMember,
-    #[error("the request body is not valid JSON ({0})")]
-    NotJson(json::ParseError),
-    #[error("the request body must be a JSON object")]
-    NotObject,
-    #[error(transparent)]
-    Format(#[from] FormatRefusal),
-    /// A value the walk cannot inspect (see [`crate::proxy::walk`]).
-    #[error("{0}")]
-    Uninspectable(&'static str),
-    #[error(transparent)]
-    Embedded(#[from] EmbeddedError),
-    /// More values than the request may hold (`docs/proxy.md`, "Limits").
-    #[error("the request holds more than {limit} values to anonymize")]
-    TooManyValues { limit: usize },
-    #[error("internal error while preparing the rewrite")]
-    Internal,
 }
 
 pub fn anonymize_body(
@@ -76,7 +53,8 @@ pub fn anonymize_body_in(
     body: &[u8],
 ) -> Result<RewrittenBody, RewriteError> {
     let limits = Limits::default();
-    anonymize(detector, policy, format, endpoint, body, limits, false).map(|(rewritten, _)| rewritten)
+    anonymize(detector, policy, format, endpoint, body, limits, false)
+        .map(|(rewritten, _)| rewritten)
 }
 
 /// Bounds on the work one request may cause.
@@ -190,45 +168,10 @@ fn anonymize(
     Ok((rewritten, original))
 }
 
-/// The values of one request in one string (one allocation for all, not one each), with each
-/// value's type and byte range, in order of detection.
-#[derive(Default)]
-struct Values {
-    text: String,
-    rows: Vec<(EntityType, usize, usize)>,
-}
-
-impl Values {
-    fn push(&mut self, t: EntityType, v: &str) {
-        let start = self.text.len();
-        self.text.push_str(v);
-        self.rows.push((t, start, self.text.len()));
-    }
-
-    /// Value `i` (panics past the end, like an index).
-    fn get(&self, i: usize) -> (EntityType, &str) {
-        let (t, start, end) = self.rows[i];
-        (t, &self.text[start..end])
-    }
-
-    fn len(&self) -> usize {
-        self.rows.len()
-    }
-
-    fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
-    fn iter(&self) -> impl Iterator<Item = (EntityType, &str)> + Clone {
-        self.rows
-            .iter()
-            .map(|&(t, start, end)| (t, &self.text[start..end]))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::detect::EntityType;
     use crate::proxy::format::{anthropic::Anthropic, openai::OpenAi};
 
     fn run(format: &dyn WireFormat, body: &str) -> (String, usize) {

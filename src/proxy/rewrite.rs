@@ -20,9 +20,8 @@ use crate::app::App;
 use crate::json::Node;
 
 /// Large bodies anonymized at the same time: one per CPU, the rest wait without blocking.
-static HEAVY: LazyLock<Semaphore> = LazyLock::new(|| {
-    Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get()))
-});
+static HEAVY: LazyLock<Semaphore> =
+    LazyLock::new(|| Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get())));
 
 type Anonymized = Result<(RewrittenBody, Option<Node>), RewriteError>;
 
@@ -65,8 +64,14 @@ async fn rewrite_off_loop(
     let job = tokio::task::spawn_blocking(move || {
         let (format, limits) = (route2.format, limits(&app));
         let policy = policy.as_deref();
-        let result =
-            anon::anonymize_keeping_original(&app.detector, policy, format, endpoint, &body, limits);
+        let result = anon::anonymize_keeping_original(
+            &app.detector,
+            policy,
+            format,
+            endpoint,
+            &body,
+            limits,
+        );
         (result, body)
     });
     match job.await {

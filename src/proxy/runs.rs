@@ -161,9 +161,21 @@ mod tests {
 
     #[test]
     fn finds_runs_of_adjacent_text_parts() {
-        let text = |t: &str| Node::Obj(vec![("type".into(), Node::Str(t.into())), ("text".into(), Node::Str("x".into()))]);
+        let text = |t: &str| {
+            Node::Obj(vec![
+                ("type".into(), Node::Str(t.into())),
+                ("text".into(), Node::Str("x".into())),
+            ])
+        };
         let image = Node::Obj(vec![("type".into(), Node::Str("image_url".into()))]);
-        let mut items = vec![text("text"), text("text"), image, text("input_text"), text("output_text"), text("text")];
+        let mut items = vec![
+            text("text"),
+            text("text"),
+            image,
+            text("input_text"),
+            text("output_text"),
+            text("text"),
+        ];
         assert_eq!(text_runs(&mut items), vec![0..2, 3..6]);
         let mut single = vec![text("text")];
         assert!(text_runs(&mut single).is_empty());
@@ -171,13 +183,23 @@ mod tests {
 
     #[test]
     fn rebuild_puts_the_token_at_the_first_piece_only() {
-        let first = Cut { part: 0, range: 7..11, value: 0, first: true };
+        let first = Cut {
+            part: 0,
+            range: 7..11,
+            value: 0,
+            first: true,
+        };
         let f = |p: Piece<'_>| match p {
             Piece::Between(s) => Some(s.to_uppercase()),
             Piece::First(v) => Some(format!("<{v}>")),
         };
         assert_eq!(rebuild("iban = DE89", &[&first], f), "IBAN = <0>");
-        let later = Cut { part: 1, range: 0..4, value: 0, first: false };
+        let later = Cut {
+            part: 1,
+            range: 0..4,
+            value: 0,
+            first: false,
+        };
         assert_eq!(rebuild("3704. ok", &[&later], |_| None), ". ok");
     }
 }

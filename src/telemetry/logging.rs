@@ -28,10 +28,14 @@ pub fn init_logging(config: &LogConfig) -> Result<(), LogInitError> {
         .with_writer(std::io::stderr)
         .with_ansi(false);
     let result = match config.format {
-        LogFormat::Text => builder.finish().with(own_lines_only()).try_init().map(|()| {
-            // the same text format, written without `tracing`'s field machinery
-            super::access_line::use_for_text_format()
-        }),
+        LogFormat::Text => builder
+            .finish()
+            .with(own_lines_only())
+            .try_init()
+            .map(|()| {
+                // the same text format, written without `tracing`'s field machinery
+                super::access_line::use_for_text_format()
+            }),
         LogFormat::Json => builder
             .json()
             .flatten_event(true)
@@ -61,7 +65,11 @@ mod tests {
     fn library_lines_stop_at_info_our_own_follow_the_level() {
         let cases = [
             ("pingora_proxy::proxy_h1", Level::DEBUG, false),
-            ("pingora_core::protocols::http::v1::client", Level::TRACE, false),
+            (
+                "pingora_core::protocols::http::v1::client",
+                Level::TRACE,
+                false,
+            ),
             ("h2::codec", Level::DEBUG, false),
             ("pingora_core::server", Level::INFO, true),
             ("rustls::conn", Level::WARN, true),

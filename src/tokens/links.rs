@@ -136,9 +136,10 @@ impl LinkContext {
         let len = k - name_end;
         URL_ATTRIBUTES.iter().any(|a| {
             a.len() == len
-                && a.iter()
-                    .enumerate()
-                    .all(|(j, &b)| self.back(k - 1 - j).is_some_and(|c| c.eq_ignore_ascii_case(&b)))
+                && a.iter().enumerate().all(|(j, &b)| {
+                    self.back(k - 1 - j)
+                        .is_some_and(|c| c.eq_ignore_ascii_case(&b))
+                })
         })
     }
 
@@ -152,7 +153,9 @@ impl LinkContext {
         {
             k += 1;
         }
-        k > 2 && self.back(k) == Some(b'<') && self.back(k - 1).is_some_and(|c| c.is_ascii_alphabetic())
+        k > 2
+            && self.back(k) == Some(b'<')
+            && self.back(k - 1).is_some_and(|c| c.is_ascii_alphabetic())
     }
 }
 

@@ -33,17 +33,27 @@ impl StreamRestorer {
     pub fn push(&mut self, chunk: &str) -> String {
         let mut out = String::with_capacity(chunk.len() + self.pending.len());
         if self.pending.is_empty() {
-            let held = self
-                .exchange
-                .scan(chunk, self.prev, false, self.json_escape, &mut self.links, &mut out);
+            let held = self.exchange.scan(
+                chunk,
+                self.prev,
+                false,
+                self.json_escape,
+                &mut self.links,
+                &mut out,
+            );
             self.remember(chunk, held);
             self.pending.push_str(&chunk[held..]);
         } else {
             let mut buf = std::mem::take(&mut self.pending);
             buf.push_str(chunk);
-            let held = self
-                .exchange
-                .scan(&buf, self.prev, false, self.json_escape, &mut self.links, &mut out);
+            let held = self.exchange.scan(
+                &buf,
+                self.prev,
+                false,
+                self.json_escape,
+                &mut self.links,
+                &mut out,
+            );
             self.remember(&buf, held);
             self.pending.push_str(&buf[held..]);
         }
@@ -54,8 +64,14 @@ impl StreamRestorer {
     pub fn finish(&mut self) -> String {
         let buf = std::mem::take(&mut self.pending);
         let mut out = String::with_capacity(buf.len());
-        self.exchange
-            .scan(&buf, self.prev, true, self.json_escape, &mut self.links, &mut out);
+        self.exchange.scan(
+            &buf,
+            self.prev,
+            true,
+            self.json_escape,
+            &mut self.links,
+            &mut out,
+        );
         self.remember(&buf, buf.len());
         out
     }

@@ -24,7 +24,6 @@ mod forms;
 
 use super::growth::GrowthBudget;
 use super::links::LinkContext;
-use forms::bare_boundary_before;
 use super::MappingEntry;
 use crate::detect::EntityType;
 
@@ -334,6 +333,17 @@ impl TolerantRestorer {
     }
 }
 
+/// A bare token may start after a non-word byte, or after a markdown `_`/`*` that itself
+/// follows a non-word byte.
+fn bare_boundary_before(before: Option<u8>, before2: Option<u8>) -> bool {
+    let word = |c: u8| c.is_ascii_alphanumeric() || c >= 0x80;
+    match before {
+        None => true,
+        Some(b'_') => !before2.is_some_and(word),
+        Some(c) => !word(c),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -494,7 +504,14 @@ mod tests {
         ] {
             let mut out = String::new();
             assert_eq!(
-                e.scan(input, [None, None], false, false, &mut LinkContext::default(), &mut out),
+                e.scan(
+                    input,
+                    [None, None],
+                    false,
+                    false,
+                    &mut LinkContext::default(),
+                    &mut out
+                ),
                 held_from,
                 "{input}"
             );

@@ -116,7 +116,8 @@ fn block_mode_sees_a_card_written_as_a_number() {
         assert!(!reply.to_string().contains(CARD));
     }
     // the same card as text, for comparison, and a body without one passes
-    let text = json!({"model": "m", "messages": [{"role": "user", "content": format!("Karte {CARD}")}]});
+    let text =
+        json!({"model": "m", "messages": [{"role": "user", "content": format!("Karte {CARD}")}]});
     assert_eq!(post(&server, "/karten/chat/completions", &text).0, 422);
     assert!(up.requests().is_empty(), "nothing went upstream");
     let plain = json!({"model": "m", "messages": [{"role": "user", "content": "Hallo"}]});
@@ -260,7 +261,11 @@ fn many_values(n: usize, pad: usize) -> Value {
 fn many_values_sharing_a_first_byte_are_replaced_completely() {
     let up = FakeUpstream::start(ok);
     let server = up.proxy(&[]);
-    let (status, reply) = post(&server, "/v1/chat/completions", &many_values(14_000, 280_000));
+    let (status, reply) = post(
+        &server,
+        "/v1/chat/completions",
+        &many_values(14_000, 280_000),
+    );
     assert_eq!(status, 200, "{reply}");
     let r = up.last();
     let sent = r.json();
@@ -292,10 +297,18 @@ fn past_the_bound_on_values_a_request_is_refused_not_forwarded() {
     let message = reply["error"]["message"].as_str().unwrap();
     assert!(message.contains("100"), "{message}");
     assert!(!reply.to_string().contains("@b.de"));
-    assert_eq!(up.requests().len(), 1, "the refused request was not forwarded");
+    assert_eq!(
+        up.requests().len(),
+        1,
+        "the refused request was not forwarded"
+    );
     let body = many_values(101, 10);
-    let (status, reply) = post(&server, "/v1/messages", &json!({"model": "c", "max_tokens": 5,
-        "messages": body["messages"].clone()}));
+    let (status, reply) = post(
+        &server,
+        "/v1/messages",
+        &json!({"model": "c", "max_tokens": 5,
+        "messages": body["messages"].clone()}),
+    );
     assert_eq!(status, 413);
     assert_eq!(reply["type"], "error");
     assert_eq!(up.requests().len(), 1);

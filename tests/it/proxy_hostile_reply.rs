@@ -104,7 +104,8 @@ fn trace_logs_carry_no_credential_key_header_or_query_value() {
         ],
         &toml,
     );
-    let body = json!({"model": "m", "messages": [{"role": "user", "content": format!("Hallo {EMAIL}")}]});
+    let body =
+        json!({"model": "m", "messages": [{"role": "user", "content": format!("Hallo {EMAIL}")}]});
     for path in [
         format!("/team/v1/chat/completions?api-version={QUERY_VALUE}"),
         format!("/v1/chat/completions?api-version={QUERY_VALUE}"),

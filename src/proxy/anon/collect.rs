@@ -1,8 +1,9 @@
 //! The collecting pass: detects the values of every text string of a request (and reserves the
 //! literal tokens already present), up to the request's bound on values.
 
+use super::error::RewriteError;
 use super::identifier::{capitalised, identifier_words};
-use super::{RewriteError, Values};
+use super::values::Values;
 use crate::detect::{Detector, EntityType, Finding};
 use crate::json;
 use crate::policy::Policy;
@@ -79,9 +80,8 @@ impl Collector<'_> {
             }
         }
         if self.values.len() > self.limit {
-            self.refusal.get_or_insert(RewriteError::TooManyValues {
-                limit: self.limit,
-            });
+            self.refusal
+                .get_or_insert(RewriteError::TooManyValues { limit: self.limit });
         }
     }
 
@@ -140,7 +140,8 @@ impl Collector<'_> {
 /// Whether a member name can be left to the replacing pass alone: a lower-case identifier
 /// (`max_tokens`, `content`, `betreff`) is no value by itself.
 fn lower_identifier(s: &str) -> bool {
-    s.bytes().all(|b| b.is_ascii_lowercase() || b == b'_' || b == b'-')
+    s.bytes()
+        .all(|b| b.is_ascii_lowercase() || b == b'_' || b == b'-')
 }
 
 impl TextVisitor for Collector<'_> {

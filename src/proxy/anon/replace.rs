@@ -2,7 +2,7 @@
 //! token, issued in document order; the pieces of a value cut at a text part boundary too.
 
 use super::identifier::identifier_words;
-use super::Values;
+use super::values::Values;
 use crate::detect::values::ValueMatcher;
 use crate::detect::EntityType;
 use crate::json;
@@ -157,4 +157,3 @@ impl TextVisitor for Replacer<'_> {
         }
     }
 }
-

@@ -200,14 +200,3 @@ impl TolerantRestorer {
         }
     }
 }
-
-/// A bare token may start after a non-word byte, or after a markdown `_`/`*` that itself
-/// follows a non-word byte.
-pub(super) fn bare_boundary_before(before: Option<u8>, before2: Option<u8>) -> bool {
-    let word = |c: u8| c.is_ascii_alphanumeric() || c >= 0x80;
-    match before {
-        None => true,
-        Some(b'_') => !before2.is_some_and(word),
-        Some(c) => !word(c),
-    }
-}

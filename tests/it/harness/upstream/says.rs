@@ -47,9 +47,12 @@ pub fn says(r: &Recorded, text: &str) -> Reply {
 /// The text a client received, plain or streamed, from chat completions or Anthropic.
 pub fn said(body: &str) -> String {
     if let Ok(v) = serde_json::from_str::<Value>(body) {
-        let text = [&v["choices"][0]["message"]["content"], &v["content"][0]["text"]]
-            .into_iter()
-            .find_map(Value::as_str);
+        let text = [
+            &v["choices"][0]["message"]["content"],
+            &v["content"][0]["text"],
+        ]
+        .into_iter()
+        .find_map(Value::as_str);
         return text.unwrap_or_default().to_owned();
     }
     let mut text = String::new();
