@@ -30,9 +30,25 @@ use pingora::server::{RunArgs, Server, ShutdownSignalWatch};
 use pingora::services::listening::Service;
 use socket2::{Domain, Socket, Type};
 
-use crate::app::{App, StartError};
-use crate::proxy::Gateway;
+use crate::app::App;
+use crate::gateway::Gateway;
+use crate::proxy::routes::RouteError;
 use crate::slow_clients::Guarded;
+
+/// Why the server cannot start (each names the configuration key at fault).
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+    #[error("invalid proxy {0}")]
+    Route(#[from] RouteError),
+    /// The listen address is taken (or not ours to bind): refused at once rather than shared.
+    #[error("server.listen: cannot listen on {addr}: {source}")]
+    Listen {
+        addr: std::net::SocketAddr,
+        source: std::io::Error,
+    },
+}
 
 /// A server ready to run, and the claim on its port, held until it stops.
 pub struct Ready {

@@ -102,7 +102,7 @@ pub struct RedisConfig {
 #[serde(default, deny_unknown_fields)]
 pub struct WebConfig {
     /// Serve the page at `/` and accept its cookie on the API. Unset: only when `server.listen`
-    /// is a loopback address (`crate::web::resolve_enabled`).
+    /// is a loopback address (`crate::access::web::resolve_enabled`).
     pub enabled: Option<bool>,
     /// base64 of at least 32 bytes to sign the tenant cookie; random per process when absent.
     pub cookie_secret: Option<String>,
@@ -311,5 +311,19 @@ impl Default for LogConfig {
             format: default_log_format(),
             level: default_log_level(),
         }
+    }
+}
+
+/// One decoded `session.encryption_keys` entry: an AES-256 key with the id that records sealed
+/// under it carry (the vault seals with it).
+#[derive(Clone)]
+pub struct SealingKey {
+    pub id: u8,
+    pub key: [u8; 32],
+}
+
+impl std::fmt::Debug for SealingKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SealingKey {{ id: {}, key: <redacted> }}", self.id)
     }
 }

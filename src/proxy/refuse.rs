@@ -21,7 +21,7 @@ pub(super) const TOO_MANY_VALUES_CODE: &str = "privacy_proxy_too_many_values";
 /// Why the proxy answers itself instead of forwarding: a status and the message of the
 /// provider-shaped error body (never request content).
 #[derive(Debug, Clone)]
-pub(super) struct Refusal {
+pub(crate) struct Refusal {
     pub status: u16,
     pub message: Cow<'static, str>,
     /// The OpenAI-shaped body's `code`, where the status alone does not name the reason.

@@ -39,7 +39,7 @@ fn anonymize(app: &App, ctx: &RequestCtx, route: &Route, body: &[u8]) -> Anonymi
 
 /// The body to forward in place of `body`, or why nothing is forwarded. Records the
 /// exchange's token table and entity count in `ctx`.
-pub(super) fn rewrite(
+pub(crate) fn rewrite(
     app: &App,
     ctx: &mut RequestCtx,
     route: &Route,
@@ -120,7 +120,7 @@ fn finish(
 /// `request_filter` is handed over at the end of the client's (pingora's own reading of it
 /// yields nothing then); a deferred one is accumulated here, under its deadline and byte cap,
 /// and rewritten at its end. Until the end, `Some(empty)`: `None` would mean "end of body".
-pub(super) async fn supply_body(
+pub(crate) async fn supply_body(
     app: &Arc<App>,
     body: &mut Option<Bytes>,
     end_of_stream: bool,
