@@ -12,7 +12,7 @@ pub struct ServerConfig {
     /// Whether idle worker threads take over requests queued on a busy one (one shared
     /// runtime) instead of each thread serving its own connections (one service per thread,
     /// `src/server.rs`). Off by default: stealing wakes a second thread for every request
-    /// (README, "Worker threads").
+    /// (docs/performance.md, "Worker threads").
     pub work_stealing: bool,
     /// Seconds that in-flight requests get after SIGTERM.
     pub grace_period_seconds: u64,
@@ -69,7 +69,7 @@ pub struct SessionConfig {
     pub memory_capacity_bytes: u64,
     /// AES-256 keys (base64 of 32 bytes) with ids; the highest id seals, all open.
     pub encryption_keys: Vec<EncryptionKeyConfig>,
-    /// Seal with this key id instead of the highest (step 1 of a key rotation, see README).
+    /// Seal with this key id instead of the highest (step 1 of a key rotation, docs/operations.md).
     pub sealing_key_id: Option<u8>,
 }
 

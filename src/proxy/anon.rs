@@ -52,9 +52,12 @@ pub fn anonymize_body_in(
     endpoint: &str,
     body: &[u8],
 ) -> Result<RewrittenBody, RewriteError> {
-    let limits = Limits::default();
-    anonymize(detector, policy, format, endpoint, body, limits, false)
-        .map(|(rewritten, _)| rewritten)
+    let job = Job {
+        limits: Limits::default(),
+        seed: TokenTable::new(),
+        keep_original: false,
+    };
+    anonymize(detector, policy, format, endpoint, body, job).map(|(rewritten, _)| rewritten)
 }
 
 /// Bounds on the work one request may cause.
@@ -72,9 +75,18 @@ impl Default for Limits {
     }
 }
 
+/// How one request is anonymized: its bounds, the table its tokens are issued from, and
+/// whether the body as the client wrote it is kept.
+struct Job {
+    limits: Limits,
+    seed: TokenTable,
+    keep_original: bool,
+}
+
 /// [`anonymize_body_in`], also returning the body as the client wrote it, parsed, whenever a
 /// value was replaced: the reply side reads the client's own token forms from it
-/// ([`crate::proxy::reply::exchange_for`]) instead of parsing the body a second time.
+/// ([`crate::proxy::reply::exchange_for`]) instead of parsing the body a second time. Tokens
+/// are issued from `seed` on (the table of a conversation's earlier turns, or a fresh one).
 pub fn anonymize_keeping_original(
     detector: &Detector,
     policy: Option<&Policy>,
@@ -82,8 +94,14 @@ pub fn anonymize_keeping_original(
     endpoint: &str,
     body: &[u8],
     limits: Limits,
+    seed: TokenTable,
 ) -> Result<(RewrittenBody, Option<Node>), RewriteError> {
-    anonymize(detector, policy, format, endpoint, body, limits, true)
+    let job = Job {
+        limits,
+        seed,
+        keep_original: true,
+    };
+    anonymize(detector, policy, format, endpoint, body, job)
 }
 
 fn anonymize(
@@ -92,9 +110,13 @@ fn anonymize(
     format: &dyn WireFormat,
     endpoint: &str,
     body: &[u8],
-    limits: Limits,
-    keep_original: bool,
+    job: Job,
 ) -> Result<(RewrittenBody, Option<Node>), RewriteError> {
+    let Job {
+        limits,
+        seed: mut table,
+        keep_original,
+    } = job;
     let text = std::str::from_utf8(body).map_err(|_| RewriteError::NotUtf8)?;
     let mut root = match json::parse_unique(text) {
         Ok(Some(root)) => root,
@@ -111,7 +133,6 @@ fn anonymize(
     }
     format.check_request(endpoint, &root)?;
 
-    let mut table = TokenTable::new();
     let mut collect = Collector {
         detector,
         policy,

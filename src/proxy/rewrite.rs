@@ -12,12 +12,14 @@ use pingora::prelude::{Error, ErrorType};
 use tokio::sync::Semaphore;
 
 use super::anon::{Limits, RewriteError, RewrittenBody};
+use super::conversation;
 use super::ctx::RequestCtx;
 use super::refuse::Refusal;
 use super::routes::Route;
 use super::{anon, policy, reply};
 use crate::app::App;
-use crate::json::Node;
+use crate::json::{self, Node};
+use crate::tokens::TokenTable;
 
 /// Large bodies anonymized at the same time: one per CPU, the rest wait without blocking.
 static HEAVY: LazyLock<Semaphore> =
@@ -25,28 +27,52 @@ static HEAVY: LazyLock<Semaphore> =
 
 type Anonymized = Result<(RewrittenBody, Option<Node>), RewriteError>;
 
+const INTERNAL: &str = "The privacy proxy failed while rewriting the request.";
+
 fn limits(app: &App) -> Limits {
     Limits {
         values: app.config.api.max_values_per_request,
     }
 }
 
-fn anonymize(app: &App, ctx: &RequestCtx, route: &Route, body: &[u8]) -> Anonymized {
-    let policy = ctx.policy.as_deref();
-    let (format, endpoint) = (route.format, ctx.endpoint);
-    anon::anonymize_keeping_original(&app.detector, policy, format, endpoint, body, limits(app))
+/// The table to issue this exchange's tokens from: a conversation turn's earlier tokens (or a
+/// floor above them when they are unknown), else a fresh one. A store that cannot be read
+/// refuses the request.
+pub(super) async fn seed(
+    app: &App,
+    ctx: &mut RequestCtx,
+    body: &[u8],
+) -> Result<TokenTable, Refusal> {
+    let Some(turn) = ctx.conversation.as_mut() else {
+        return Ok(TokenTable::new());
+    };
+    turn.load(app, body).await.map_err(|e| {
+        tracing::warn!(error = %e, "request refused: conversation state unavailable");
+        Refusal::new(503, conversation::UNAVAILABLE)
+    })
 }
 
 /// The body to forward in place of `body`, or why nothing is forwarded. Records the
-/// exchange's token table and entity count in `ctx`.
+/// exchange's token table (issued from `seed` on) and entity count in `ctx`.
 pub(crate) fn rewrite(
     app: &App,
     ctx: &mut RequestCtx,
     route: &Route,
     body: Vec<u8>,
+    seed: TokenTable,
 ) -> Result<Bytes, Refusal> {
-    let result = anonymize(app, ctx, route, &body);
-    finish(ctx, route, result, body)
+    let earlier = seed.entries().len();
+    let (policy, endpoint) = (ctx.policy.as_deref(), ctx.endpoint);
+    let result = anon::anonymize_keeping_original(
+        &app.detector,
+        policy,
+        route.format,
+        endpoint,
+        &body,
+        limits(app),
+        seed,
+    );
+    finish(ctx, route, result, body, earlier)
 }
 
 /// [`rewrite`] on the blocking pool.
@@ -55,10 +81,12 @@ async fn rewrite_off_loop(
     ctx: &mut RequestCtx,
     route: &Arc<Route>,
     body: Vec<u8>,
+    seed: TokenTable,
 ) -> Result<Bytes, Refusal> {
     let Ok(_permit) = HEAVY.acquire().await else {
         return Err(Refusal::new(500, INTERNAL));
     };
+    let earlier = seed.entries().len();
     let (app, route2) = (app.clone(), route.clone());
     let (policy, endpoint) = (ctx.policy.clone(), ctx.endpoint);
     let job = tokio::task::spawn_blocking(move || {
@@ -71,23 +99,24 @@ async fn rewrite_off_loop(
             endpoint,
             &body,
             limits,
+            seed,
         );
         (result, body)
     });
     match job.await {
-        Ok((result, body)) => finish(ctx, route, result, body),
+        Ok((result, body)) => finish(ctx, route, result, body, earlier),
         Err(_) => Err(Refusal::new(500, INTERNAL)),
     }
 }
 
-const INTERNAL: &str = "The privacy proxy failed while rewriting the request.";
-
-/// Checks the anonymized body against the policy and records the exchange in `ctx`.
+/// Checks the anonymized body against the policy and records the exchange in `ctx` (`earlier`:
+/// the rows the table held before this request).
 fn finish(
     ctx: &mut RequestCtx,
     route: &Route,
     result: Anonymized,
     body: Vec<u8>,
+    earlier: usize,
 ) -> Result<Bytes, Refusal> {
     let format = route.format;
     let policy = ctx.policy.as_deref();
@@ -106,9 +135,20 @@ fn finish(
         return Err(Refusal::new(policy::BLOCKED_STATUS, message));
     }
     ctx.entities = a.count;
-    crate::telemetry::record_entities(a.table.entries().iter().map(|m| m.entity_type));
-    if let Some(original) = original.filter(|_| !a.table.is_empty()) {
-        ctx.exchange = Some(Arc::new(reply::exchange_for(a.table.entries(), &original)));
+    let new_rows = a.table.entries().get(earlier..).unwrap_or_default();
+    crate::telemetry::record_entities(new_rows.iter().map(|m| m.entity_type));
+    if let Some(turn) = ctx.conversation.as_mut() {
+        turn.keep(&a.table);
+    }
+    if !a.table.is_empty() {
+        // earlier turns' tokens with nothing replaced now: the body is read here once
+        let original = original.or_else(|| {
+            let text = std::str::from_utf8(&body).ok()?;
+            json::parse(text).ok()
+        });
+        if let Some(original) = original {
+            ctx.exchange = Some(Arc::new(reply::exchange_for(a.table.entries(), &original)));
+        }
     }
     Ok(match a.body {
         Some(b) => Bytes::from(b),
@@ -166,7 +206,11 @@ async fn rewrite_deferred(
     let Some(route) = ctx.route.clone() else {
         return Err(Error::explain(ErrorType::InternalError, "no route"));
     };
-    match rewrite_off_loop(app, ctx, &route, acc).await {
+    let rewritten = match seed(app, ctx, &acc).await {
+        Ok(seed) => rewrite_off_loop(app, ctx, &route, acc, seed).await,
+        Err(refusal) => Err(refusal),
+    };
+    match rewritten {
         Ok(rewritten) => {
             *body = Some(rewritten);
             Ok(())
