@@ -137,30 +137,28 @@ impl Turn {
     /// (nothing referenced), or one numbering above a random floor (missing).
     pub async fn load(&mut self, app: &App, body: &[u8]) -> Result<TokenTable, Unavailable> {
         let reference = self.references(body);
-        let state = match (&reference, &self.caller) {
-            (None, _) => (State::New, None),
-            (Some(_), None) => (State::Missing, None),
-            (Some((kind, id)), Some(caller)) => match read_soon(app, *kind, caller, id).await {
-                Ok(Some(table)) => (State::Found, Some(table)),
-                Ok(None) => (State::Missing, None),
-                Err(e) => {
+        let found = match (&reference, &self.caller) {
+            (Some((kind, id)), Some(caller)) => {
+                read_soon(app, *kind, caller, id).await.map_err(|e| {
                     metrics().store_error();
                     metrics().conversation(ConversationEvent::unavailable);
-                    return Err(Unavailable(e));
-                }
-            },
+                    Unavailable(e)
+                })?
+            }
+            _ => None,
         };
-        self.state = Some(state.0);
-        metrics().conversation(match state.0 {
+        let (state, table) = match (reference, found) {
+            (None, _) => (State::New, TokenTable::new()),
+            (Some(_), Some(table)) => (State::Found, table),
+            (Some(_), None) => (State::Missing, TokenTable::starting_above(random_floor())),
+        };
+        self.state = Some(state);
+        metrics().conversation(match state {
             State::New => ConversationEvent::new,
             State::Found => ConversationEvent::found,
             State::Missing => ConversationEvent::missing,
         });
-        Ok(match state {
-            (_, Some(table)) => table,
-            (State::Missing, None) => TokenTable::starting_above(random_floor()),
-            _ => TokenTable::new(),
-        })
+        Ok(table)
     }
 
     /// What the request refers to, and where its table is to be kept (`known`, `reply_kind`).
@@ -174,6 +172,14 @@ impl Turn {
                 .path_conversation
                 .clone()
                 .map(|id| (Kind::Conversation, id));
+        }
+        // most turns name nothing: their body is not parsed a second time (a member name
+        // written with `\u` escapes is found by the parse)
+        let names = |word: &[u8]| memchr::memmem::find(body, word).is_some();
+        let words: [&[u8]; 4] = [b"previous_response_id", b"conversation", b"store", b"\\u"];
+        if !words.iter().any(|w| names(w)) {
+            self.reply_kind = Some(Kind::Response);
+            return None;
         }
         let root = std::str::from_utf8(body)
             .ok()
@@ -300,6 +306,34 @@ pub async fn stored(
             tracing::warn!(error = %e, "a stored reply passes unrestored: conversation state unavailable");
             None
         }
+    }
+}
+
+/// `DELETE …/responses/{id}` or `DELETE …/conversations/{id}`: the caller's table kept under
+/// that id goes too (what the provider is asked to forget, the proxy forgets). A store error
+/// is logged; the record then expires with its TTL.
+pub async fn forget(
+    app: &App,
+    format: &dyn WireFormat,
+    path: &str,
+    tenant: Option<&str>,
+    req: &RequestHeader,
+) {
+    if format.name() != "openai" || req.method != http::Method::DELETE {
+        return;
+    }
+    let mut last_two = path.rsplit('/').filter(|s| !s.is_empty());
+    let (id, kind) = match (last_two.next(), last_two.next()) {
+        (Some(id), Some("responses")) => (id, Kind::Response),
+        (Some(id), Some("conversations")) => (id, Kind::Conversation),
+        _ => return,
+    };
+    let Some(caller) = caller(app, tenant, req) else {
+        return;
+    };
+    if let Err(e) = app.store.delete(&record_name(app, kind, &caller, id)).await {
+        metrics().store_error();
+        tracing::warn!(error = %e, "a conversation's token table could not be deleted: it expires with its TTL");
     }
 }
 
@@ -477,6 +511,43 @@ mod tests {
             back.token_for(EntityType::Person, "Jonas"),
             "[[NAME_12003]]"
         );
+    }
+
+    fn turn(endpoint: &'static str) -> Turn {
+        Turn {
+            caller: None,
+            endpoint,
+            path_conversation: None,
+            state: None,
+            known: Vec::new(),
+            reply_kind: None,
+            record: None,
+            writes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn references_are_read_however_the_body_writes_them() {
+        let mut t = turn(RESPONSES);
+        assert_eq!(t.references(br#"{"input":"Hallo"}"#), None);
+        assert_eq!(t.reply_kind, Some(Kind::Response));
+        let mut t = turn(RESPONSES);
+        let escaped = br#"{"previous\u005fresponse_id":"resp_9","store":false}"#;
+        assert_eq!(
+            t.references(escaped),
+            Some((Kind::Response, "resp_9".to_owned()))
+        );
+        assert_eq!(t.reply_kind, None, "store: false keeps nothing");
+        let mut t = turn(RESPONSES);
+        let conv = br#"{"conversation":{"id":"conv_2"},"input":"x"}"#;
+        assert_eq!(
+            t.references(conv),
+            Some((Kind::Conversation, "conv_2".to_owned()))
+        );
+        assert_eq!(t.known, [(Kind::Conversation, "conv_2".to_owned())]);
+        let mut t = turn(CONVERSATIONS);
+        assert_eq!(t.references(b"{}"), None);
+        assert_eq!(t.reply_kind, Some(Kind::Conversation), "a created one");
     }
 
     #[test]

@@ -122,6 +122,7 @@ pub(crate) async fn prepare(
         // GET /v1/models and the like: nothing to anonymize, nothing to restore — but what the
         // provider keeps of a conversation comes back with the caller's earlier tokens in it.
         let req = session.req_header();
+        conversation::forget(app, format, &path, tenant.as_deref(), req).await;
         if let Some((endpoint, table)) =
             conversation::stored(app, format, &path, tenant.as_deref(), req).await
         {

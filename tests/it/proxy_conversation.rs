@@ -57,12 +57,20 @@ fn output_text(response: &Value) -> String {
 }
 
 fn send(server: &TestServer, credential: &str, body: &Value) -> Seen {
-    let resp = client()
-        .post(server.url("/v1/responses"))
-        .header("authorization", credential)
-        .json(body)
-        .send()
-        .expect("POST /v1/responses");
+    send_to(
+        server,
+        "/v1/responses",
+        &[("authorization", credential)],
+        body,
+    )
+}
+
+fn send_to(server: &TestServer, path: &str, headers: &[(&str, &str)], body: &Value) -> Seen {
+    let mut req = client().post(server.url(path)).json(body);
+    for (name, value) in headers {
+        req = req.header(*name, *value);
+    }
+    let resp = req.send().expect("POST …/responses");
     let status = resp.status().as_u16();
     let raw = resp.text().expect("body");
     if body["stream"] != json!(true) || status != 200 {
@@ -224,6 +232,43 @@ fn three_turns_by_previous_response_id_plain_and_streaming() {
     }
 }
 
+/// On a route with `require_key` the tables belong to the key's tenant (the provider credential
+/// is the route's own, the same for everyone).
+#[test]
+fn on_a_keyed_route_another_tenant_gets_nothing_restored() {
+    let up = FakeUpstream::start(Provider::new().handler());
+    let toml = format!(
+        "{}\n[[route]]\nprefix = \"/team/v1/\"\nupstream = \"{}\"\nformat = \"openai\"\nrequire_key = true\ncredential_env = \"TEST_PROVIDER_KEY\"\n",
+        tarnkappe::config::DEFAULT_TOML,
+        up.url()
+    );
+    let server = TestServer::start_with_config(
+        &[
+            (
+                "TARNKAPPE_API_KEYS",
+                "x:kx-key-of-tenant-x,y:ky-key-of-tenant-y",
+            ),
+            ("TEST_PROVIDER_KEY", "sk-shared-provider-key"),
+        ],
+        &toml,
+    );
+    let path = "/team/v1/responses";
+    let x = [("x-api-key", "kx-key-of-tenant-x")];
+    let y = [("x-api-key", "ky-key-of-tenant-y")];
+    let t1 = send_to(&server, path, &x, &request(&turn_1(), None, false));
+    assert_restored(&t1, &[ANNA_MAIL]);
+    let question = "Wie lautet die E-Mail der Kundin?";
+    let other = send_to(&server, path, &y, &request(question, Some(&t1.id), true));
+    assert_eq!(other.status, 200, "{}", other.raw);
+    assert!(other.text.contains("[[EMAIL_1]]"), "{}", other.text);
+    assert!(
+        !other.raw.contains(ANNA_MAIL),
+        "another tenant got the value"
+    );
+    let owner = send_to(&server, path, &x, &request(question, Some(&t1.id), true));
+    assert_restored(&owner, &[ANNA_MAIL]);
+}
+
 #[test]
 fn an_unknown_id_is_forwarded_and_numbers_above_every_kept_chain() {
     let up = FakeUpstream::start(Provider::new().handler());
@@ -296,6 +341,18 @@ fn another_credential_naming_the_same_response_id_gets_nothing_restored() {
     // the owner, same id: restored (the id was right, only the caller was not)
     let alice = send(&server, ALICE, &request(question, Some(&t1.id), false));
     assert_restored(&alice, &[ANNA_MAIL]);
+
+    // what the owner deletes at the provider, the proxy forgets: no longer restored
+    let resp = client()
+        .delete(server.url(&format!("/v1/responses/{}", t1.id)))
+        .header("authorization", ALICE)
+        .send()
+        .expect("DELETE");
+    assert_eq!(resp.status().as_u16(), 200);
+    let after = send(&server, ALICE, &request(question, Some(&t1.id), false));
+    assert_eq!(after.status, 200, "{}", after.raw);
+    assert!(after.text.contains("[[EMAIL_1]]"), "{}", after.text);
+    assert!(!after.raw.contains(ANNA_MAIL), "{}", after.raw);
 }
 
 fn replica(prefix: &str, up: &FakeUpstream, redis_url: &str) -> TestServer {
@@ -361,6 +418,10 @@ fn a_store_that_cannot_be_read_refuses_the_turn_and_forwards_nothing() {
     let server = replica(&prefix, &up, &redis.url());
     let t1 = send(&server, ALICE, &request(&turn_1(), None, false));
     assert_restored(&t1, &[ANNA_MAIL]);
+    // turn 1's table is written as its reply goes out: stop the store once it landed
+    metrics_when(&server, |m| {
+        sample(m, "tarnkappe_conversations_total{event=\"saved\"}") >= 1.0
+    });
     redis.stop();
     let before = up.requests().len();
     let t2 = send(&server, ALICE, &request(&turn_2(), Some(&t1.id), false));
@@ -368,6 +429,20 @@ fn a_store_that_cannot_be_read_refuses_the_turn_and_forwards_nothing() {
     let err: Value = serde_json::from_str(&t2.raw).expect("error JSON");
     assert_eq!(err["error"]["code"], "privacy_proxy_state_unavailable");
     assert_eq!(up.requests().len(), before, "nothing forwarded");
+    // a turn that continues nothing still goes out restored; only its table is not kept
+    let fresh = send(&server, ALICE, &request(&turn_1(), None, false));
+    assert_restored(&fresh, &[ANNA_MAIL]);
+    let m = metrics_when(&server, |m| {
+        sample(m, "tarnkappe_conversations_total{event=\"save_failed\"}") >= 1.0
+    });
+    assert_eq!(
+        sample(&m, "tarnkappe_conversations_total{event=\"save_failed\"}"),
+        1.0
+    );
+    assert_eq!(
+        sample(&m, "tarnkappe_conversations_total{event=\"unavailable\"}"),
+        1.0
+    );
     // the private Redis keeps nothing over a restart: the turn goes on without turn 1's table
     redis.resume();
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
@@ -535,4 +610,5 @@ fn the_agents_sdk_runs_three_turns_with_a_tool_through_the_proxy() {
         5,
         "{log}"
     );
+    no_value_in_logs_or_metrics(&server);
 }

@@ -45,8 +45,11 @@ impl Provider {
         let path = r.path.split('?').next().unwrap_or("").to_owned();
         let req: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
         let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+        // below a route's own prefix (`/team/v1/…`) the API is the same
+        let from = segments.iter().position(|s| *s == "v1").unwrap_or(0);
+        let segments = &segments[from..];
         let mut memory = self.memory.lock().unwrap();
-        match (r.method.as_str(), segments.as_slice()) {
+        match (r.method.as_str(), segments) {
             ("POST", ["v1", "responses"]) => memory.respond(&req),
             ("POST", ["v1", "conversations"]) => {
                 memory.issued += 1;
@@ -71,6 +74,10 @@ impl Provider {
                 Some(response) => Reply::json(response),
                 None => not_found("response", id),
             },
+            // what is deleted stays in this memory: the test sees what the proxy still restores
+            ("DELETE", ["v1", "responses" | "conversations", id]) => {
+                Reply::json(&json!({"id": id, "deleted": true}))
+            }
             ("GET", ["v1", "conversations", id, "items"]) => match memory.conversations.get(*id) {
                 Some(held) => Reply::json(&json!({"object": "list", "data": held})),
                 None => not_found("conversation", id),
