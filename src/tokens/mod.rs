@@ -16,6 +16,7 @@ mod restore;
 mod row_index;
 mod stream;
 mod table;
+mod token_form;
 pub mod tolerant;
 
 pub use anonymize::{

@@ -21,11 +21,9 @@ use std::sync::LazyLock;
 use ahash::{AHashMap, AHashSet};
 
 use super::growth::GrowthBudget;
+use super::token_form::{bracketed_number, separator, BracketedPrefix, Cursor, Step, MAX_DIGITS};
 use super::MappingEntry;
 use crate::detect::EntityType;
-
-const MAX_SPACES: usize = 2;
-const MAX_DIGITS: usize = 6;
 
 /// All known prefixes (every built-in type of `GET /entities`), to count unrestored foreign
 /// tokens: built once, not per exchange (18 hashed inserts per request before).
@@ -61,23 +59,6 @@ pub struct TolerantRestorer {
     client_forms: AHashSet<(String, u64)>,
     budget: Option<GrowthBudget>,
     pub counts: RestoreCounts,
-}
-
-/// Result of matching at one position.
-#[derive(Debug, PartialEq, Eq)]
-enum Step {
-    /// No token form starts here.
-    No,
-    /// The text ends while a token form could still complete.
-    Partial,
-    /// A restorable form of `len` bytes; `canonical` is false for tolerant forms.
-    Hit {
-        len: usize,
-        key: (String, u64),
-        canonical: bool,
-    },
-    /// A canonical token of a known prefix that this exchange did not issue.
-    Foreign { len: usize },
 }
 
 impl TolerantRestorer {
@@ -381,129 +362,102 @@ impl TolerantRestorer {
 
     /// `[`, `[[`, `\[`, `\[\[` forms at `i`.
     fn bracketed(&self, b: &[u8], i: usize, at_end: bool, md_escapes: bool) -> Step {
-        // Returns Some(true) when the expected literal is there, Some(false) when not, None
-        // when the text ends inside it.
-        let lit = |j: usize, s: &[u8]| -> Option<bool> {
-            let avail = &b[j.min(b.len())..];
-            if avail.len() >= s.len() {
-                Some(&avail[..s.len()] == s)
-            } else if s.starts_with(avail) && !at_end {
-                None
-            } else {
-                Some(false)
-            }
-        };
-        let partial = |at_end: bool| if at_end { Step::No } else { Step::Partial };
-        let mut j = i;
         let escaped = b[i] == b'\\';
-        let open: &[u8] = if escaped { b"\\[" } else { b"[" };
         if escaped && !md_escapes {
             return Step::No;
         }
-        match lit(j, open) {
-            Some(true) => j += open.len(),
-            Some(false) => return Step::No,
-            None => return partial(at_end),
-        }
-        let mut openers = 1;
-        match lit(j, open) {
-            Some(true) => {
-                j += open.len();
-                openers = 2;
-            }
-            Some(false) => {}
-            None => return partial(at_end),
-        }
-        let mut spaces = 0;
-        while j < b.len() && b[j] == b' ' && spaces < MAX_SPACES {
-            j += 1;
-            spaces += 1;
-        }
-        let ls = j;
-        while j < b.len() && b[j].is_ascii_alphabetic() && j - ls <= self.longest_prefix.max(8) {
-            j += 1;
-        }
-        if j == b.len() {
-            return if !at_end && self.is_prefix_of_issued_ci(&b[ls..j]) {
-                Step::Partial
-            } else {
-                Step::No
-            };
-        }
-        if j == ls {
-            return Step::No;
-        }
-        let letters = &b[ls..j];
-        let upper = letters.to_ascii_uppercase();
-        let Ok(prefix) = String::from_utf8(upper) else {
-            return Step::No;
+        let mut c = Cursor { b, at: i, at_end };
+        self.read_bracketed(&mut c, escaped, md_escapes)
+            .unwrap_or_else(|stop| stop)
+    }
+
+    /// Reads a bracketed form part by part; `Err` is the answer as soon as one part rules the
+    /// form out (or the text ends inside it).
+    fn read_bracketed(
+        &self,
+        c: &mut Cursor,
+        escaped: bool,
+        md_escapes: bool,
+    ) -> Result<Step, Step> {
+        let start = c.at;
+        let open: &[u8] = if escaped { b"\\[" } else { b"[" };
+        c.require(open)?;
+        let openers = match c.take(open) {
+            Some(true) => 2,
+            Some(false) => 1,
+            None => return Err(c.cut()),
         };
-        let issued = self.prefixes.contains(&prefix);
-        let known = KNOWN_PREFIXES.contains(prefix.as_str());
-        if !issued && !known {
-            return Step::No;
-        }
-        let mut canonical = openers == 2 && spaces == 0 && !escaped && letters == prefix.as_bytes();
-        // `_` or markdown-escaped `\_`
-        match lit(j, b"_") {
-            Some(true) => j += 1,
-            Some(false) => match lit(j, b"\\_") {
-                Some(true) if md_escapes => {
-                    j += 2;
-                    canonical = false;
-                }
-                None if md_escapes => return partial(at_end),
-                _ => return Step::No,
-            },
-            None => return partial(at_end),
-        }
-        let ds = j;
-        while j < b.len() && b[j].is_ascii_digit() && j - ds <= MAX_DIGITS {
-            j += 1;
-        }
-        if j == b.len() {
-            return partial(at_end);
-        }
-        if j == ds || j - ds > MAX_DIGITS {
-            return Step::No;
-        }
-        let Ok(n) = std::str::from_utf8(&b[ds..j]).unwrap_or("x").parse::<u64>() else {
-            return Step::No;
-        };
-        let mut trailing = 0;
-        while j < b.len() && b[j] == b' ' && trailing < MAX_SPACES {
-            j += 1;
-            trailing += 1;
-        }
-        if trailing > 0 {
-            canonical = false;
-        }
+        let spaces = c.skip_spaces();
+        let prefix = self.bracketed_prefix(c)?;
+        let plain_separator = separator(c, md_escapes)?;
+        let n = bracketed_number(c)?;
+        let trailing = c.skip_spaces();
         let close: &[u8] = if escaped { b"\\]" } else { b"]" };
-        match lit(j, close) {
-            Some(true) => j += close.len(),
-            Some(false) => return Step::No,
-            None => return partial(at_end),
-        }
-        if openers == 2 {
-            match lit(j, close) {
-                Some(true) => j += close.len(),
-                // `[[NAME_1]` — one closer lost.
-                Some(false) => canonical = false,
-                None => return partial(at_end),
+        c.require(close)?;
+        // `[[NAME_1]` — one closer lost — still restores, as a tolerant form.
+        let closers = if openers == 2 {
+            match c.take(close) {
+                Some(true) => 2,
+                Some(false) => 1,
+                None => return Err(c.cut()),
             }
-        }
-        let key = (prefix, n);
-        if issued && self.values.contains_key(&key) {
+        } else {
+            1
+        };
+        let canonical = openers == 2
+            && closers == 2
+            && spaces == 0
+            && trailing == 0
+            && !escaped
+            && prefix.as_written
+            && plain_separator;
+        let len = c.at - start;
+        let key = (prefix.upper, n);
+        Ok(if prefix.issued && self.values.contains_key(&key) {
             Step::Hit {
-                len: j - i,
+                len,
                 key,
                 canonical,
             }
         } else if canonical {
-            Step::Foreign { len: j - i }
+            Step::Foreign { len }
         } else {
             Step::No
+        })
+    }
+
+    /// The letters of a bracketed form, any case, when they name an issued or a known prefix.
+    fn bracketed_prefix(&self, c: &mut Cursor) -> Result<BracketedPrefix, Step> {
+        let (b, ls) = (c.b, c.at);
+        let mut j = ls;
+        while j < b.len() && b[j].is_ascii_alphabetic() && j - ls <= self.longest_prefix.max(8) {
+            j += 1;
         }
+        if j == b.len() {
+            return Err(if !c.at_end && self.is_prefix_of_issued_ci(&b[ls..j]) {
+                Step::Partial
+            } else {
+                Step::No
+            });
+        }
+        if j == ls {
+            return Err(Step::No);
+        }
+        let letters = &b[ls..j];
+        let upper = letters.to_ascii_uppercase();
+        let Ok(upper) = String::from_utf8(upper) else {
+            return Err(Step::No);
+        };
+        let issued = self.prefixes.contains(&upper);
+        if !issued && !KNOWN_PREFIXES.contains(upper.as_str()) {
+            return Err(Step::No);
+        }
+        c.at = j;
+        Ok(BracketedPrefix {
+            as_written: letters == upper.as_bytes(),
+            upper,
+            issued,
+        })
     }
 }
 
