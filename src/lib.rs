@@ -16,6 +16,8 @@
 //!   JSON tree and the raw-byte checks every body passes);
 //! - core: [`detect`], the detection engine — its own crate (`crates/detect`), a pure library
 //!   with no I/O that the compiler keeps free of everything above.
+//!
+//! `docs/architecture.md` draws the same picture and follows one request through the files.
 
 pub mod access;
 pub mod api;

@@ -13,9 +13,10 @@
 //! service of its own: one thread, its own listening socket on the same address
 //! (`SO_REUSEPORT`: the kernel spreads the connections over them), its own upstream pool. A
 //! connection, its upstream connections and their watchers then stay on one thread. Measured
-//! with `strace -f -c` over 1000 sparse requests on one keep-alive connection (README, issue 15
-//! sixth round): `epoll_wait` 3.7 → 2.0 per request, wake-up writes 1.7 → 0, upstream connects
-//! 157 → 0. With work stealing on, or one thread, one service runs them all as before.
+//! with `strace -f -c` over 1000 sparse requests on one keep-alive connection
+//! (docs/performance.md, "Worker threads"): `epoll_wait` 3.7 → 2.0 per request, wake-up writes
+//! 1.7 → 0, upstream connects 157 → 0. With work stealing on, or one thread, one service runs
+//! them all as before.
 //!
 //! `SO_REUSEPORT` would also let a second process of the same user share the port without a
 //! word, so the address is claimed first ([`Claim`]): a port in use is a start error.

@@ -13,6 +13,7 @@
 //! error answer; `refuse` writes them).
 
 pub mod anon;
+pub(crate) mod conversation;
 pub(crate) mod ctx;
 pub mod embedded;
 pub(crate) mod fail;
@@ -27,6 +28,7 @@ pub(crate) mod response;
 pub mod restore;
 pub(crate) mod rewrite;
 pub mod routes;
+mod runs;
 pub mod sse;
 pub(crate) mod upstream;
 pub mod walk;

@@ -11,12 +11,12 @@
 
 mod anonymize;
 mod growth;
+pub mod links;
 mod reserved;
 mod restore;
 mod row_index;
 mod stream;
 mod table;
-mod token_form;
 pub mod tolerant;
 
 pub use anonymize::{

@@ -20,10 +20,15 @@ use std::sync::LazyLock;
 
 use ahash::{AHashMap, AHashSet};
 
+mod forms;
+
 use super::growth::GrowthBudget;
-use super::token_form::{bracketed_number, separator, BracketedPrefix, Cursor, Step, MAX_DIGITS};
+use super::links::LinkContext;
 use super::MappingEntry;
 use crate::detect::EntityType;
+
+const MAX_SPACES: usize = 2;
+const MAX_DIGITS: usize = 6;
 
 /// All known prefixes (every built-in type of `GET /entities`), to count unrestored foreign
 /// tokens: built once, not per exchange (18 hashed inserts per request before).
@@ -41,6 +46,8 @@ pub struct RestoreCounts {
     pub restored: AtomicUsize,
     /// Forms left as written because restoring them would have exceeded the growth budget.
     pub over_budget: AtomicUsize,
+    /// Forms left as written in a link or image target (`docs/proxy.md`, "Link targets").
+    pub in_link_target: AtomicUsize,
 }
 
 /// The issued tokens of one exchange and the tolerant grammar over them.
@@ -59,6 +66,23 @@ pub struct TolerantRestorer {
     client_forms: AHashSet<(String, u64)>,
     budget: Option<GrowthBudget>,
     pub counts: RestoreCounts,
+}
+
+/// Result of matching at one position.
+#[derive(Debug, PartialEq, Eq)]
+enum Step {
+    /// No token form starts here.
+    No,
+    /// The text ends while a token form could still complete.
+    Partial,
+    /// A restorable form of `len` bytes; `canonical` is false for tolerant forms.
+    Hit {
+        len: usize,
+        key: (String, u64),
+        canonical: bool,
+    },
+    /// A canonical token of a known prefix that this exchange did not issue.
+    Foreign { len: usize },
 }
 
 impl TolerantRestorer {
@@ -193,7 +217,8 @@ impl TolerantRestorer {
     pub fn restored(&self, text: &str, json_escape: bool) -> Option<String> {
         memchr::memchr(b'_', text.as_bytes())?;
         let mut out = String::with_capacity(text.len() + 16);
-        let held = self.scan(text, [None, None], true, json_escape, &mut out);
+        let mut links = LinkContext::default();
+        let held = self.scan(text, [None, None], true, json_escape, &mut links, &mut out);
         debug_assert_eq!(held, text.len());
         (out != text).then_some(out)
     }
@@ -201,13 +226,15 @@ impl TolerantRestorer {
     /// Scans `text` (whose preceding bytes were `prev`: the last, then the one before it; a
     /// bare form's word boundary looks two bytes back), appending restored output to `out`.
     /// Returns the byte offset from which a possible partial token was held back (`text.len()`
-    /// when nothing is held). With `at_end` nothing is held.
+    /// when nothing is held). With `at_end` nothing is held. `links` has read the text before
+    /// and reads what is released: a form in a link or image target stays as written.
     pub fn scan(
         &self,
         text: &str,
         prev: [Option<u8>; 2],
         at_end: bool,
         json_escape: bool,
+        links: &mut LinkContext,
         out: &mut String,
     ) -> usize {
         if self.values.is_empty() && !text.contains("[[") {
@@ -215,8 +242,7 @@ impl TolerantRestorer {
             return text.len();
         }
         let b = text.as_bytes();
-        let mut copied = 0;
-        let mut i = 0;
+        let (mut copied, mut fed, mut i) = (0, 0, 0);
         while i < b.len() {
             let c = b[i];
             let candidate = c == b'['
@@ -244,6 +270,7 @@ impl TolerantRestorer {
             match step {
                 Step::No => i += 1,
                 Step::Partial => {
+                    links.feed(&b[fed..i]);
                     out.push_str(&text[copied..i]);
                     return i;
                 }
@@ -262,16 +289,12 @@ impl TolerantRestorer {
                     key,
                     canonical,
                 } => {
-                    let Some(v) = self.values.get(&key) else {
-                        i += 1;
-                        continue;
-                    };
-                    let growth = (crate::json::escaped_len(v) as u64).saturating_sub(len as u64);
-                    if !self.take_growth(growth) {
-                        self.counts.over_budget.fetch_add(1, Ordering::Relaxed);
+                    links.feed(&b[fed..i]);
+                    fed = i;
+                    let Some(v) = self.value_at(&key, len, links) else {
                         i += len;
                         continue;
-                    }
+                    };
                     out.push_str(&text[copied..i]);
                     if json_escape {
                         crate::json::escape_into(v, out);
@@ -287,177 +310,26 @@ impl TolerantRestorer {
                 }
             }
         }
+        links.feed(&b[fed..]);
         out.push_str(&text[copied..]);
         b.len()
     }
 
-    /// `PREFIX_n` at `i` (an upper-case letter on a word boundary).
-    fn bare(&self, b: &[u8], i: usize, at_end: bool) -> Step {
-        let mut j = i;
-        while j < b.len() && b[j].is_ascii_uppercase() && j - i <= self.longest_prefix {
-            j += 1;
+    /// The value a form of `len` bytes restores to here, or `None` when it stays as written:
+    /// in a link or image target, or past the growth budget.
+    fn value_at(&self, key: &(String, u64), len: usize, links: &LinkContext) -> Option<&str> {
+        if links.in_target() {
+            // a target the model chose: a value there would leave for the model's host
+            self.counts.in_link_target.fetch_add(1, Ordering::Relaxed);
+            return None;
         }
-        let letters = &b[i..j];
-        if j == b.len() {
-            // Could still grow into an issued prefix.
-            return if !at_end && self.is_prefix_of_issued(letters) {
-                Step::Partial
-            } else {
-                Step::No
-            };
+        let v = self.values.get(key)?;
+        let growth = (crate::json::escaped_len(v) as u64).saturating_sub(len as u64);
+        if !self.take_growth(growth) {
+            self.counts.over_budget.fetch_add(1, Ordering::Relaxed);
+            return None;
         }
-        let Ok(prefix) = std::str::from_utf8(letters) else {
-            return Step::No;
-        };
-        if !self.prefixes.contains(prefix) || b[j] != b'_' {
-            return Step::No;
-        }
-        j += 1;
-        let ds = j;
-        while j < b.len() && b[j].is_ascii_digit() && j - ds < MAX_DIGITS + 1 {
-            j += 1;
-        }
-        if j == b.len() && !at_end {
-            return Step::Partial;
-        }
-        if j == ds || j - ds > MAX_DIGITS {
-            return Step::No;
-        }
-        // Word boundary after: not a letter/digit; `_` only as a markdown closer.
-        match b.get(j) {
-            Some(&c) if c.is_ascii_alphanumeric() || c >= 0x80 => return Step::No,
-            Some(b'_') => match b.get(j + 1) {
-                None if !at_end => return Step::Partial,
-                Some(&c) if c.is_ascii_alphanumeric() || c >= 0x80 => return Step::No,
-                _ => {}
-            },
-            _ => {}
-        }
-        let Ok(n) = std::str::from_utf8(&b[ds..j]).unwrap_or("x").parse::<u64>() else {
-            return Step::No;
-        };
-        let key = (prefix.to_owned(), n);
-        if self.values.contains_key(&key) {
-            Step::Hit {
-                len: j - i,
-                key,
-                canonical: false,
-            }
-        } else {
-            Step::No
-        }
-    }
-
-    fn is_prefix_of_issued(&self, letters: &[u8]) -> bool {
-        self.prefixes
-            .iter()
-            .any(|p| p.len() >= letters.len() && p.as_bytes()[..letters.len()] == *letters)
-    }
-
-    fn is_prefix_of_issued_ci(&self, letters: &[u8]) -> bool {
-        self.prefixes.iter().any(|p| {
-            p.len() >= letters.len() && p.as_bytes()[..letters.len()].eq_ignore_ascii_case(letters)
-        })
-    }
-
-    /// `[`, `[[`, `\[`, `\[\[` forms at `i`.
-    fn bracketed(&self, b: &[u8], i: usize, at_end: bool, md_escapes: bool) -> Step {
-        let escaped = b[i] == b'\\';
-        if escaped && !md_escapes {
-            return Step::No;
-        }
-        let mut c = Cursor { b, at: i, at_end };
-        self.read_bracketed(&mut c, escaped, md_escapes)
-            .unwrap_or_else(|stop| stop)
-    }
-
-    /// Reads a bracketed form part by part; `Err` is the answer as soon as one part rules the
-    /// form out (or the text ends inside it).
-    fn read_bracketed(
-        &self,
-        c: &mut Cursor,
-        escaped: bool,
-        md_escapes: bool,
-    ) -> Result<Step, Step> {
-        let start = c.at;
-        let open: &[u8] = if escaped { b"\\[" } else { b"[" };
-        c.require(open)?;
-        let openers = match c.take(open) {
-            Some(true) => 2,
-            Some(false) => 1,
-            None => return Err(c.cut()),
-        };
-        let spaces = c.skip_spaces();
-        let prefix = self.bracketed_prefix(c)?;
-        let plain_separator = separator(c, md_escapes)?;
-        let n = bracketed_number(c)?;
-        let trailing = c.skip_spaces();
-        let close: &[u8] = if escaped { b"\\]" } else { b"]" };
-        c.require(close)?;
-        // `[[NAME_1]` — one closer lost — still restores, as a tolerant form.
-        let closers = if openers == 2 {
-            match c.take(close) {
-                Some(true) => 2,
-                Some(false) => 1,
-                None => return Err(c.cut()),
-            }
-        } else {
-            1
-        };
-        let canonical = openers == 2
-            && closers == 2
-            && spaces == 0
-            && trailing == 0
-            && !escaped
-            && prefix.as_written
-            && plain_separator;
-        let len = c.at - start;
-        let key = (prefix.upper, n);
-        Ok(if prefix.issued && self.values.contains_key(&key) {
-            Step::Hit {
-                len,
-                key,
-                canonical,
-            }
-        } else if canonical {
-            Step::Foreign { len }
-        } else {
-            Step::No
-        })
-    }
-
-    /// The letters of a bracketed form, any case, when they name an issued or a known prefix.
-    fn bracketed_prefix(&self, c: &mut Cursor) -> Result<BracketedPrefix, Step> {
-        let (b, ls) = (c.b, c.at);
-        let mut j = ls;
-        while j < b.len() && b[j].is_ascii_alphabetic() && j - ls <= self.longest_prefix.max(8) {
-            j += 1;
-        }
-        if j == b.len() {
-            return Err(if !c.at_end && self.is_prefix_of_issued_ci(&b[ls..j]) {
-                Step::Partial
-            } else {
-                Step::No
-            });
-        }
-        if j == ls {
-            return Err(Step::No);
-        }
-        let letters = &b[ls..j];
-        let upper = letters.to_ascii_uppercase();
-        let Ok(upper) = String::from_utf8(upper) else {
-            return Err(Step::No);
-        };
-        let issued = self.prefixes.contains(&upper);
-        if !issued && !KNOWN_PREFIXES.contains(upper.as_str()) {
-            return Err(Step::No);
-        }
-        c.at = j;
-        Ok(BracketedPrefix {
-            as_written: letters == upper.as_bytes(),
-            upper,
-            issued,
-        })
+        Some(v)
     }
 }
 
@@ -632,7 +504,14 @@ mod tests {
         ] {
             let mut out = String::new();
             assert_eq!(
-                e.scan(input, [None, None], false, false, &mut out),
+                e.scan(
+                    input,
+                    [None, None],
+                    false,
+                    false,
+                    &mut LinkContext::default(),
+                    &mut out
+                ),
                 held_from,
                 "{input}"
             );

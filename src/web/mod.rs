@@ -65,7 +65,7 @@ pub fn page_html() -> &'static str {
 }
 
 /// A tiny document that reloads `/` from the page's own origin; see [`page_reply`].
-const RELOAD_HTML: &str = "<!doctype html><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0; url=/?tenant=1\"><title>Tarnkappe</title><p><a href=\"/?tenant=1\">Tarnkappe</a></p>";
+const RELOAD_HTML: &str = "<!doctype html><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0; url=/?tenant=1\"><title>Tarnkappe</title><link rel=\"icon\" href=\"data:,\"><p><a href=\"/?tenant=1\">Tarnkappe</a></p>";
 
 /// What `GET /` (and `HEAD /`; the API router checks the method) answers: the page with the
 /// browser's tenant cookie — its valid one again (so the lifetime restarts with every visit),
@@ -169,6 +169,11 @@ mod tests {
             !PAGE_JS.contains("innerHTML"),
             "build the DOM with textContent"
         );
+        // An empty inline icon (the CSP's `img-src data:` admits it), so that browsers do not
+        // ask for /favicon.ico, which the server does not have, and log a 404.
+        for doc in [html, RELOAD_HTML] {
+            assert!(doc.contains(r#"<link rel="icon" href="data:,">"#), "{doc}");
+        }
         let csp = &page().csp;
         assert!(csp.contains(&sha256_b64(PAGE_CSS)) && csp.contains(&sha256_b64(PAGE_JS)));
         // The hashes must cover exactly the text between the tags.

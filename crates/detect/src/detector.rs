@@ -17,10 +17,10 @@
 //! Texts shorter than [`PARALLEL_FROM`] bytes stay on the calling thread: a hand-off wakes a
 //! pool thread (about 40 µs when it sleeps, as between a proxy's requests) and costs a system
 //! call, and the proxy's typical request is far smaller. Measured on the bench's prose
-//! (`profile_recognizers -- --threads 400 N`, pool thread kept warm by the loop, README): 4 KB
-//! 0.152 → 0.148 ms, 8 KB 0.282 → 0.193 ms, 16 KB 0.523 → 0.331 ms, 32 KB 1.07 → 0.66 ms. Two
-//! threads pay from about 8 KB with a warm pool; the threshold is twice that so that a sleeping
-//! pool thread's wake-up stays small against the work it can take.
+//! (`profile_recognizers -- --threads 400 N`, pool thread kept warm by the loop,
+//! benches/RESULTS.md): 4 KB 0.152 → 0.148 ms, 8 KB 0.282 → 0.193 ms, 16 KB 0.523 → 0.331 ms,
+//! 32 KB 1.07 → 0.66 ms. Two threads pay from about 8 KB with a warm pool; the threshold is
+//! twice that so that a sleeping pool thread's wake-up stays small against the work it can take.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};

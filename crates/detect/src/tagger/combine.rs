@@ -48,10 +48,10 @@ pub const OTHER_VETO_BELOW: f32 = 0.7;
 /// Unanchored rule PERSON guesses (`person::is_unanchored`) scored below this, other than a
 /// lone listed given name, are dropped when the tagger puts one of their words in a place,
 /// organisation or other non-person mention (`Siemens`, `Santa Cruz`, `Mercedes Sprinter`).
-/// Measured on GermEval (cross-validated, README): 0.85 against the 0.7 for organisations
-/// alone lifts rules + tagger precision 0.841 → 0.846 at recall 0.851 → 0.848; dev.jsonl is
-/// unchanged. Vetoing every judged guess below 0.85 (tagger `O` included) lost six names on
-/// dev.jsonl.
+/// Measured on GermEval (cross-validated, benches/RESULTS.md): 0.85 against the 0.7 for
+/// organisations alone lifts rules + tagger precision 0.841 → 0.846 at recall 0.851 → 0.848;
+/// dev.jsonl is unchanged. Vetoing every judged guess below 0.85 (tagger `O` included) lost six
+/// names on dev.jsonl.
 pub const NON_PERSON_VETO_BELOW: f32 = 0.85;
 
 /// How far the tagger's `B-PER` score must lie above its best other label's (see
