@@ -31,6 +31,7 @@ mod pii_leak_benchmark;
 mod policies;
 mod proxy_behaviour;
 mod proxy_formats;
+mod proxy_matching_view;
 mod proxy_request_holes;
 mod proxy_sdk;
 mod proxy_tls;

@@ -2,6 +2,8 @@
 //! it is a given name or surname as written, and where it stands (joined to the previous word,
 //! at a sentence start, before a dot). Every phase reads words through [`Ctx`].
 
+use std::cell::OnceCell;
+
 use crate::detect::lexicon::{class, Lexicon};
 use crate::detect::text::Lexed;
 use crate::detect::words::{Shape, Word};
@@ -103,6 +105,9 @@ pub(super) struct Ctx<'a> {
     /// Lowercase forms and lexicon classes, shared with the other word recognizers.
     pub lexed: &'a Lexed,
     pub lex: &'static Lexicon,
+    /// Per word, the index after the chain of salutations and titles from it
+    /// ([`Ctx::skip_titles`]), built on first use.
+    pub title_chain_ends: OnceCell<Vec<usize>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -162,6 +167,7 @@ impl<'a> Ctx<'a> {
             info,
             lexed,
             lex,
+            title_chain_ends: OnceCell::new(),
         }
     }
 
