@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use crate::access::Refused;
+use crate::access::{self, Refused};
 use crate::http::Reply;
 use crate::ratelimit::{Decision, LimitError};
 use crate::vault::StoreError;
@@ -89,14 +89,14 @@ impl ApiError {
             ApiError::ReservedToken => {
                 "The text already contains a reserved token of the form [[PREFIX_n]]."
             }
-            ApiError::Unauthorized => "A valid API key is required in the X-API-Key header.",
+            ApiError::Unauthorized => access::UNAUTHORIZED_MESSAGE,
             ApiError::SessionNotFound => "There is no such session for this key.",
             ApiError::NotFound => "There is no such endpoint.",
             ApiError::MethodNotAllowed { .. } => "This method is not allowed on this endpoint.",
             ApiError::Timeout => "The request body was not received in time.",
             ApiError::ClientClosed => "The client closed the connection.",
-            ApiError::RateLimited(_) => "Too many requests for this key; retry later.",
-            ApiError::Store(_) => "The session store is unavailable; retry later.",
+            ApiError::RateLimited(_) => access::RATE_LIMITED_MESSAGE,
+            ApiError::Store(_) => access::STORE_UNAVAILABLE_MESSAGE,
             ApiError::Internal(_) => "An internal error occurred; it has been logged.",
         })
     }

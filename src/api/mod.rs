@@ -25,7 +25,7 @@ use pingora::proxy::Session;
 
 use crate::access::{self, Admitted};
 use crate::app::App;
-use crate::http::Local;
+use crate::endpoints::Local;
 pub use crate::http::{respond_json, send, Reply};
 use body::{BodyState, Declared};
 use call::Call;
@@ -137,7 +137,7 @@ async fn page(session: &Session, app: &App, ex: &mut Call) -> Result<Reply, ApiE
     let req = session.req_header();
     let client = app
         .web
-        .client(crate::web::client::Peer::of(session), &req.headers);
+        .client(crate::access::client::Peer::of(session), &req.headers);
     let answer = page_answer(req, &app.web);
     if answer == PageAnswer::Issue {
         let window = client.window("cookie");
@@ -187,14 +187,14 @@ async fn dispatch(
             return Ok(Reply::raw(
                 200,
                 "application/json",
-                app.docs.entities.clone(),
+                docs::Documents::get().entities.clone(),
             ))
         }
         Local::OpenApi => {
             return Ok(Reply::raw(
                 200,
                 "application/json",
-                app.docs.openapi.clone(),
+                docs::Documents::get().openapi.clone(),
             ))
         }
         Local::Metrics => {
@@ -209,7 +209,7 @@ async fn dispatch(
         Local::Ready => return Ok(handlers::health(app, true).await),
         _ => {}
     }
-    let peer = crate::web::client::Peer::of(session);
+    let peer = crate::access::client::Peer::of(session);
     let Admitted { caller, decision } =
         access::admit(session.req_header(), peer, &app.gate()).await?;
     ex.decision = Some(decision);

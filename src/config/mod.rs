@@ -10,14 +10,15 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 mod error;
+pub mod policies;
 mod sections;
 
 use error::invalid;
 pub use error::ConfigError;
 pub use sections::{
     ApiConfig, ApiKey, EncryptionKeyConfig, ForwardedHeader, LogConfig, LogFormat, RedisConfig,
-    RouteConfig, ServerConfig, SessionConfig, StoreKind, UnknownPolicy, UpstreamConfig, WebConfig,
-    WireFormatName,
+    RouteConfig, SealingKey, ServerConfig, SessionConfig, StoreKind, UnknownPolicy, UpstreamConfig,
+    WebConfig, WireFormatName,
 };
 
 /// The defaults compiled into the binary (the shipped `proxy.toml`).
@@ -37,7 +38,7 @@ pub struct Config {
     pub routes: Vec<RouteConfig>,
     /// Named policies (`[policies.<name>]`), checked and compiled at start-up by
     /// `crate::policy::Policies::compile`.
-    pub policies: std::collections::BTreeMap<String, crate::policy::PolicyConfig>,
+    pub policies: std::collections::BTreeMap<String, policies::PolicyConfig>,
 }
 
 /// SHA-256 of a key, lower-case hex, as stored in `proxy.toml`.
@@ -254,7 +255,7 @@ impl Config {
     }
 
     /// Decoded encryption keys (empty when none are configured).
-    pub fn sealing_keys(&self) -> Result<Vec<crate::vault::SealingKey>, ConfigError> {
+    pub fn sealing_keys(&self) -> Result<Vec<SealingKey>, ConfigError> {
         let engine = base64::engine::general_purpose::STANDARD;
         self.session
             .encryption_keys
@@ -272,7 +273,7 @@ impl Config {
                         "must decode to exactly 32 bytes",
                     )
                 })?;
-                Ok(crate::vault::SealingKey { id: k.id, key })
+                Ok(SealingKey { id: k.id, key })
             })
             .collect()
     }

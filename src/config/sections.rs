@@ -12,7 +12,7 @@ pub struct ServerConfig {
     /// Whether idle worker threads take over requests queued on a busy one (one shared
     /// runtime) instead of each thread serving its own connections (one service per thread,
     /// `src/server.rs`). Off by default: stealing wakes a second thread for every request
-    /// (README, "Worker threads").
+    /// (docs/performance.md, "Worker threads").
     pub work_stealing: bool,
     /// Seconds that in-flight requests get after SIGTERM.
     pub grace_period_seconds: u64,
@@ -66,7 +66,7 @@ pub struct SessionConfig {
     pub memory_capacity_bytes: u64,
     /// AES-256 keys (base64 of 32 bytes) with ids; the highest id seals, all open.
     pub encryption_keys: Vec<EncryptionKeyConfig>,
-    /// Seal with this key id instead of the highest (step 1 of a key rotation, see README).
+    /// Seal with this key id instead of the highest (step 1 of a key rotation, docs/operations.md).
     pub sealing_key_id: Option<u8>,
 }
 
@@ -99,7 +99,7 @@ pub struct RedisConfig {
 #[serde(default, deny_unknown_fields)]
 pub struct WebConfig {
     /// Serve the page at `/` and accept its cookie on the API. Unset: only when `server.listen`
-    /// is a loopback address (`crate::web::resolve_enabled`).
+    /// is a loopback address (`crate::access::web::resolve_enabled`).
     pub enabled: Option<bool>,
     /// base64 of at least 32 bytes to sign the tenant cookie; random per process when absent.
     pub cookie_secret: Option<String>,
@@ -301,5 +301,19 @@ impl Default for LogConfig {
             format: default_log_format(),
             level: default_log_level(),
         }
+    }
+}
+
+/// One decoded `session.encryption_keys` entry: an AES-256 key with the id that records sealed
+/// under it carry (the vault seals with it).
+#[derive(Clone)]
+pub struct SealingKey {
+    pub id: u8,
+    pub key: [u8; 32],
+}
+
+impl std::fmt::Debug for SealingKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SealingKey {{ id: {}, key: <redacted> }}", self.id)
     }
 }

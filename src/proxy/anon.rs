@@ -96,7 +96,7 @@ fn anonymize(
         Ok(None) => return Err(RewriteError::DuplicateMember),
         // as before the check moved into the parser: a duplicate anywhere in the body is the
         // reason given, even when the parser stopped earlier
-        Err(_) if crate::api::json::has_duplicate_key(body) => {
+        Err(_) if crate::json::checks::has_duplicate_key(body) => {
             return Err(RewriteError::DuplicateMember)
         }
         Err(e) => return Err(RewriteError::NotJson(e)),

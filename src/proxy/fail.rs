@@ -40,7 +40,7 @@ fn closing(error_code: u16) -> FailToProxy {
     }
 }
 
-pub(super) async fn fail_to_proxy(
+pub(crate) async fn fail_to_proxy(
     session: &mut Session,
     e: &Error,
     ctx: &mut RequestCtx,

@@ -16,11 +16,11 @@ use super::refuse::{refuse, refuse_with, BODY_TIMEOUT, TOO_LARGE};
 use super::rewrite::rewrite;
 use super::routes::Route;
 use super::{format, policy};
-use crate::api::body::Declared;
 use crate::app::App;
 use crate::config::UnknownPolicy;
+use crate::http::Declared;
 
-pub(super) fn header_str<'a>(req: &'a RequestHeader, name: &str) -> Option<&'a str> {
+pub(crate) fn header_str<'a>(req: &'a RequestHeader, name: &str) -> Option<&'a str> {
     req.headers.get(name).and_then(|v| v.to_str().ok())
 }
 
@@ -72,7 +72,7 @@ async fn read_body_within(
 }
 
 /// Everything `request_filter` does for a proxy route. `Ok(true)`: answered locally.
-pub(super) async fn prepare(
+pub(crate) async fn prepare(
     app: &App,
     body_timeout: Duration,
     session: &mut Session,
@@ -84,16 +84,12 @@ pub(super) async fn prepare(
     let mut tenant = None;
     if route.require_key {
         // The REST API's gate: same keys, same per-tenant rate limit (401, then 429).
-        let peer = crate::web::client::Peer::of(session);
+        let peer = crate::access::client::Peer::of(session);
         match crate::access::admit(req, peer, &app.gate()).await {
             Ok(admitted) => tenant = Some(admitted.caller.tenant),
             Err(refused) => {
-                let e = crate::api::ApiError::from(refused);
-                let retry_after = match &e {
-                    crate::api::ApiError::RateLimited(d) => Some(d.retry_after.as_secs().max(1)),
-                    _ => None,
-                };
-                refuse_with(session, format, e.status(), &e.message(), retry_after).await?;
+                let (status, message) = (refused.status(), refused.message());
+                refuse_with(session, format, status, message, refused.retry_after_secs()).await?;
                 return Ok(true);
             }
         }

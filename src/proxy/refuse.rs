@@ -17,7 +17,7 @@ pub(super) const TOO_LARGE: &str = "The request body is too large for the privac
 /// Why the proxy answers itself instead of forwarding: a status and the message of the
 /// provider-shaped error body (never request content).
 #[derive(Debug, Clone)]
-pub(super) struct Refusal {
+pub(crate) struct Refusal {
     pub status: u16,
     pub message: Cow<'static, str>,
 }

@@ -16,7 +16,7 @@ const UNREADABLE_ENCODING: &str =
 /// known length: `Content-Length` and the validators of the upstream's bytes go. A reply
 /// still compressed (an encoding pingora does not decompress) cannot be restored: it is
 /// replaced by a 502 in the provider's error shape.
-pub(super) fn begin(resp: &mut ResponseHeader, ctx: &mut RequestCtx) -> Result<()> {
+pub(crate) fn begin(resp: &mut ResponseHeader, ctx: &mut RequestCtx) -> Result<()> {
     let Some(route) = ctx.route.as_ref() else {
         return Ok(());
     };
@@ -46,7 +46,7 @@ pub(super) fn begin(resp: &mut ResponseHeader, ctx: &mut RequestCtx) -> Result<(
 
 /// `response_body_filter`: what the client receives for this piece of the upstream's body.
 /// `None` holds everything back for now (a whole JSON reply waits for its end).
-pub(super) fn restore(body: &mut Option<Bytes>, end_of_stream: bool, ctx: &mut RequestCtx) {
+pub(crate) fn restore(body: &mut Option<Bytes>, end_of_stream: bool, ctx: &mut RequestCtx) {
     if let Some(err) = &ctx.reply_error {
         *body = end_of_stream.then(|| err.clone());
         return;
@@ -63,7 +63,7 @@ pub(super) fn restore(body: &mut Option<Bytes>, end_of_stream: bool, ctx: &mut R
 /// flushes piece by piece leaves in one write. Only a chunked reply qualifies: its last chunk
 /// releases what is held.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Hold {
+pub(crate) enum Hold {
     Never,
     /// From the header on: a reply built whole (a restored JSON or text reply, or the error
     /// that replaces an unreadable one) is chunked only because its length is unknown.
@@ -72,7 +72,7 @@ pub(super) enum Hold {
     FromLastPiece,
 }
 
-pub(super) fn hold(resp: &ResponseHeader, ctx: &RequestCtx) -> Hold {
+pub(crate) fn hold(resp: &ResponseHeader, ctx: &RequestCtx) -> Hold {
     let chunked = resp
         .headers
         .get(http::header::TRANSFER_ENCODING)

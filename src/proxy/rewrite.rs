@@ -16,7 +16,7 @@ use crate::app::App;
 
 /// The body to forward in place of `body`, or why nothing is forwarded. Records the
 /// exchange's token table and entity count in `ctx`.
-pub(super) fn rewrite(
+pub(crate) fn rewrite(
     app: &App,
     ctx: &mut RequestCtx,
     route: &Route,
@@ -52,7 +52,7 @@ pub(super) fn rewrite(
 /// `request_filter` is handed over at the end of the client's (pingora's own reading of it
 /// yields nothing then); a deferred one is accumulated here, under its deadline and byte cap,
 /// and rewritten at its end. Until the end, `Some(empty)`: `None` would mean "end of body".
-pub(super) fn supply_body(
+pub(crate) fn supply_body(
     app: &App,
     body: &mut Option<Bytes>,
     end_of_stream: bool,

@@ -63,7 +63,7 @@ const STRUCTURAL_KEYS: &[&str] = &[
     "signature",
     "encrypted_content",
     "authorization_token",
-    // media and addresses the provider fetches (README: images and audio are not inspected)
+    // media and addresses the provider fetches (docs/llm-proxy.md: images and audio pass as sent)
     "image_url",
     "input_audio",
     "images",

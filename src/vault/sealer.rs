@@ -1,22 +1,11 @@
 use aes_gcm::aead::{Aead, KeyInit, OsRng, Payload};
 use aes_gcm::{AeadCore, Aes256Gcm, Nonce};
 
+pub use crate::config::SealingKey;
+
 /// Record layout: `version (1) | key id (1) | nonce (12) | ciphertext + tag (16)`.
 const VERSION: u8 = 1;
 const HEADER: usize = 2 + 12;
-
-/// One AES-256 key with the id that records sealed under it carry.
-#[derive(Clone)]
-pub struct SealingKey {
-    pub id: u8,
-    pub key: [u8; 32],
-}
-
-impl std::fmt::Debug for SealingKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "SealingKey {{ id: {}, key: <redacted> }}", self.id)
-    }
-}
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum OpenError {

@@ -18,6 +18,7 @@ mod detect_probes;
 mod detect_props;
 mod detect_recognizers;
 mod detect_records;
+mod docs_links;
 mod layout;
 mod ops_clients;
 mod ops_deploy;
