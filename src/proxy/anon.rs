@@ -11,7 +11,7 @@ use super::embedded::{Embedded, EmbeddedError};
 use super::format::{FormatRefusal, WireFormat};
 use super::walk::{walk_free, walk_request, TextKind, TextVisitor};
 use crate::detect::values::ValueMatcher;
-use crate::detect::{Detector, EntityType, Finding};
+use crate::detect::{DetectError, Detector, EntityType, Everything, Finding};
 use crate::json::{self, Node};
 use crate::policy::Policy;
 use crate::tokens::{finding_byte_ranges, RowIndex, TokenTable};
@@ -46,6 +46,9 @@ pub enum RewriteError {
     Embedded(#[from] EmbeddedError),
     #[error("internal error while preparing the rewrite")]
     Internal,
+    /// A text past the detector's candidate limit: refused whole, never forwarded in part.
+    #[error(transparent)]
+    Detect(#[from] DetectError),
 }
 
 pub fn anonymize_body(
@@ -219,11 +222,17 @@ impl Collector<'_> {
         self.keep(s, &findings, None);
     }
 
-    fn detect(&self, s: &str) -> Vec<Finding> {
-        match self.policy {
-            Some(p) => self.detector.detect_in(s, p),
-            None => self.detector.detect(s),
-        }
+    /// The findings of `s`; past the detector's candidate limit none, and the request is
+    /// refused.
+    fn detect(&mut self, s: &str) -> Vec<Finding> {
+        let found = match self.policy {
+            Some(p) => self.detector.try_detect_in(s, p),
+            None => self.detector.try_detect_in(s, &Everything),
+        };
+        found.unwrap_or_else(|e| {
+            self.refusal.get_or_insert(RewriteError::Detect(e));
+            Vec::new()
+        })
     }
 
     fn keep(&mut self, s: &str, findings: &[Finding], only: Option<EntityType>) {

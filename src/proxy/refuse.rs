@@ -13,6 +13,9 @@ use super::format::WireFormat;
 pub(super) const BODY_TIMEOUT: &str = "The request body was not received in time.";
 /// The answer to a body over `api.max_body_bytes`.
 pub(super) const TOO_LARGE: &str = "The request body is too large for the privacy proxy.";
+/// The answer to a text past the detector's candidate limit (docs/proxy.md).
+pub(super) const TOO_MANY_VALUES: &str =
+    "The request holds more candidate values in one text than the privacy proxy checks; send it in smaller parts.";
 
 /// Why the proxy answers itself instead of forwarding: a status and the message of the
 /// provider-shaped error body (never request content).
@@ -36,6 +39,10 @@ impl Refusal {
 
     pub fn too_large() -> Refusal {
         Refusal::new(413, TOO_LARGE)
+    }
+
+    pub fn too_many_values() -> Refusal {
+        Refusal::new(413, TOO_MANY_VALUES)
     }
 }
 

@@ -28,10 +28,13 @@ pub(crate) fn rewrite(
         anon::anonymize_keeping_original(&app.detector, policy, format, ctx.endpoint, &body)
             .map_err(|e| {
                 tracing::info!(route = %route.prefix, format = format.name(), reason = %e, "request refused");
-                Refusal::new(
-                    400,
-                    format!("The privacy proxy could not rewrite the request: {e}"),
-                )
+                match e {
+                    anon::RewriteError::Detect(_) => Refusal::too_many_values(),
+                    e => Refusal::new(
+                        400,
+                        format!("The privacy proxy could not rewrite the request: {e}"),
+                    ),
+                }
             })?;
     if let Some(message) = policy.and_then(|p| policy::verdict(p, &a.table)) {
         tracing::info!(route = %route.prefix, format = format.name(), "request blocked by policy");

@@ -29,7 +29,7 @@ pub mod values;
 pub mod view;
 pub(crate) mod words;
 
-pub use detector::Detector;
+pub use detector::{DetectError, Detector, MAX_CANDIDATES};
 pub use entity::{CustomType, EntityType};
 pub use finding::{Candidate, Finding, DEFAULT_THRESHOLD};
 pub use recognizer::Recognizer;

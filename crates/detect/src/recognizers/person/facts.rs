@@ -2,7 +2,7 @@
 //! it is a given name or surname as written, and where it stands (joined to the previous word,
 //! at a sentence start, before a dot). Every phase reads words through [`Ctx`].
 
-use std::cell::OnceCell;
+use std::cell::Cell;
 
 use crate::lexicon::{class, Lexicon};
 use crate::text::Lexed;
@@ -105,9 +105,9 @@ pub(super) struct Ctx<'a> {
     /// Lowercase forms and lexicon classes, shared with the other word recognizers.
     pub lexed: &'a Lexed,
     pub lex: &'static Lexicon,
-    /// Per word, the index after the chain of salutations and titles from it
-    /// ([`Ctx::skip_titles`]), built on first use.
-    pub title_chain_ends: OnceCell<Vec<usize>>,
+    /// The last chain of salutations and titles [`Ctx::skip_titles`] walked: its first word
+    /// and the word after it.
+    pub last_title_chain: Cell<(usize, usize)>,
 }
 
 impl<'a> Ctx<'a> {
@@ -167,7 +167,7 @@ impl<'a> Ctx<'a> {
             info,
             lexed,
             lex,
-            title_chain_ends: OnceCell::new(),
+            last_title_chain: Cell::new((usize::MAX, 0)),
         }
     }
 

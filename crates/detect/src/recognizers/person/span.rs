@@ -218,21 +218,24 @@ impl Ctx<'_> {
     }
 
     /// Skips salutations and titles (`Frau Dr. med.`) starting at `i`; returns the next index.
-    /// The end of every chain is worked out once per text, from the back: walking the chain
-    /// from each of its words made `Dr. Dr. Dr. …` quadratic.
+    /// The last chain walked is remembered: every word inside it ends at the same place, so the
+    /// phases' ascending calls walk each chain once (walking it from each of its words made
+    /// `Dr. Dr. Dr. …` quadratic).
     pub(super) fn skip_titles(&self, i: usize) -> usize {
-        let ends = self.title_chain_ends.get_or_init(|| {
-            let n = self.w.len();
-            let mut ends = vec![n; n + 1];
-            for k in (0..n).rev() {
-                let title = self.has(k, F_TITLE | F_SALUT)
-                    || (self.w[k].shape == Shape::Lower
-                        && matches!(self.low(k), "med" | "rer" | "nat" | "phil" | "jur" | "dent"));
-                ends[k] = if title { ends[k + 1] } else { k };
-            }
-            ends
-        });
-        ends.get(i).copied().unwrap_or(i)
+        let (from, to) = self.last_title_chain.get();
+        if from <= i && i <= to {
+            return to;
+        }
+        let mut k = i;
+        while k < self.w.len()
+            && (self.has(k, F_TITLE | F_SALUT)
+                || (self.w[k].shape == Shape::Lower
+                    && matches!(self.low(k), "med" | "rer" | "nat" | "phil" | "jur" | "dent")))
+        {
+            k += 1;
+        }
+        self.last_title_chain.set((i, k));
+        k
     }
 }
 
