@@ -120,7 +120,7 @@ impl ProxyHttp for Gateway {
         end_of_stream: bool,
         ctx: &mut RequestCtx,
     ) -> Result<()> {
-        rewrite::supply_body(&self.app, body, end_of_stream, ctx)
+        rewrite::supply_body(&self.app, body, end_of_stream, ctx).await
     }
 
     async fn upstream_response_filter(
@@ -129,6 +129,9 @@ impl ProxyHttp for Gateway {
         resp: &mut ResponseHeader,
         ctx: &mut RequestCtx,
     ) -> Result<()> {
+        if let Some(turn) = ctx.conversation.as_mut() {
+            turn.reply_header(&self.app, resp.status.as_u16()).await;
+        }
         response::begin(resp, ctx)
     }
 
@@ -160,7 +163,7 @@ impl ProxyHttp for Gateway {
         if end_of_stream && ctx.hold_last_piece {
             crate::slow_clients::hold_writes(session);
         }
-        response::restore(body, end_of_stream, ctx);
+        response::restore(&self.app, body, end_of_stream, ctx);
         Ok(None)
     }
 
@@ -182,6 +185,9 @@ impl ProxyHttp for Gateway {
 
     async fn logging(&self, session: &mut Session, e: Option<&Error>, ctx: &mut RequestCtx) {
         crate::slow_clients::request_finished(session);
+        if let Some(turn) = ctx.conversation.as_mut() {
+            turn.finish().await;
+        }
         let exchange = ctx.exchange_line();
         let config = &self.app.config;
         crate::telemetry::finish_session(session, e, &ctx.telemetry, config, exchange.as_ref());

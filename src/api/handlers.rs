@@ -34,11 +34,11 @@ type Object = Map<String, Value>;
 pub async fn read_json(
     session: &mut Session,
     app: &App,
-    ex: &mut Call,
+    call: &mut Call,
 ) -> Result<Object, ApiError> {
     let cap = app.config.api.max_body_bytes;
     let timeout = std::time::Duration::from_millis(app.config.server.client_body_timeout_ms);
-    let bytes = body::read(session, &ex.declared, cap, timeout, &mut ex.body).await?;
+    let bytes = body::read(session, &call.declared, cap, timeout, &mut call.body).await?;
     let parsed = parse_object(&bytes);
     if let Ok(obj) = &parsed {
         if let Some(Value::String(text)) = obj.get("text") {

@@ -69,20 +69,31 @@ pub fn anonymize_body_in(
     endpoint: &str,
     body: &[u8],
 ) -> Result<RewrittenBody, RewriteError> {
-    anonymize(detector, policy, format, endpoint, body, false).map(|(rewritten, _)| rewritten)
+    anonymize(
+        detector,
+        policy,
+        format,
+        endpoint,
+        body,
+        false,
+        TokenTable::new(),
+    )
+    .map(|(rewritten, _)| rewritten)
 }
 
 /// [`anonymize_body_in`], also returning the body as the client wrote it, parsed, whenever a
 /// value was replaced: the reply side reads the client's own token forms from it
-/// ([`crate::proxy::reply::exchange_for`]) instead of parsing the body a second time.
+/// ([`crate::proxy::reply::exchange_for`]) instead of parsing the body a second time. Tokens
+/// are issued from `seed` on (the table of a conversation's earlier turns, or a fresh one).
 pub fn anonymize_keeping_original(
     detector: &Detector,
     policy: Option<&Policy>,
     format: &dyn WireFormat,
     endpoint: &str,
     body: &[u8],
+    seed: TokenTable,
 ) -> Result<(RewrittenBody, Option<Node>), RewriteError> {
-    anonymize(detector, policy, format, endpoint, body, true)
+    anonymize(detector, policy, format, endpoint, body, true, seed)
 }
 
 fn anonymize(
@@ -92,6 +103,7 @@ fn anonymize(
     endpoint: &str,
     body: &[u8],
     keep_original: bool,
+    mut table: TokenTable,
 ) -> Result<(RewrittenBody, Option<Node>), RewriteError> {
     let text = std::str::from_utf8(body).map_err(|_| RewriteError::NotUtf8)?;
     let mut root = match json::parse_unique(text) {
@@ -109,7 +121,6 @@ fn anonymize(
     }
     format.check_request(endpoint, &root)?;
 
-    let mut table = TokenTable::new();
     let mut collect = Collector {
         detector,
         policy,

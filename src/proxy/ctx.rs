@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
+use super::conversation::Turn;
 use super::refuse::Refusal;
 use super::reply::ReplyRewriter;
 use super::routes::Route;
@@ -38,6 +39,8 @@ pub struct RequestCtx {
     pub(crate) body_deadline: Option<Instant>,
     /// The policy of this exchange (chosen in `prepare`).
     pub(crate) policy: Option<Arc<crate::policy::Policy>>,
+    /// A turn of a conversation kept at the provider (Responses, Conversations API).
+    pub(crate) conversation: Option<Turn>,
 }
 
 impl RequestCtx {
@@ -54,6 +57,11 @@ impl RequestCtx {
             tolerant_restores: count(|ex| ex.counts.tolerant.load(Ordering::Relaxed)),
             unrestored_tokens: count(|ex| ex.counts.unrestored.load(Ordering::Relaxed)),
             restore_limited: ex.is_some_and(TolerantRestorer::budget_exhausted),
+            conversation_state: self
+                .conversation
+                .as_ref()
+                .and_then(|t| t.state)
+                .map(|s| s.name()),
         })
     }
 }

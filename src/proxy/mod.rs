@@ -13,6 +13,7 @@
 //! error answer; `refuse` writes them).
 
 pub mod anon;
+pub(crate) mod conversation;
 pub(crate) mod ctx;
 pub mod embedded;
 pub(crate) mod fail;

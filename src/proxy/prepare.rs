@@ -10,15 +10,17 @@ use pingora::http::RequestHeader;
 use pingora::prelude::*;
 use pingora::proxy::Session;
 
+use super::conversation::{self, Turn};
 use super::ctx::RequestCtx;
 use super::plan::BodyPlan;
 use super::refuse::{refuse, refuse_with, BODY_TIMEOUT, TOO_LARGE};
-use super::rewrite::rewrite;
+use super::rewrite::{rewrite, seed};
 use super::routes::Route;
-use super::{format, policy};
+use super::{format, policy, reply};
 use crate::app::App;
 use crate::config::UnknownPolicy;
 use crate::http::Declared;
+use crate::json::Node;
 
 pub(crate) fn header_str<'a>(req: &'a RequestHeader, name: &str) -> Option<&'a str> {
     req.headers.get(name).and_then(|v| v.to_str().ok())
@@ -117,7 +119,16 @@ pub(crate) async fn prepare(
     session.upstream_compression.adjust_decompression(true);
     ctx.route = Some(route.clone());
     if method != http::Method::POST && !has_body {
-        // GET /v1/models and the like: nothing to anonymize, nothing to restore.
+        // GET /v1/models and the like: nothing to anonymize, nothing to restore — but what the
+        // provider keeps of a conversation comes back with the caller's earlier tokens in it.
+        let req = session.req_header();
+        conversation::forget(app, format, &path, tenant.as_deref(), req).await;
+        if let Some((endpoint, table)) =
+            conversation::stored(app, format, &path, tenant.as_deref(), req).await
+        {
+            ctx.endpoint = endpoint;
+            ctx.exchange = Some(Arc::new(reply::exchange_for(table.entries(), &Node::Null)));
+        }
         return Ok(false);
     }
     let endpoint = match format.endpoint(&path) {
@@ -141,6 +152,8 @@ pub(crate) async fn prepare(
         },
     };
     ctx.endpoint = endpoint;
+    let req = session.req_header();
+    ctx.conversation = Turn::of(app, format, endpoint, &path, tenant.as_deref(), req);
     if encoded {
         refuse(
             session,
@@ -184,7 +197,11 @@ pub(crate) async fn prepare(
             return Ok(true);
         }
     };
-    match rewrite(app, ctx, &route, body) {
+    let rewritten = match seed(app, ctx, &body).await {
+        Ok(seed) => rewrite(app, ctx, &route, body, seed),
+        Err(refusal) => Err(refusal),
+    };
+    match rewritten {
         Ok(body) => {
             ctx.body = Some(body);
             ctx.body_consumed = true;

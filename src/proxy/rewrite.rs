@@ -8,24 +8,46 @@ use std::time::Instant;
 use bytes::Bytes;
 use pingora::prelude::{Error, ErrorType};
 
+use super::conversation;
 use super::ctx::RequestCtx;
 use super::refuse::Refusal;
 use super::routes::Route;
 use super::{anon, policy, reply};
 use crate::app::App;
+use crate::json;
+use crate::tokens::TokenTable;
+
+/// The table to issue this exchange's tokens from: a conversation turn's earlier tokens (or a
+/// floor above them when they are unknown), else a fresh one. A store that cannot be read
+/// refuses the request.
+pub(super) async fn seed(
+    app: &App,
+    ctx: &mut RequestCtx,
+    body: &[u8],
+) -> Result<TokenTable, Refusal> {
+    let Some(turn) = ctx.conversation.as_mut() else {
+        return Ok(TokenTable::new());
+    };
+    turn.load(app, body).await.map_err(|e| {
+        tracing::warn!(error = %e, "request refused: conversation state unavailable");
+        Refusal::new(503, conversation::UNAVAILABLE)
+    })
+}
 
 /// The body to forward in place of `body`, or why nothing is forwarded. Records the
-/// exchange's token table and entity count in `ctx`.
+/// exchange's token table (issued from `seed` on) and entity count in `ctx`.
 pub(crate) fn rewrite(
     app: &App,
     ctx: &mut RequestCtx,
     route: &Route,
     body: Vec<u8>,
+    seed: TokenTable,
 ) -> Result<Bytes, Refusal> {
     let format = route.format;
     let policy = ctx.policy.as_deref();
+    let earlier = seed.entries().len();
     let (a, original) =
-        anon::anonymize_keeping_original(&app.detector, policy, format, ctx.endpoint, &body)
+        anon::anonymize_keeping_original(&app.detector, policy, format, ctx.endpoint, &body, seed)
             .map_err(|e| {
                 tracing::info!(route = %route.prefix, format = format.name(), reason = %e, "request refused");
                 match e {
@@ -41,9 +63,20 @@ pub(crate) fn rewrite(
         return Err(Refusal::new(policy::BLOCKED_STATUS, message));
     }
     ctx.entities = a.count;
-    crate::telemetry::record_entities(a.table.entries().iter().map(|m| m.entity_type));
-    if let Some(original) = original.filter(|_| !a.table.is_empty()) {
-        ctx.exchange = Some(Arc::new(reply::exchange_for(a.table.entries(), &original)));
+    let new_rows = a.table.entries().get(earlier..).unwrap_or_default();
+    crate::telemetry::record_entities(new_rows.iter().map(|m| m.entity_type));
+    if let Some(turn) = ctx.conversation.as_mut() {
+        turn.keep(&a.table);
+    }
+    if !a.table.is_empty() {
+        // earlier turns' tokens with nothing replaced now: the body is read here once
+        let original = original.or_else(|| {
+            let text = std::str::from_utf8(&body).ok()?;
+            json::parse(text).ok()
+        });
+        if let Some(original) = original {
+            ctx.exchange = Some(Arc::new(reply::exchange_for(a.table.entries(), &original)));
+        }
     }
     Ok(match a.body {
         Some(b) => Bytes::from(b),
@@ -55,7 +88,7 @@ pub(crate) fn rewrite(
 /// `request_filter` is handed over at the end of the client's (pingora's own reading of it
 /// yields nothing then); a deferred one is accumulated here, under its deadline and byte cap,
 /// and rewritten at its end. Until the end, `Some(empty)`: `None` would mean "end of body".
-pub(crate) fn supply_body(
+pub(crate) async fn supply_body(
     app: &App,
     body: &mut Option<Bytes>,
     end_of_stream: bool,
@@ -65,7 +98,7 @@ pub(crate) fn supply_body(
         return Err(refused(ctx, Refusal::body_timeout()));
     }
     if ctx.deferred.is_some() {
-        return rewrite_deferred(app, body, end_of_stream, ctx);
+        return rewrite_deferred(app, body, end_of_stream, ctx).await;
     }
     if ctx.body_consumed {
         *body = if end_of_stream {
@@ -78,7 +111,7 @@ pub(crate) fn supply_body(
     Ok(())
 }
 
-fn rewrite_deferred(
+async fn rewrite_deferred(
     app: &App,
     body: &mut Option<Bytes>,
     end_of_stream: bool,
@@ -101,7 +134,11 @@ fn rewrite_deferred(
     let Some(route) = ctx.route.clone() else {
         return Err(Error::explain(ErrorType::InternalError, "no route"));
     };
-    match rewrite(app, ctx, &route, acc) {
+    let rewritten = match seed(app, ctx, &acc).await {
+        Ok(seed) => rewrite(app, ctx, &route, acc, seed),
+        Err(refusal) => Err(refusal),
+    };
+    match rewritten {
         Ok(rewritten) => {
             *body = Some(rewritten);
             Ok(())

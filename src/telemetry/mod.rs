@@ -16,7 +16,7 @@ use pingora::http::{RequestHeader, ResponseHeader};
 pub use access_line::ExchangeLine;
 pub use logging::{init_logging, LogInitError};
 pub use metrics::{
-    metrics, AuthLabel, CookieOutcome, Metrics, SessionEvent, UpstreamErrorKind,
+    metrics, AuthLabel, ConversationEvent, CookieOutcome, Metrics, SessionEvent, UpstreamErrorKind,
     METRICS_CONTENT_TYPE,
 };
 

@@ -379,3 +379,57 @@ fn the_readmes_minimal_configuration_starts_and_its_key_works() {
     );
     assert_eq!(wrong.status(), 401);
 }
+
+/// The table rows (`| `key` | …`) under the `## ` heading of `page` that names `[section]`.
+fn rows_of_section<'a>(page: &'a str, section: &str) -> Vec<&'a str> {
+    let heading = format!("`[{section}]`");
+    let mut inside = false;
+    let mut rows = Vec::new();
+    for line in page.lines() {
+        if line.starts_with("## ") {
+            inside = line.contains(&heading);
+        } else if inside && line.starts_with("| `") {
+            rows.push(line);
+        }
+    }
+    rows
+}
+
+#[test]
+fn the_configuration_page_gives_the_shipped_defaults() {
+    let root = repo();
+    let page = read(&root.join("docs/configuration.md"));
+    let shipped = read(&root.join("proxy.toml"));
+    let mut section: Option<String> = None;
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for line in shipped.lines() {
+        if line.starts_with("[[") {
+            section = None;
+        } else if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            section = Some(name.to_owned());
+        } else if let (Some(sec), Some((key, value))) = (&section, line.split_once(" = ")) {
+            if key.starts_with('#') || key.contains(' ') {
+                continue;
+            }
+            let (key, value) = (key.trim(), value.trim());
+            let rows = rows_of_section(&page, sec);
+            let documented = rows.iter().any(|r| {
+                (r.starts_with(&format!("| `{key}`")) || r.starts_with(&format!("| `{sec}.{key}`")))
+                    && r.contains(&format!("`{value}`"))
+            });
+            if !documented {
+                wrong.push(format!("[{sec}] {key} = {value}"));
+            }
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 15,
+        "only {checked} defaults read from proxy.toml"
+    );
+    assert!(
+        wrong.is_empty(),
+        "docs/configuration.md does not give these shipped defaults: {wrong:?}"
+    );
+}

@@ -5,16 +5,8 @@
 
 use super::features::{extract, Features};
 use super::model::{viterbi, Model, B_LOC, B_OTH, B_PER, I_LOC, I_OTH, I_PER, LABELS, O};
+pub use super::Kind;
 use crate::Text;
-
-/// An entity kind the tagger learns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Person,
-    Location,
-    /// Organisations, works and parts or derivations of names: neither person nor place.
-    Other,
-}
 
 /// A labelled text: byte ranges of its person and location mentions.
 #[derive(Debug, Clone, PartialEq, Default)]
