@@ -18,7 +18,7 @@ pub use error::ConfigError;
 pub use sections::{
     ApiConfig, ApiKey, EncryptionKeyConfig, ForwardedHeader, LogConfig, LogFormat, RedisConfig,
     RouteConfig, SealingKey, ServerConfig, SessionConfig, StoreKind, UnknownPolicy, UpstreamConfig,
-    WebConfig, WireFormatName,
+    WebConfig, WireFormatName, DEFAULT_MAX_VALUES_PER_REQUEST,
 };
 
 /// The defaults compiled into the binary (the shipped `proxy.toml`).

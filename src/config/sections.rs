@@ -34,6 +34,9 @@ pub struct ApiConfig {
     /// Candidate values the detector takes from one text; past it the request gets 413
     /// `too_many_values` (docs/api.md), and the proxy forwards nothing.
     pub max_candidates_per_text: usize,
+    /// Distinct values one proxied request may hold; past it the request is refused with 413
+    /// (`docs/proxy.md`, "Limits").
+    pub max_values_per_request: usize,
     /// Operator-issued keys; the secret itself is held only as a SHA-256 hash.
     pub keys: Vec<ApiKey>,
 }
@@ -214,6 +217,12 @@ fn default_rate() -> u32 {
 fn default_body_cap() -> usize {
     2 * 1024 * 1024
 }
+/// The default of `api.max_values_per_request`.
+pub const DEFAULT_MAX_VALUES_PER_REQUEST: usize = 20_000;
+
+fn default_max_values() -> usize {
+    DEFAULT_MAX_VALUES_PER_REQUEST
+}
 fn default_ttl() -> u64 {
     86_400
 }
@@ -272,6 +281,7 @@ impl Default for ApiConfig {
             rate_limit_per_minute: default_rate(),
             max_body_bytes: default_body_cap(),
             max_candidates_per_text: crate::detect::MAX_CANDIDATES,
+            max_values_per_request: default_max_values(),
             keys: Vec::new(),
         }
     }

@@ -28,6 +28,7 @@ pub(crate) mod response;
 pub mod restore;
 pub(crate) mod rewrite;
 pub mod routes;
+mod runs;
 pub mod sse;
 pub(crate) mod upstream;
 pub mod walk;

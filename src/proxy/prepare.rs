@@ -13,7 +13,7 @@ use pingora::proxy::Session;
 use super::conversation::{self, Turn};
 use super::ctx::RequestCtx;
 use super::plan::BodyPlan;
-use super::refuse::{refuse, refuse_with, BODY_TIMEOUT, TOO_LARGE};
+use super::refuse::{refuse, refuse_for, refuse_with, BODY_TIMEOUT, TOO_LARGE};
 use super::rewrite::{rewrite, seed};
 use super::routes::Route;
 use super::{format, policy, reply};
@@ -208,7 +208,7 @@ pub(crate) async fn prepare(
             Ok(false)
         }
         Err(refusal) => {
-            refuse(session, format, refusal.status, &refusal.message).await?;
+            refuse_for(session, format, &refusal).await?;
             Ok(true)
         }
     }

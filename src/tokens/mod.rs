@@ -11,6 +11,7 @@
 
 mod anonymize;
 mod growth;
+pub mod links;
 mod reserved;
 mod restore;
 mod row_index;

@@ -5,6 +5,7 @@
 
 pub mod echo;
 pub mod provider;
+pub mod says;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
