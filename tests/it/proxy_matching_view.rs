@@ -186,7 +186,7 @@ fn escapes_and_entities_in_pasted_text_are_read_as_characters() {
             &["max.mustermann", "example.de"],
         ),
         (
-            "Link: mailto:max.mustermann&#64;example.de oder max.mustermann&#x40;example.org",
+            "Adresse: max.mustermann&#64;example.de oder max.mustermann&#x40;example.org",
             &["max.mustermann", "example.de", "example.org"],
         ),
         (
@@ -194,6 +194,23 @@ fn escapes_and_entities_in_pasted_text_are_read_as_characters() {
             &["max.mustermann", "example.de", "erika", "example.com"],
         ),
     ]);
+}
+
+/// A `mailto:` link the upstream writes keeps its token (docs/proxy.md: no restored value in a
+/// model-chosen link target), so only the request side is checked here.
+#[test]
+fn an_entity_encoded_address_in_a_mailto_link_is_not_forwarded() {
+    let up = FakeUpstream::start(echo_user);
+    let server = up.proxy(&[]);
+    let text = "Link: mailto:max.mustermann&#64;example.de bitte.";
+    let body = json!({"model": "m", "messages": [{"role": "user", "content": text}]});
+    let (status, reply) = post_json(&server, "/v1/chat/completions", &body);
+    assert_eq!(status, 200, "{reply}");
+    let sent = up.last().json()["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert_eq!(sent, "Link: mailto:[[EMAIL_1]] bitte.");
 }
 
 #[test]
