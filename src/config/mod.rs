@@ -139,6 +139,11 @@ impl Config {
                 .parse()
                 .map_err(|_| invalid("TARNKAPPE_RATE_LIMIT", "expected requests per minute"))?;
         }
+        if let Some(v) = env.get("TARNKAPPE_MAX_CANDIDATES") {
+            self.api.max_candidates_per_text = v
+                .parse()
+                .map_err(|_| invalid("TARNKAPPE_MAX_CANDIDATES", "expected a number of values"))?;
+        }
         if let Some(v) = env.get("TARNKAPPE_REDIS_URL") {
             self.redis.url = Some(v.clone());
             self.session.store = StoreKind::Redis;

@@ -36,6 +36,7 @@ mod proxy_conversation;
 mod proxy_formats;
 mod proxy_hostile;
 mod proxy_hostile_reply;
+mod proxy_matching_view;
 mod proxy_request_holes;
 mod proxy_sdk;
 mod proxy_tls;
