@@ -16,12 +16,19 @@ pub mod combine;
 pub mod features;
 pub mod infer;
 pub mod model;
+mod plain;
 pub(crate) mod tables;
 pub mod train;
 
 use std::sync::{Arc, OnceLock};
 
 pub use model::ModelError;
+pub(crate) use plain::english_at;
+
+/// True when `word` (as written) is a common noun of the tagger's noun table.
+pub(crate) fn is_common_noun(word: &str) -> bool {
+    tables::Tables::get().is_noun(word)
+}
 use model::{viterbi, Model, B_LOC, B_OTH, B_PER, I_LOC, I_OTH, I_PER, O};
 pub use train::Kind;
 

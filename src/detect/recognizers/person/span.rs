@@ -7,6 +7,9 @@ use super::facts::{Ctx, Mode, F_ORG, F_PARTICLE, F_PARTICLE_LINK, F_ROLE, F_SALU
 use crate::detect::lexicon::class;
 use crate::detect::words::Shape;
 
+/// Longest line (bytes) read as a chat line by [`Ctx::lone_lower_chat_name`].
+const CHAT_LINE: usize = 200;
+
 impl Ctx<'_> {
     pub(super) fn is_initial(&self, i: usize) -> bool {
         let w = &self.w[i];
@@ -215,6 +218,44 @@ impl Ctx<'_> {
             }
         }
         false
+    }
+
+    /// True when lower-case word `i`, a listed given name, stands alone inside a chat line typed
+    /// in lower case (no capital anywhere on its line, at most [`CHAT_LINE`] bytes), after a
+    /// word that is no article and before another word: `kannst du anna bitte zurückrufen`.
+    /// Not a noun (`die rose`), and in English text not an English word (`use ruby here`).
+    pub(super) fn lone_lower_chat_name(&self, i: usize) -> bool {
+        let n = self.w.len();
+        if i == 0 || i + 1 >= n || self.low(i).chars().count() < 4 {
+            return false;
+        }
+        let (prev, next) = (&self.info[i - 1], &self.info[i + 1]);
+        let facts = self.lexed.facts();
+        let line_start = self.s[..self.w[i].start].rfind('\n').map_or(0, |p| p + 1);
+        let line_end = self.s[self.w[i].end..]
+            .find('\n')
+            .map_or(self.s.len(), |p| self.w[i].end + p);
+        let line = &self.s[line_start..line_end];
+        if !self.info[i].joined
+            || !next.joined
+            || prev.flags & class::DETERMINER != 0
+            || self.w[i - 1].shape != Shape::Lower
+            || self.w[i + 1].shape != Shape::Lower
+            || line.len() > CHAT_LINE
+            || line.chars().any(char::is_uppercase)
+        {
+            return false;
+        }
+        let title: String = {
+            let low = self.low(i);
+            let mut c = low.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect())
+                .unwrap_or_default()
+        };
+        let english = facts[i].bits & class::ENGLISH != 0
+            && crate::detect::tagger::english_at(self.w, facts, i);
+        !english && !crate::detect::tagger::is_common_noun(&title)
     }
 
     /// Skips salutations and titles (`Frau Dr. med.`) starting at `i`; returns the next index.
