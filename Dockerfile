@@ -20,6 +20,8 @@ RUN apt-get update \
 WORKDIR /src
 COPY Cargo.toml Cargo.lock proxy.toml openapi.json ./
 COPY src ./src
+# The workspace's library crates (the detection engine).
+COPY crates ./crates
 COPY benches ./benches
 # Everything under data/ (gazetteers, tagger tables and weights) is compiled in: copy the folder
 # whole, so that a new data file cannot be left out.

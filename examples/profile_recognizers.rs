@@ -16,7 +16,7 @@ use std::time::Instant;
 #[allow(dead_code)]
 mod prose;
 
-use tarnkappe::detect::{recognizers, Detector, Text};
+use tarnkappe::detect::{registry, Detector, Text};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -83,7 +83,7 @@ fn main() {
         std::hint::black_box(tx.lexed().facts().len() + tx.digit_runs().len());
     }
     println!("{:>16}: {:?}/run", "Text (shared)", t.elapsed() / n);
-    for r in recognizers::all() {
+    for r in registry::all() {
         let name = r.entity_type();
         let mut out = Vec::new();
         let t = Instant::now();

@@ -29,7 +29,7 @@ use tarnkappe::detect::tagger::train::{
     fill_template, parse_columns, train, Columns, Config, Document, Kind,
 };
 use tarnkappe::detect::tagger::Tagger;
-use tarnkappe::detect::{recognizers, Detector, EntityType, Text};
+use tarnkappe::detect::{registry, Detector, EntityType, Text};
 
 #[path = "../benches/support/prose.rs"]
 #[allow(dead_code)] // shared with the benches; this example uses only `prose()`
@@ -532,7 +532,7 @@ fn cv(dir: &str, folds: usize, misses_to: Option<&str>) -> Res<()> {
         None => material(dir)?,
     };
     // Never the compiled-in tagger: this runs before new weights are compiled in.
-    let rules = Detector::with_recognizers(recognizers::all());
+    let rules = Detector::with_recognizers(registry::all());
     let (mut tr, mut tt, mut tc) = (Counts::default(), Counts::default(), Counts::default());
     let (mut loc_t, mut loc_c) = (Counts::default(), Counts::default());
     println!("| fold | sentences | rules alone | tagger alone | rules + tagger |");
@@ -563,7 +563,7 @@ fn cv(dir: &str, folds: usize, misses_to: Option<&str>) -> Res<()> {
         decode_bias(&mut model)?;
         let tagger = Arc::new(Tagger::new(model));
         let combined =
-            Detector::with_recognizers(recognizers::all()).with_tagger(Some(tagger.clone()));
+            Detector::with_recognizers(registry::all()).with_tagger(Some(tagger.clone()));
         let (mut cr, mut ct, mut cc) = (Counts::default(), Counts::default(), Counts::default());
         let (mut lt, mut lc) = (Counts::default(), Counts::default());
         for d in &ge[lo..hi] {
@@ -658,8 +658,7 @@ fn dev(corpus: &str) -> Res<()> {
     let mut model = Model::from_bytes(&read_bytes(&path)?)?;
     decode_bias(&mut model)?;
     let tagger = Tagger::new(model);
-    let detector =
-        Detector::with_recognizers(recognizers::all()).with_tagger(Some(Arc::new(tagger)));
+    let detector = Detector::with_recognizers(registry::all()).with_tagger(Some(Arc::new(tagger)));
     let show = std::env::var("TAGGER_SHOW").is_ok();
     let types = [EntityType::Person, EntityType::Location];
     let mut counts = [Counts::default(); 2];
@@ -785,7 +784,7 @@ fn main() -> Res<()> {
         }
         Some("probe") => {
             let tagger = Arc::new(Tagger::new(train(&material(&dir)?, config()?)));
-            let d = Detector::with_recognizers(recognizers::all()).with_tagger(Some(tagger));
+            let d = Detector::with_recognizers(registry::all()).with_tagger(Some(tagger));
             for s in args {
                 let got: Vec<String> = persons(&d, &s)
                     .iter()

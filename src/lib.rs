@@ -34,7 +34,9 @@ pub mod access;
 pub mod api;
 pub mod app;
 pub mod config;
-pub mod detect;
+/// The detection engine, its own crate of the workspace (`crates/detect`), so that the compiler
+/// keeps it free of the service: no I/O, no async, no import from here.
+pub use tarnkappe_detect as detect;
 pub mod http;
 pub mod json;
 pub mod policy;

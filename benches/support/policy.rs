@@ -1,7 +1,7 @@
 //! The large policy of the policy bench (issue 12): 50 allow entries, 50 deny terms and 10
 //! custom recognizers, shared by `benches/detect.rs` and `examples/policy_cost.rs`.
 
-use tarnkappe::policy::config::{DenyConfig, RecognizerConfig, Validator};
+use tarnkappe::config::policies::{DenyConfig, RecognizerConfig, Validator};
 use tarnkappe::policy::{Policy, PolicyConfig};
 
 /// A large policy: 50 allow literals (four of them occur in the prose, often), 50 deny terms in

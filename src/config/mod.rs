@@ -10,6 +10,7 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 mod error;
+pub mod policies;
 mod sections;
 
 use error::invalid;
@@ -37,7 +38,7 @@ pub struct Config {
     pub routes: Vec<RouteConfig>,
     /// Named policies (`[policies.<name>]`), checked and compiled at start-up by
     /// `crate::policy::Policies::compile`.
-    pub policies: std::collections::BTreeMap<String, crate::policy::PolicyConfig>,
+    pub policies: std::collections::BTreeMap<String, policies::PolicyConfig>,
 }
 
 /// SHA-256 of a key, lower-case hex, as stored in `proxy.toml`.

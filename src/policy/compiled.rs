@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use aho_corasick::{AhoCorasick, MatchKind};
 use regex::Regex;
 
-use super::config::{Action, PolicyConfig, Validator};
 use super::error::PolicyError;
+use crate::config::policies::{Action, PolicyConfig, Validator};
 use crate::detect::{validate, Candidate, CustomType, EntityType, Scope, Text};
 
 /// Prefix of the tokens of a request's own `deny_terms` (`[[TERM_1]]`); no policy may use it.

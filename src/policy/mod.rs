@@ -1,6 +1,6 @@
 //! Policies: what is masked, per route and per API key.
 //!
-//! A policy (`[policies.<name>]` in `proxy.toml`, [`config::PolicyConfig`]) says which built-in
+//! A policy (`[policies.<name>]` in `proxy.toml`, [`PolicyConfig`]) says which built-in
 //! types are detected, a minimum score per type, an allow list (literals and regexes never
 //! masked), deny terms (always masked, with their type — a custom type gets its own token
 //! prefix such as `[[PROJEKT_1]]`), custom recognizers (regex, optional check digit, optional
@@ -15,14 +15,13 @@
 //! `[web] policy` or the default.
 
 pub mod compiled;
-pub mod config;
 mod error;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
+pub use crate::config::policies::PolicyConfig;
 pub use compiled::{Policy, RequestTerms, Summary, WithTerms};
-pub use config::PolicyConfig;
 pub use error::PolicyError;
 
 /// Name of the policy that applies when none is named.
@@ -342,7 +341,7 @@ validator = "luhn"
 
     #[test]
     fn custom_tokens_are_reserved_and_validators_check() {
-        use super::config::Validator;
+        use crate::config::policies::Validator;
         let p = one("[policies.default]\n[[policies.default.deny]]\ntype = \"PROJEKT\"\nterms = [\"Falke\"]");
         assert!(p.holds_reserved_token("schon [[PROJEKT_2]] da"));
         assert!(!p.holds_reserved_token("[[PROJEKT]] [PROJEKT_2]"));

@@ -1,11 +1,14 @@
-//! The shape of `src/`: no import cycle between files, no file over 700 lines.
+//! The shape of the code: layers that point one way, no import cycle between files, no file over
+//! 700 lines — in the service crate (`src/`) and in the detection crate (`crates/detect/src/`).
 //!
-//! Every file of the library is parsed with `syn`. Each path it names (`use` trees and paths in
+//! Every file of a library is parsed with `syn`. Each path it names (`use` trees and paths in
 //! code, test modules left out) is followed to the file that *defines* the named item: a `pub use`
 //! in a parent module is followed to where the item lives, so a `mod.rs` that only re-exports is
 //! a facade, not a dependency of its children. A file depends on another when it names an item
 //! defined there (or the module itself). The dependency graph must be acyclic; a failure prints
-//! each cycle as a chain of files.
+//! each cycle as a chain of files. Between the service's top-level modules the dependencies must
+//! point down [`LAYERS`]; the detection crate sits below them all, which the compiler enforces
+//! (it is a crate of its own that does not depend on the service).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -29,8 +32,25 @@ struct FileInfo {
     named: Vec<Vec<String>>,
 }
 
-fn src_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+/// The service crate's top-level modules, top layer first. A module may use modules of lower
+/// layers only; modules of one layer do not use each other.
+const LAYERS: &[&[&str]] = &[
+    // The pingora server and the process around it.
+    &["server"],
+    // The doors: the LLM proxy, the REST API, the web page.
+    &["proxy", "api", "web"],
+    // What every door shares.
+    &["app"],
+    &["access", "slow_clients"],
+    &["ratelimit", "telemetry", "http"],
+    &["vault", "redis_client", "tokens", "policy"],
+    &["config", "json"],
+];
+
+/// The library source folders of the workspace: the service, then the detection engine.
+fn crate_roots() -> [PathBuf; 2] {
+    let top = Path::new(env!("CARGO_MANIFEST_DIR"));
+    [top.join("src"), top.join("crates/detect/src")]
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -48,8 +68,8 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn module_path(file: &Path) -> ModPath {
-    let rel = file.strip_prefix(src_dir()).expect("file under src");
+fn module_path(root: &Path, file: &Path) -> ModPath {
+    let rel = file.strip_prefix(root).expect("file under its crate root");
     let mut parts: Vec<String> = rel
         .with_extension("")
         .components()
@@ -353,14 +373,14 @@ impl Crate {
     }
 }
 
-fn load() -> Crate {
+fn load(root: &Path) -> Crate {
     let mut paths = Vec::new();
-    rust_files(&src_dir(), &mut paths);
+    rust_files(root, &mut paths);
     let files = paths
         .iter()
         // main.rs is the binary: a crate of its own that can only reach the library.
         .filter(|p| p.file_name().is_some_and(|n| n != "main.rs"))
-        .map(|p| (module_path(p), analyse(p)))
+        .map(|p| (module_path(root, p), analyse(p)))
         .collect();
     Crate { files }
 }
@@ -468,11 +488,9 @@ fn show(c: &Crate, m: &ModPath) -> String {
         .unwrap_or_default()
 }
 
-#[test]
-fn no_import_cycle_between_files_of_src() {
-    let krate = load();
-    let found = cycles(&krate.edges());
-    let report: Vec<String> = found
+/// Each cycle of `krate` as a chain of files with the paths that close it.
+fn cycle_report(krate: &Crate) -> Vec<String> {
+    cycles(&krate.edges())
         .iter()
         .map(|cycle| {
             let steps: Vec<String> = cycle
@@ -481,26 +499,117 @@ fn no_import_cycle_between_files_of_src() {
                     let why: Vec<String> = krate.reasons(&w[0], &w[1]).into_iter().collect();
                     format!(
                         "{} -> {} ({})",
-                        show(&krate, &w[0]),
-                        show(&krate, &w[1]),
+                        show(krate, &w[0]),
+                        show(krate, &w[1]),
                         why.join(", ")
                     )
                 })
                 .collect();
             steps.join("\n    ")
         })
-        .collect();
-    assert!(
-        report.is_empty(),
-        "import cycles between files of src/:\n  {}",
-        report.join("\n  ")
-    );
+        .collect()
 }
 
 #[test]
-fn no_file_in_src_over_700_lines() {
+fn no_import_cycle_between_files() {
+    for root in crate_roots() {
+        let report = cycle_report(&load(&root));
+        assert!(
+            report.is_empty(),
+            "import cycles between files of {}:\n  {}",
+            root.display(),
+            report.join("\n  ")
+        );
+    }
+}
+
+/// The layer of a top-level module, or `None` for one the table does not know.
+fn layer_of(module: &str) -> Option<usize> {
+    LAYERS.iter().position(|layer| layer.contains(&module))
+}
+
+/// Every dependency between two top-level modules that does not point down [`LAYERS`], as
+/// `file -> file (paths)`; a module missing from the table is reported too.
+fn against_the_layers(krate: &Crate) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for (from, targets) in krate.edges() {
+        let Some(from_top) = from.first() else {
+            continue; // lib.rs: the crate's table of contents
+        };
+        let Some(from_layer) = layer_of(from_top) else {
+            wrong.push(format!(
+                "{}: module `{from_top}` is in no layer",
+                show(krate, &from)
+            ));
+            continue;
+        };
+        for to in targets {
+            let Some(to_top) = to.first() else { continue };
+            if to_top == from_top {
+                continue;
+            }
+            if layer_of(to_top).is_none_or(|to_layer| to_layer <= from_layer) {
+                let why: Vec<String> = krate.reasons(&from, &to).into_iter().collect();
+                wrong.push(format!(
+                    "{} -> {} ({})",
+                    show(krate, &from),
+                    show(krate, &to),
+                    why.join(", ")
+                ));
+            }
+        }
+    }
+    wrong
+}
+
+#[test]
+fn dependencies_point_down_the_layers() {
+    let [service, _] = crate_roots();
+    let wrong = against_the_layers(&load(&service));
+    assert!(
+        wrong.is_empty(),
+        "imports against the layers (entry points -> doors -> shared services -> core):\n  {}",
+        wrong.join("\n  ")
+    );
+}
+
+/// The detection engine is a pure library: no I/O, no network, no async runtime.
+#[test]
+fn detection_crate_does_no_io() {
+    let [_, detect] = crate_roots();
     let mut paths = Vec::new();
-    rust_files(&src_dir(), &mut paths);
+    rust_files(&detect, &mut paths);
+    // `std::net`'s address types parse IP addresses (recognizers/ip.rs); its sockets are I/O.
+    let forbidden = [
+        "std::fs",
+        "std::process",
+        "std::env",
+        "tokio",
+        "File::",
+        "TcpStream",
+        "TcpListener",
+        "UdpSocket",
+    ];
+    let found: Vec<String> = paths
+        .iter()
+        .flat_map(|p| {
+            let text = std::fs::read_to_string(p).expect("read source");
+            forbidden
+                .iter()
+                .filter(|f| text.contains(**f))
+                .map(|f| format!("{} names {f}", p.display()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(found.is_empty(), "I/O in the detection crate: {found:?}");
+}
+
+#[test]
+fn no_file_over_700_lines() {
+    let mut paths = Vec::new();
+    for root in crate_roots() {
+        rust_files(&root, &mut paths);
+    }
     let long: Vec<String> = paths
         .iter()
         .filter_map(|p| {
@@ -555,4 +664,35 @@ fn checker_reports_a_cycle_and_follows_reexports() {
     let found = cycles(&edges);
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].len(), 3, "a -> b -> a");
+}
+
+/// The layer check reports an import that points up (planted in a tiny in-memory crate) and
+/// accepts the same import pointing down.
+#[test]
+fn layer_checker_reports_an_import_against_the_direction() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let parse = |src: &str, name: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, src).expect("write");
+        analyse(&p)
+    };
+    let mut files = BTreeMap::new();
+    files.insert(vec![], parse("mod config; mod proxy;", "lib.rs"));
+    files.insert(
+        vec!["config".to_string()],
+        parse(
+            "pub struct Config;\npub fn f() { crate::proxy::route() }",
+            "config.rs",
+        ),
+    );
+    files.insert(
+        vec!["proxy".to_string()],
+        parse(
+            "pub fn route() -> crate::config::Config { todo() }",
+            "proxy.rs",
+        ),
+    );
+    let wrong = against_the_layers(&Crate { files });
+    assert_eq!(wrong.len(), 1, "only config -> proxy points up: {wrong:?}");
+    assert!(wrong[0].contains("crate::proxy::route"), "{wrong:?}");
 }

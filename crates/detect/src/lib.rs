@@ -1,0 +1,35 @@
+//! The detection engine: a pure library (no I/O, no async) that finds personal data in text.
+//!
+//! Design, after Presidio's analyzer: one [`Recognizer`] per entity type, all behind one trait,
+//! registered in [`registry::all`]. [`Detector::detect`] builds a [`Text`] (the original plus an
+//! offset-preserving *matching view*, docs/entities.md §1.2), lets every recognizer add [`Candidate`]s,
+//! then resolves overlaps (§1.7) and converts byte offsets into the code-point offsets that the API
+//! promises. Validators (Luhn, mod-97, …) are pure functions in [`validate`].
+//!
+//! A [`Detector`] is built once at start-up and shared across threads (`Send + Sync`).
+
+mod detector;
+mod entity;
+mod finding;
+pub(crate) mod lexicon;
+mod recognizer;
+pub mod recognizers;
+mod records;
+pub mod registry;
+mod resolve;
+pub mod scope;
+pub mod tagger;
+pub(crate) mod text;
+// The one place with `unsafe`: a borrowed closure handed to a helper thread (see its docs).
+#[allow(unsafe_code)]
+mod two_threads;
+pub mod validate;
+pub mod values;
+pub(crate) mod words;
+
+pub use detector::Detector;
+pub use entity::{CustomType, EntityType};
+pub use finding::{Candidate, Finding, DEFAULT_THRESHOLD};
+pub use recognizer::Recognizer;
+pub use scope::{Everything, Scope};
+pub use text::Text;

@@ -1,0 +1,178 @@
+//! Payment cards (docs/entities.md §6): 13–19 digits, consistent separators, brand prefix and
+//! length, Luhn.
+
+use regex::Regex;
+
+use super::{cand, numeric_standalone, Context, ContextIndex};
+use crate::{validate, Candidate, EntityType, Recognizer, Text};
+
+const CONTEXT: Context = Context {
+    strong: &[
+        "kreditkarte",
+        "kreditkartennummer",
+        "kartennummer",
+        "karten-nr.",
+        "kartennr.",
+        "visa",
+        "mastercard",
+        "american express",
+        "amex",
+        "diners",
+        "jcb",
+        "maestro",
+        "debitkarte",
+        "card number",
+        "credit card",
+        "pan",
+        "cvc",
+        "cvv",
+        "karte",
+    ],
+    weak: &[
+        "prüfnummer",
+        "gültig bis",
+        "ablaufdatum",
+        "exp.",
+        "zahlung",
+        "bezahlt",
+        "card",
+    ],
+    negative: &[
+        "imei",
+        "ean",
+        "gtin",
+        "artikelnummer",
+        "sendungsnummer",
+        "tracking",
+        "bestellnummer",
+        "rechnungsnummer",
+        "iban",
+    ],
+};
+
+pub struct CreditCardRecognizer {
+    context: ContextIndex,
+    pattern: Regex,
+}
+
+impl CreditCardRecognizer {
+    pub fn new() -> Self {
+        let pattern = Regex::new(r"[0-9]{4}(?:[ -]?[0-9]{2,6}){1,4}").expect("static card pattern");
+        CreditCardRecognizer {
+            pattern,
+            context: ContextIndex::new(&CONTEXT),
+        }
+    }
+}
+
+/// Known brand for the digits, with its allowed lengths.
+fn brand_ok(d: &[u8]) -> bool {
+    let n = d.len();
+    let p = |k: usize| -> u32 {
+        d.iter()
+            .take(k)
+            .fold(0u32, |acc, &c| acc * 10 + u32::from(c - b'0'))
+    };
+    match d.first() {
+        Some(b'4') => matches!(n, 13 | 16 | 19),
+        Some(b'5') => {
+            (51..=55).contains(&p(2)) && n == 16 || [5018, 5020, 5038, 5893].contains(&p(4))
+        }
+        Some(b'2') => (2221..=2720).contains(&p(4)) && n == 16 || (2200..=2204).contains(&p(4)),
+        Some(b'3') => {
+            matches!(p(2), 34 | 37) && n == 15
+                || (matches!(p(2), 36 | 38 | 39) || (300..=305).contains(&p(3)) || p(4) == 3095)
+                    && (14..=19).contains(&n)
+                || (3528..=3589).contains(&p(4)) && (16..=19).contains(&n)
+        }
+        Some(b'6') => {
+            (p(4) == 6011 || (644..=649).contains(&p(3)) || p(2) == 65 || p(2) == 62)
+                && (16..=19).contains(&n)
+                || [6304, 6759, 6761, 6762, 6763].contains(&p(4))
+        }
+        _ => false,
+    }
+}
+
+impl Recognizer for CreditCardRecognizer {
+    fn entity_type(&self) -> EntityType {
+        EntityType::CreditCard
+    }
+
+    fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
+        let s = text.view();
+        // A match is digits with single spaces or hyphens between them, so it lies inside one
+        // such cluster; clusters with fewer than 13 digits hold no valid card.
+        let windows = super::widen(
+            s,
+            super::clusters(s, text.digit_runs(), |gap| matches!(gap, b" " | b"-"))
+                .filter(|c| c.digits >= 13)
+                .map(|c| (c.start, c.end)),
+            0,
+            0,
+        );
+        for m in super::find_in(&self.pattern, s, &windows) {
+            let v = m.as_str();
+            let mut seps = v.bytes().filter(|b| !b.is_ascii_digit());
+            let first_sep = seps.next();
+            if seps.any(|b| Some(b) != first_sep) {
+                continue;
+            }
+            if !(13..=19).contains(&v.bytes().filter(u8::is_ascii_digit).count()) {
+                continue;
+            }
+            // 13–19 digits, kept on the stack.
+            let mut buf = [0u8; 19];
+            let mut len = 0;
+            for (slot, d) in buf.iter_mut().zip(v.bytes().filter(u8::is_ascii_digit)) {
+                *slot = d;
+                len += 1;
+            }
+            let digits = &buf[..len];
+            if !numeric_standalone(s, m.start(), m.end())
+                || !validate::luhn(v)
+                || digits.iter().all(|&d| d == digits[0])
+            {
+                continue;
+            }
+            let ev = self.context.evidence(s, m.start(), m.end());
+            let base = if !brand_ok(digits) {
+                0.4
+            } else if digits.len() == 13 && digits[0] == b'4' {
+                0.35
+            } else {
+                0.85
+            };
+            let score = ev.score(base, 0.3, 0.15, 0.3);
+            out.push(cand(
+                EntityType::CreditCard,
+                m.start(),
+                m.end(),
+                score,
+                true,
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recognizers::{kept, proposed};
+
+    #[test]
+    fn luhn_valid_cards_are_validated_and_a_wrong_digit_is_not_kept() {
+        let r = CreditCardRecognizer::new();
+        let found = proposed(&r, "Kartennummer: 4111 1111 1111 1111, gültig bis 12/27.");
+        assert!(found
+            .iter()
+            .any(|(v, _, validated)| v == "4111 1111 1111 1111" && *validated));
+        assert!(kept(&r, "Bestellung 4111 1111 1111 1112 ist unterwegs.").is_empty());
+    }
+
+    #[test]
+    fn separators_must_be_consistent() {
+        let r = CreditCardRecognizer::new();
+        assert!(kept(&r, "Nummer 4111-1111 1111-1111 bitte prüfen").is_empty());
+    }
+}

@@ -1,0 +1,611 @@
+//! LOCATION (docs/entities.md §13): street + house number, postcode + town, and a town named alone
+//! after a preposition or label. Towns come from the GeoNames gazetteer (see NOTICE).
+
+use regex::Regex;
+
+use super::address_line;
+use super::context::{lower, with_exact_lower};
+use super::street::{alternation, house_number_start, street_windows, StreetKind, StreetSearch};
+use super::town_noun;
+use super::{cand, Context, ContextIndex};
+use crate::lexicon::{class, Lexicon};
+use crate::text::Lexed;
+use crate::words::{Shape, Word};
+use crate::{Candidate, EntityType, Recognizer, Text};
+
+pub struct LocationRecognizer {
+    /// Structured data: `"city": "Köln"`, `"zip": "50667"`, `"street": "Hauptstraße 1"`.
+    field: Regex,
+    /// German street + house number, one pattern per [`StreetKind`].
+    street: StreetSearch,
+    /// English, UK and US street addresses, the number first: `42 Baker Street`.
+    english_street: Regex,
+    /// UK postcodes with the town before them: `London NW1 6XE`.
+    uk_postcode: Regex,
+    /// US town, state and ZIP code: `Washington, DC 20500`.
+    us_zip: Regex,
+    /// Address context (`Anschrift`, `wohnt`, `in`).
+    context: ContextIndex,
+    /// Context of a town named alone: labels (`Wohnort:`) as weak, residence words as strong.
+    town_context: ContextIndex,
+    lexicon: &'static Lexicon,
+    /// `street_stop` as a set: looked up once per compound street.
+    street_stop: ahash::AHashSet<&'static str>,
+}
+
+impl LocationRecognizer {
+    pub fn new() -> Self {
+        let lexicon = Lexicon::get();
+        let lists = &lexicon.lists;
+        let street = StreetSearch::new(lists);
+        let english_street = Regex::new(&format!(
+            r"\b[1-9][0-9]{{0,4}}[A-Za-z]?,? (?:[A-Z][a-z]+ ){{1,3}}(?:{})\.?(?: (?:NW|NE|SW|SE|N|S|E|W)\b)?",
+            alternation(&lists.english_street_types)
+        ))
+        .expect("static English street pattern");
+        let uk_postcode = Regex::new(
+            r"\b(?:[A-Z][a-z]+(?: [A-Z][a-z]+)?,? )?[A-Z]{1,2}[0-9][A-Z0-9]? [0-9][A-Z]{2}\b",
+        )
+        .expect("static UK postcode pattern");
+        let us_zip = Regex::new(&format!(
+            r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)?, (?:{}) [0-9]{{5}}(?:-[0-9]{{4}})?\b",
+            lists.us_states.join("|")
+        ))
+        .expect("static US ZIP pattern");
+        let field = Regex::new(&format!(
+            r#"(?i)["']?(?:{})["']?\s*[:=]\s*["']([^"'\n{{}}]{{2,80}})["']"#,
+            lists.location_field_keys.join("|")
+        ))
+        .expect("static field pattern");
+        LocationRecognizer {
+            field,
+            street,
+            english_street,
+            uk_postcode,
+            us_zip,
+            context: ContextIndex::new(&Context {
+                strong: &lists.location_context_strong,
+                weak: &lists.location_context_weak,
+                negative: &lists.location_context_negative,
+            }),
+            town_context: ContextIndex::new(&Context {
+                strong: &lists.town_context_strong,
+                weak: &lists.town_labels,
+                negative: &[],
+            }),
+            lexicon,
+            street_stop: lists.street_stop.iter().copied().collect(),
+        }
+    }
+
+    fn streets(
+        &self,
+        s: &str,
+        windows: &[(usize, usize)],
+        out: &mut Vec<Candidate>,
+    ) -> Vec<(usize, usize)> {
+        let mut found = Vec::new();
+        for (kind, start, end) in self.street.matches(s, windows) {
+            let num_start = house_number_start(s, start, end);
+            let num = &s[num_start..end];
+            if s[..start]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphanumeric)
+            {
+                continue;
+            }
+            let next = s[end..].chars().next();
+            if next.is_some_and(char::is_alphanumeric)
+                || (matches!(next, Some('.' | ',' | ':'))
+                    && s[end + 1..].starts_with(|x: char| x.is_ascii_digit()))
+            {
+                continue;
+            }
+            let lists = &self.lexicon.lists;
+            let name = s[start..num_start].trim_end();
+            // The house number's leading digits as `parse` reads them (0 when none or too many).
+            let number: u32 = num
+                .bytes()
+                .take_while(u8::is_ascii_digit)
+                .try_fold(0u32, |n, d| {
+                    n.checked_mul(10)?.checked_add(u32::from(d - b'0'))
+                })
+                .filter(|_| num.starts_with(|c: char| c.is_ascii_digit()))
+                .unwrap_or(0);
+            // Unit after the number: `Parkplatz 10 Minuten`.
+            let rest = s[end..].trim_start_matches(' ');
+            let unit_end = rest
+                .char_indices()
+                .find(|&(_, x)| !(x.is_alphabetic() || x == '%' || x == '€'))
+                .map_or(rest.len(), |(i, _)| i);
+            // (No list holds an empty word.)
+            let unit = unit_end > 0
+                && with_exact_lower(&rest[..unit_end], |next_word| {
+                    lists.number_units.contains(&next_word) || next_word == "%" || next_word == "€"
+                });
+            if unit {
+                continue;
+            }
+            let Some(base) = with_exact_lower(name, |name_lower| {
+                self.street_base(kind, name_lower, number)
+            }) else {
+                continue;
+            };
+            let strong = self.context.strong(s, start, end);
+            let score: f32 = if strong { base + 0.15 } else { base };
+            found.push((start, end));
+            out.push(cand(
+                EntityType::Location,
+                start,
+                end,
+                score.min(1.0),
+                false,
+            ));
+        }
+        found
+    }
+
+    /// Base score of a street match of `kind` with the name `name_lower` (lowercase) and house
+    /// number `number`; `None` when the name or number rules it out.
+    fn street_base(&self, kind: StreetKind, name_lower: &str, number: u32) -> Option<f32> {
+        let lists = &self.lexicon.lists;
+        let last_word = name_lower.rsplit([' ', '-']).next().unwrap_or("");
+        match kind {
+            StreetKind::Compound => {
+                if self.street_stop.contains(name_lower) || number > 2000 {
+                    return None;
+                }
+                let weak_suffix = lists
+                    .weak_street_suffixes
+                    .iter()
+                    .any(|suf| name_lower.ends_with(suf));
+                Some(if weak_suffix { 0.6 } else { 0.75 })
+            }
+            StreetKind::TwoWord => {
+                let first = name_lower.split(' ').next().unwrap_or("");
+                (!self.lexicon.is_stop(first) && number <= 2000).then_some(0.75)
+            }
+            StreetKind::Prep => (!lists.prep_street_stop.contains(&last_word)
+                && !self.lexicon.is_stop(last_word)
+                && number <= 999)
+                .then_some(0.6),
+            StreetKind::Named => Some(0.75),
+        }
+    }
+
+    /// `(kind, start, end)` of every street match inside the windows of `s`.
+    /// English, UK and US addresses: `42 Baker Street`, `1600 Pennsylvania Ave NW`,
+    /// `London NW1 6XE`, `Washington, DC 20500`. Every one holds a digit run, so only the text
+    /// around digit runs is searched.
+    fn english_addresses(&self, s: &str, digit_runs: &[(usize, usize)], out: &mut Vec<Candidate>) {
+        let b = s.as_bytes();
+        let followed_by_capital = |e: usize| {
+            let rest = b.get(e..).unwrap_or(&[]);
+            let rest = rest.strip_prefix(b",").unwrap_or(rest);
+            rest.first() == Some(&b' ') && rest.get(1).is_some_and(u8::is_ascii_uppercase)
+        };
+        let streets = super::widen(
+            s,
+            digit_runs
+                .iter()
+                .copied()
+                .filter(|&(a, e)| e - a <= 5 && followed_by_capital(e)),
+            0,
+            72,
+        );
+        for m in super::find_in(&self.english_street, s, &streets) {
+            let score = if self.context.strong(s, m.start(), m.end()) {
+                0.85
+            } else {
+                0.75
+            };
+            out.push(cand(EntityType::Location, m.start(), m.end(), score, false));
+        }
+        // UK postcodes hold one or two digits right after a capital letter; ZIP codes five.
+        let uk_run =
+            |&(a, e): &(usize, usize)| e - a <= 2 && a > 0 && b[a - 1].is_ascii_uppercase();
+        let codes = super::widen(
+            s,
+            digit_runs
+                .iter()
+                .copied()
+                .filter(|r| uk_run(r) || r.1 - r.0 == 5),
+            44,
+            12,
+        );
+        // A ZIP match holds its five digits after the state and a space. Every match lies in the
+        // one window that also holds its own digit run, so a window without such a run cannot
+        // hold a match of that pattern and is skipped: the same matches, without searching a
+        // table of five-digit codes (`K-10000;…;50667;`) twice over its whole length.
+        let zip_run = |&(a, e): &(usize, usize)| e - a == 5 && a > 0 && b[a - 1] == b' ';
+        let holding = |is_run: &dyn Fn(&(usize, usize)) -> bool| -> Vec<(usize, usize)> {
+            let mut runs = digit_runs.iter().filter(|r| is_run(r)).peekable();
+            codes
+                .iter()
+                .copied()
+                .filter(|&(from, to)| {
+                    while runs.next_if(|r| r.0 < from).is_some() {}
+                    runs.peek().is_some_and(|r| r.1 <= to)
+                })
+                .collect()
+        };
+        for (re, windows) in [
+            (&self.uk_postcode, holding(&uk_run)),
+            (&self.us_zip, holding(&zip_run)),
+        ] {
+            for m in super::find_in(re, s, &windows) {
+                out.push(cand(EntityType::Location, m.start(), m.end(), 0.8, false));
+            }
+        }
+    }
+
+    /// The longest run of words from `first` that names a place: `Frankfurt am Main`,
+    /// `Halle (Saale)`, `Bad Homburg`. Returns (end byte, in gazetteer).
+    fn town_at(
+        &self,
+        s: &str,
+        words: &[Word],
+        first: usize,
+        set: &ahash::AHashSet<&'static str>,
+    ) -> Option<(usize, bool)> {
+        let w0 = words.get(first)?;
+        if w0.shape != Shape::Capitalised && w0.shape != Shape::Upper {
+            return None;
+        }
+        let mut best: Option<(usize, bool)> = None;
+        let mut prev_end = w0.end;
+        for k in 0..4 {
+            let Some(w) = words.get(first + k) else { break };
+            if k > 0 {
+                let gap = &s[prev_end..w.start];
+                if !(gap == " " || gap == ". " || gap == " (") || gap.contains('\n') {
+                    break;
+                }
+            }
+            prev_end = w.end;
+            let mut end = w.end;
+            if s[end..].starts_with(')') && s[w0.start..end].contains('(') {
+                end += 1;
+            }
+            let name = &s[w0.start..end];
+            if set.contains(name) {
+                best = Some((end, true));
+            } else if let Some(head) = name.split('-').next().filter(|h| h.len() < name.len()) {
+                // `Köln-Ehrenfeld`: a known town plus a district.
+                if k == 0 && set.contains(head) {
+                    best = Some((end, true));
+                }
+            }
+        }
+        best.or(Some((w0.end, false)))
+    }
+
+    fn postcodes(
+        &self,
+        s: &str,
+        digit_runs: &[(usize, usize)],
+        words: &[Word],
+        lexed: &Lexed,
+        streets: &[(usize, usize)],
+        out: &mut Vec<Candidate>,
+    ) {
+        let b = s.as_bytes();
+        for &(digits_start, digits_end) in digit_runs {
+            // 4 or 5 digits and a space or line break: `50667 Köln`, `D-50667 Köln`.
+            if !(4..=5).contains(&(digits_end - digits_start))
+                || !matches!(b.get(digits_end), Some(b' ' | b'\n'))
+            {
+                continue;
+            }
+            let lists = &self.lexicon.lists;
+            let start = lists
+                .country_prefixes
+                .iter()
+                .find(|p| s[..digits_start].ends_with(**p))
+                .map_or(digits_start, |p| digits_start - p.len());
+            if s[..start].chars().next_back().is_some_and(|c| {
+                c.is_alphanumeric() || c == '.' || c == ',' || c == '-' || c == '/' || c == '+'
+            }) {
+                continue;
+            }
+            let prefixed = start < digits_start;
+            let digits = &s[digits_start..digits_end];
+            let n: u32 = digits.parse().unwrap_or(0);
+            let zero_zero = digits.len() == 5 && digits.starts_with("00");
+            if digits.len() == 4 && !prefixed && (1900..=2100).contains(&n) {
+                continue;
+            }
+            let before_word = lower(
+                s[..start]
+                    .trim_end()
+                    .rsplit(|c: char| !c.is_alphanumeric() && c != '.')
+                    .next()
+                    .unwrap_or(""),
+            );
+            if lists.postcode_not_after.contains(&before_word.as_str()) {
+                continue;
+            }
+            // The town: the first word after the postcode, on the same line.
+            let wi = words.partition_point(|w| w.start <= digits_end);
+            let mut after_street = streets.iter().any(|&(_, e)| {
+                e <= start
+                    && start - e <= 3
+                    && s[e..start].chars().all(|c| matches!(c, ',' | ' ' | '\n'))
+            });
+            // Context words are looked up last: most numbers fail the cheaper checks.
+            // Looked up once, when first needed.
+            let strong_memo = std::cell::OnceCell::new();
+            let strong_context =
+                || *strong_memo.get_or_init(|| self.context.strong(s, start, digits_end));
+            let town = words.get(wi).filter(|w| w.start == digits_end + 1);
+            let Some(w) = town else {
+                if digits.len() == 5 && strong_context() {
+                    out.push(cand(EntityType::Location, start, digits_end, 0.7, false));
+                }
+                continue;
+            };
+            let word_text = w.text(s);
+            let wl = lower(word_text);
+            if lists.after_number_stop.contains(&wl.as_str()) || self.lexicon.is_stop(&wl) {
+                continue;
+            }
+            let newline_gap = s[digits_end..w.start].contains('\n');
+            if newline_gap {
+                continue;
+            }
+            let Some((end, known)) = self.town_at(s, words, wi, &self.lexicon.places) else {
+                continue;
+            };
+            if zero_zero {
+                // German postcodes never start with 00 (docs/entities.md §13.1): not a postcode, but a
+                // known town after it is still a place in an address line.
+                if known {
+                    out.push(cand(EntityType::Location, w.start, end, 0.7, false));
+                }
+                continue;
+            }
+            // A street the pattern does not know, read off the address line (`Zeil 106, `).
+            let street = if after_street || !(digits.len() == 5 || prefixed || known) {
+                None
+            } else {
+                address_line::street_before(s, words, lexed, self.lexicon, start)
+            };
+            after_street |= street.is_some();
+            let score = if known && (digits.len() == 5 || prefixed) {
+                0.85
+            } else if known {
+                0.7
+            } else if after_street && digits.len() == 5 {
+                0.8
+            } else if digits.len() == 5 {
+                0.4
+            } else {
+                0.3
+            };
+            let score = if after_street || strong_context() {
+                (score + 0.15_f32).min(0.95)
+            } else {
+                score
+            };
+            if let Some((a, e)) = street.filter(|_| score >= 0.5) {
+                let street_score = if strong_context() {
+                    address_line::STREET + 0.15
+                } else {
+                    address_line::STREET
+                };
+                out.push(cand(EntityType::Location, a, e, street_score, false));
+            }
+            out.push(cand(EntityType::Location, start, end, score, false));
+        }
+    }
+
+    fn towns(&self, s: &str, words: &[Word], lexed: &Lexed, out: &mut Vec<Candidate>) {
+        let lex = self.lexicon;
+        // End of the last town seen, and whether context made it a place.
+        let mut last_town: Option<(usize, bool)> = None;
+        let mut i = 0;
+        while i < words.len() {
+            let w = words[i];
+            let text = w.text(s);
+            let facts = lexed.facts().get(i).copied();
+            let bits = facts.map_or(0, |f| f.bits);
+            let candidate = match w.shape {
+                // A known town, or a known town before a hyphen (`Köln-Ehrenfeld`): segmentation
+                // noted the hyphen, so most words need no search for one.
+                Shape::Capitalised => {
+                    facts.is_some_and(|f| f.cased & class::TOWN != 0)
+                        || w.hyphen
+                            && text
+                                .as_bytes()
+                                .iter()
+                                .position(|&c| c == b'-')
+                                .and_then(|h| text.get(..h))
+                                .is_some_and(|head| lex.towns.contains(head))
+                }
+                Shape::Lower => {
+                    text.len() >= 4
+                        && bits & class::TOWN != 0
+                        && bits & (class::STOP | class::COMMON) == 0
+                }
+                _ => false,
+            };
+            if !candidate {
+                i += 1;
+                continue;
+            }
+            let (end, _) = if w.shape == Shape::Capitalised {
+                self.town_at(s, words, i, &lex.towns)
+                    .unwrap_or((w.end, true))
+            } else {
+                (w.end, true)
+            };
+            // Context: preposition or arrow directly before, or a label.
+            let prev_text = s[..w.start].trim_end_matches([' ', '\u{a0}']);
+            let prev_word = i
+                .checked_sub(1)
+                .map(|j| words[j])
+                .filter(|p| p.end == prev_text.len());
+            let prev_lower = prev_word.map(|p| lower(p.text(s))).unwrap_or_default();
+            let arrow = prev_text.ends_with('→')
+                || prev_text.ends_with("->")
+                || s[end..].trim_start().starts_with('→')
+                || s[end..].trim_start().starts_with("->");
+            let lists = &lex.lists;
+            // A town that continues an enumeration of towns found with context
+            // (`in Paris, Wien und Zürich`) has the same context.
+            let enumerated = last_town.is_some_and(|(e, strong)| {
+                strong
+                    && matches!(
+                        s.get(e..w.start),
+                        Some(
+                            ", " | " und "
+                                | " oder "
+                                | " and "
+                                | " or "
+                                | " sowie "
+                                | "/"
+                                | " / "
+                                | " bzw. "
+                        )
+                    )
+            });
+            let prep = enumerated || lists.town_prepositions.contains(&prev_lower.as_str());
+            let context = self.town_context.before(s, w.start, 40);
+            let label = prev_text.ends_with(':') && context.weak;
+            let strong = context.strong;
+            let org_before =
+                prev_word.is_some_and(|p| lists.org_words.contains(&lower(p.text(s)).as_str()));
+            let ambiguous = bits & class::AMBIGUOUS_TOWN != 0;
+            let next_text = s[end..].trim_start_matches(' ');
+            let org_after = lex.lists.org_after.iter().any(|o| next_text.starts_with(o));
+            let line_start = s[..w.start].rfind('\n').map_or(0, |p| p + 1);
+            let dateline = s[line_start..w.start].trim().is_empty()
+                && s[end..].starts_with(", ")
+                && s[end + 2..].starts_with(|c: char| c.is_ascii_digit());
+            let score = if org_before || org_after {
+                0.0
+            } else if ambiguous {
+                if (prep && strong) || label {
+                    0.7
+                } else if w.shape == Shape::Capitalised
+                    && lists.place_prepositions.contains(&prev_lower.as_str())
+                    && !lists.ambiguous_town_idioms.contains(&lexed.low(i))
+                    && !town_noun::coordinated_noun(s, words, lexed, end)
+                {
+                    // `in Weiden`, `nach Hof`: the noun would need an article (`in den
+                    // Weiden`); not in an idiom (`in Brand`, `aus Stein`) or a pair of nouns
+                    // (`in Bad und Küche`).
+                    town_noun::AFTER_PREPOSITION
+                } else {
+                    0.0
+                }
+            } else if label {
+                0.8
+            } else if dateline {
+                0.75
+            } else if prep || arrow {
+                if w.shape == Shape::Lower {
+                    0.6
+                } else {
+                    0.7
+                }
+            } else {
+                0.3
+            };
+            if score > 0.0 {
+                out.push(cand(EntityType::Location, w.start, end, score, false));
+            }
+            last_town = Some((end, score >= 0.5 && (prep || arrow || label || dateline)));
+            i += 1;
+        }
+    }
+}
+
+impl Recognizer for LocationRecognizer {
+    fn entity_type(&self) -> EntityType {
+        EntityType::Location
+    }
+
+    fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
+        let s = text.view();
+        for (base, c) in super::captures_in(&self.field, s, text.field_windows()) {
+            if let Some(v) = c.get(1) {
+                let v = super::M::new(s, base + v.start(), base + v.end());
+                let t = v.as_str().trim();
+                let digits = t.bytes().filter(u8::is_ascii_digit).count();
+                let plausible = t.chars().any(char::is_alphabetic)
+                    || (4..=5).contains(&digits) && digits == t.len();
+                if plausible && t.len() == v.as_str().len() {
+                    out.push(cand(EntityType::Location, v.start(), v.end(), 0.8, false));
+                }
+            }
+        }
+        let streets = self.streets(s, &street_windows(s, text.digit_runs()), out);
+        self.english_addresses(s, text.digit_runs(), out);
+        let words = text.words();
+        self.postcodes(s, text.digit_runs(), words, text.lexed(), &streets, out);
+        self.towns(s, words, text.lexed(), out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::recognizers::person::{detected, places};
+    use crate::EntityType;
+
+    #[test]
+    fn english_street_town_and_postcode() {
+        let text = "Hi, I am John Smith and I live at 42 Baker Street, London NW1 6XE.";
+        assert_eq!(places(text), vec!["42 Baker Street", "London NW1 6XE"]);
+        assert_eq!(
+            places("The office is at 1600 Pennsylvania Ave NW, Washington, DC 20500."),
+            vec!["1600 Pennsylvania Ave NW", "Washington, DC 20500"]
+        );
+    }
+
+    #[test]
+    fn numbers_before_capitalised_words_are_no_english_street() {
+        assert_eq!(
+            places("Wir haben 42 Baker gesehen und 3 Street Fighter."),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            places("Seite 12 Absatz 3, Format A4."),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn a_town_enumeration_shares_its_context() {
+        assert_eq!(
+            places("Ich arbeite in Paris, Wien und Zürich."),
+            vec!["Paris", "Wien", "Zürich"]
+        );
+        // Without a preposition before the first town, none of them is a place.
+        assert_eq!(
+            places("Paris, Wien und Zürich sind schön."),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn german_addresses_still_hold() {
+        assert_eq!(
+            places("Anschrift: Lindenstraße 12, 50667 Köln"),
+            vec!["Lindenstraße 12", "50667 Köln"]
+        );
+    }
+
+    #[test]
+    fn one_value_gets_one_type() {
+        let found = detected("Herr Turan kommt aus Turan. Turan sagte das.");
+        let turan: Vec<EntityType> = found
+            .iter()
+            .filter(|(_, v)| v == "Turan")
+            .map(|(t, _)| *t)
+            .collect();
+        assert_eq!(turan.len(), 3, "{found:?}");
+        assert!(turan.iter().all(|t| *t == turan[0]), "{found:?}");
+    }
+}

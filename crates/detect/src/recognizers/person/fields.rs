@@ -1,0 +1,62 @@
+//! Structured data: the value of a name key in JSON, YAML or form data (`"firstName": "Anna"`,
+//! `name='Anna Schmidt'`). The keys come from `data/lexicon/person_field_keys.txt`.
+
+use super::scores::ANCHORED_STRONG;
+use crate::lexicon::Lexicon;
+use crate::recognizers::{cand, captures_in, M};
+use crate::{Candidate, EntityType, Text};
+
+pub(super) struct Fields {
+    pattern: regex::Regex,
+}
+
+impl Fields {
+    pub fn new(lex: &Lexicon) -> Fields {
+        let keys = lex.lists.person_field_keys.join("|");
+        let pattern = regex::Regex::new(&format!(
+            r#"(?i)["']?(?:{keys})["']?\s*[:=]\s*["']([^"'\n,;{{}}]{{1,60}})["']"#
+        ))
+        .expect("static field pattern");
+        Fields { pattern }
+    }
+
+    /// Appends the name values of structured fields in `text` to `out`.
+    pub fn find(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
+        let s = text.view();
+        for (base, c) in captures_in(&self.pattern, s, text.field_windows()) {
+            if let Some(v) = c.get(1) {
+                let v = M::new(s, base + v.start(), base + v.end());
+                let t = v.as_str();
+                if t.chars().any(char::is_alphabetic)
+                    && t.chars().all(|x| {
+                        x.is_alphabetic()
+                            || matches!(x, ' ' | '-' | '.' | '\'' | '\u{300}'..='\u{36f}')
+                    })
+                {
+                    out.push(cand(
+                        EntityType::Person,
+                        v.start(),
+                        v.end(),
+                        ANCHORED_STRONG,
+                        false,
+                    ));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_keys_give_their_values() {
+        let fields = Fields::new(Lexicon::get());
+        let s = r#"{"firstName": "Anna", "city": "Köln", "last_name": "Nowak"}"#;
+        let mut out = Vec::new();
+        fields.find(&Text::new(s), &mut out);
+        let values: Vec<&str> = out.iter().map(|c| &s[c.start..c.end]).collect();
+        assert_eq!(values, vec!["Anna", "Nowak"]);
+    }
+}

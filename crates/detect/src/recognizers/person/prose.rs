@@ -1,0 +1,232 @@
+//! Phase 3, unanchored names: capitalised words that the gazetteers know, in the shape of a
+//! name (given name + surname, `Schmidt, Anna`, `A. Schmidt`, family name first), lone given
+//! names and surnames (low scores, see the module doc of `person`), lower-case chat names, names
+//! in scripts without case, and names before a verb of saying (`Müller sagte`).
+
+use super::facts::{Ctx, Mode, F_PET, F_SPEECH};
+use super::scores::{
+    push, Found, ANCHORED_WEAK, UNANCHORED_FULL, UNANCHORED_LONE_FIRST,
+    UNANCHORED_LONE_FIRST_SURNAME, UNANCHORED_LONE_SURNAME, UNANCHORED_LONE_SURNAME_START,
+    UNANCHORED_PAIR, UNANCHORED_SHAPE, UNANCHORED_UNCASED,
+};
+use crate::words::Shape;
+
+/// Appends the unanchored names of `cx` to `found`.
+pub(super) fn find(cx: &Ctx<'_>, found: &mut Found) {
+    let (s, n) = (cx.s, cx.w.len());
+    // 3. Unanchored names in prose and chat.
+    let mut i = 0;
+    while i < n {
+        let f = &cx.info[i];
+        let w = cx.w[i];
+        if f.stop && !(f.first && w.shape == Shape::Capitalised && !f.common) {
+            i += 1;
+            continue;
+        }
+        match w.shape {
+            Shape::Capitalised | Shape::Other => {
+                if f.first && !f.common {
+                    // Given name (+ given names) + surname.
+                    if let Some(j) = cx.extend(i, Mode::Prose, 5) {
+                        if j > i {
+                            let sur_ok = cx.info[j].last || cx.info[j].first || !cx.noun_like(j);
+                            if sur_ok && !cx.followed_by_org(j) && !cx.preceded_by_org(i) {
+                                push(found, i, j, UNANCHORED_FULL);
+                                i = j + 1;
+                                continue;
+                            }
+                        } else if !(cx.followed_by_org(i)
+                            || cx.preceded_by_org(i)
+                            || cx.after_determiner(i)
+                            || (i > 0 && cx.has(i - 1, F_PET)))
+                        {
+                            // A lone given name (not a pet's).
+                            let score = if f.last && !f.sentence_start {
+                                UNANCHORED_LONE_FIRST_SURNAME
+                            } else {
+                                UNANCHORED_LONE_FIRST
+                            };
+                            push(found, i, i, score);
+                        }
+                    }
+                } else if f.first
+                    && f.common
+                    && i + 1 < n
+                    && cx.info[i + 1].joined
+                    && cx.w[i + 1].shape == Shape::Capitalised
+                    && (cx.info[i + 1].last && !cx.info[i + 1].common)
+                {
+                    // `Frank Becker`, `Mark Twain`: ambiguous given name + known surname.
+                    push(found, i, i + 1, UNANCHORED_PAIR);
+                    i += 2;
+                    continue;
+                } else if f.last && !f.common && !f.stop {
+                    // Inverted `Schmidt, Anna`.
+                    if i + 1 < n
+                        && s[w.end..cx.w[i + 1].start] == *", "
+                        && cx.info[i + 1].first
+                        && cx.w[i + 1].shape == Shape::Capitalised
+                    {
+                        let after = s[cx.w[i + 1].end..].trim_start_matches(' ');
+                        if after.is_empty()
+                            || after.starts_with(['\n', ';', ')', '.'])
+                            || after.starts_with(',')
+                        {
+                            push(found, i, i + 1, UNANCHORED_FULL);
+                            i += 2;
+                            continue;
+                        }
+                    }
+                    // Family name first, given names after: `Nguyen Van Minh`.
+                    if let Some(j) = cx.extend(i, Mode::Prose, 4) {
+                        // Given names after it, no particle, no surname-only or common word
+                        // (`Jones House`, `Pont del Diable` are places).
+                        let given = (i + 1..=j).any(|x| cx.info[x].first);
+                        let plain = (i + 1..=j).all(|x| {
+                            let g = &cx.info[x];
+                            cx.w[x].shape == Shape::Capitalised
+                                && (g.first || !(g.last || g.common || g.stop))
+                        });
+                        if j > i
+                            && given
+                            && plain
+                            && !cx.followed_by_org(j)
+                            && !cx.preceded_by_org(i)
+                        {
+                            push(found, i, j, UNANCHORED_PAIR);
+                            i = j + 1;
+                            continue;
+                        }
+                    }
+                    if !cx.followed_by_org(i) && !cx.preceded_by_org(i) && !cx.after_determiner(i) {
+                        let score = if f.sentence_start {
+                            UNANCHORED_LONE_SURNAME_START
+                        } else {
+                            UNANCHORED_LONE_SURNAME
+                        };
+                        push(found, i, i, score);
+                    }
+                } else if cx.is_initial(i)
+                    && i + 1 < n
+                    && cx.w[i + 1].shape == Shape::Capitalised
+                    && cx.info[i + 1].last
+                    && !cx.info[i + 1].common
+                {
+                    let gap = &s[w.end..cx.w[i + 1].start];
+                    if gap == ". " || gap == "." {
+                        push(found, i, i + 1, UNANCHORED_SHAPE);
+                        i += 2;
+                        continue;
+                    }
+                }
+            }
+            Shape::Lower => {
+                // Chat: `tobias meier`, also with a surname that is a word too (`tobias koch`):
+                // after an unambiguous given name it is the surname, as in `Tobias Koch`.
+                if f.first
+                    && !f.stop
+                    && !f.common
+                    && i + 1 < n
+                    && cx.info[i + 1].joined
+                    && cx.w[i + 1].shape == Shape::Lower
+                    && cx.info[i + 1].last
+                    && !cx.info[i + 1].stop
+                {
+                    push(found, i, i + 1, UNANCHORED_SHAPE);
+                    i += 2;
+                    continue;
+                }
+                // Chat in lower case: `… war der zeuge. carmen saß im auto`: a given name
+                // opening a sentence, where sentences start in lower case.
+                if f.first
+                    && !f.stop
+                    && !f.common
+                    && f.sentence_start
+                    && cx.low(i).chars().count() >= 4
+                    && i + 1 < n
+                    && cx.info[i + 1].joined
+                    && cx.w[i + 1].shape == Shape::Lower
+                    && cx.previous_sentence_in_lower_case(i)
+                {
+                    push(found, i, i, UNANCHORED_LONE_FIRST_SURNAME);
+                } else if f.first && !f.stop && !f.common && cx.lone_lower_chat_name(i) {
+                    // `kannst du anna bitte zurückrufen`: a given name inside a line typed in
+                    // lower case throughout.
+                    push(found, i, i, UNANCHORED_LONE_FIRST);
+                }
+            }
+            Shape::Uncased => {
+                // A name in a script without case inside Latin text: `فداء بلقرن`.
+                let mut j = i;
+                while j + 1 < n && cx.w[j + 1].shape == Shape::Uncased && cx.info[j + 1].joined {
+                    j += 1;
+                }
+                if j - i < 4 {
+                    push(found, i, j, UNANCHORED_UNCASED);
+                }
+                i = j + 1;
+                continue;
+            }
+            Shape::Upper => {}
+        }
+        i += 1;
+    }
+
+    // Names followed by a verb of saying: `Müller sagte`.
+    for i in 0..n.saturating_sub(1) {
+        if cx.has(i + 1, F_SPEECH) && cx.info[i + 1].joined && cx.w[i].shape == Shape::Capitalised {
+            let f = &cx.info[i];
+            let article = i > 0 && cx.info[i - 1].stop && cx.info[i].joined;
+            if !f.stop && !f.common && !article && (f.last || f.first) {
+                push(found, i, i, ANCHORED_WEAK);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::names;
+
+    #[test]
+    fn common_nouns_and_months_are_not_names() {
+        for text in [
+            "Die Kosten sind zu hoch.",
+            "Darin liegt das Problem.",
+            "Das Gesetz vom Juni 1999 gilt noch.",
+            "Das war bis zum Verbot im Juni 1941 so.",
+        ] {
+            assert_eq!(names(text), Vec::<String>::new(), "{text}");
+        }
+    }
+
+    #[test]
+    fn lower_case_chat_names_may_have_a_common_word_surname() {
+        assert_eq!(
+            names("ok also tobias koch meinte das passt so"),
+            vec!["tobias koch"]
+        );
+        // Without a given name before it the word stays a word.
+        assert_eq!(
+            names("ok also der koch meinte das passt so"),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn names_in_prose_and_english_are_found() {
+        assert_eq!(
+            names("Hi, I am John Smith and I live in London."),
+            vec!["John Smith"]
+        );
+        assert_eq!(
+            names("Gestern hat Anna Schmidt angerufen."),
+            vec!["Anna Schmidt"]
+        );
+        // A family name first, given names after.
+        assert_eq!(
+            names("Wir trafen Nguyen Van Minh."),
+            vec!["Nguyen Van Minh"]
+        );
+    }
+}

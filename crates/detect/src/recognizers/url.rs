@@ -1,0 +1,206 @@
+//! URLs (docs/entities.md §14): with scheme or `www.`, and bare domains with a path or an
+//! allow-listed TLD. Trailing punctuation and unbalanced closing brackets stay outside.
+
+use aho_corasick::AhoCorasick;
+use regex::Regex;
+
+use super::cand;
+use crate::{Candidate, EntityType, Recognizer, Text};
+
+pub struct UrlRecognizer {
+    pattern: Regex,
+    /// Path and query parts that point at a person ([`PERSONAL`]), case-insensitive.
+    personal: AhoCorasick,
+}
+
+/// URL parts that make a URL point at a person: a profile or an identity in the query.
+const PERSONAL: &[&str] = &[
+    "/in/",
+    "/profile",
+    "facebook.com/",
+    "instagram.com/",
+    "x.com/",
+    "twitter.com/",
+    "github.com/",
+    "tiktok.com/@",
+    "name=",
+    "email=",
+    "user=",
+    "userid=",
+    "token=",
+    "session=",
+];
+
+/// Top-level domains that make a bare `name.tld` a URL.
+const BARE_TLDS: &[&str] = &[
+    "de", "at", "ch", "li", "eu", "com", "org", "net", "info", "io", "biz", "me", "online", "shop",
+    "app", "dev",
+];
+
+impl UrlRecognizer {
+    pub fn new() -> Self {
+        let tlds = BARE_TLDS.join("|");
+        let src = format!(
+            r#"(?i)(?:(?:https?|ftps?|sftp|wss?)://|www\.)[^\s<>"'`«»“”„]+|(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+(?:{tlds})(?:/[^\s<>"'`«»“”„]*)?"#
+        );
+        let pattern = Regex::new(&src).expect("static URL pattern");
+        let personal = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(PERSONAL)
+            .expect("static URL parts");
+        UrlRecognizer { pattern, personal }
+    }
+}
+
+/// True for the ASCII bytes no match contains: whitespace and the excluded quotes/brackets.
+/// (Unicode spaces and quotes are never ASCII, so a token may run over them; the pattern still
+/// stops there.)
+fn delimiter(b: u8) -> bool {
+    matches!(b, b'\t'..=b'\r' | b' ' | b'<' | b'>' | b'"' | b'\'' | b'`')
+}
+
+/// True when the dot at `i` may be part of a match: `www.`, or a dot directly followed by an
+/// allow-listed TLD (the last dot of a bare domain). A non-ASCII byte after the dot counts
+/// too, as case-insensitive matching lets `ſ` (long s) stand for `s`.
+fn dot_may_match(b: &[u8], i: usize) -> bool {
+    let www = i >= 3 && b[i - 3..i].eq_ignore_ascii_case(b"www");
+    let rest = b.get(i + 1..).unwrap_or(&[]);
+    match rest.first() {
+        Some(c) if !c.is_ascii() => true,
+        Some(c) if c.is_ascii_alphabetic() => {
+            // the first letter rules out most TLDs before a comparison
+            let first = c.to_ascii_lowercase();
+            www || BARE_TLDS.iter().any(|tld| {
+                tld.as_bytes()[0] == first
+                    && rest
+                        .get(..tld.len())
+                        .is_some_and(|r| r.eq_ignore_ascii_case(tld.as_bytes()))
+            })
+        }
+        _ => www,
+    }
+}
+
+/// Where the pattern can match: the tokens (runs of non-[`delimiter`] bytes) holding a `://`
+/// or a dot that [`dot_may_match`]. Every match lies inside one token and needs one of these,
+/// so the pattern skips plain prose, sentence ends and numbers.
+fn tokens(s: &str) -> Vec<(usize, usize)> {
+    let b = s.as_bytes();
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for i in memchr::memchr2_iter(b'.', b':', b) {
+        if out.last().is_some_and(|&(_, end)| i < end) {
+            continue;
+        }
+        let hit = if b[i] == b':' {
+            b.get(i + 1..i + 3) == Some(b"//")
+        } else {
+            dot_may_match(b, i)
+        };
+        if !hit {
+            continue;
+        }
+        let start = b[..i]
+            .iter()
+            .rposition(|&c| delimiter(c))
+            .map_or(0, |p| p + 1);
+        let end = b[i..]
+            .iter()
+            .position(|&c| delimiter(c))
+            .map_or(b.len(), |p| i + p);
+        out.push((start, end));
+    }
+    out
+}
+
+/// Strips trailing punctuation and closing brackets that are not balanced inside the URL.
+fn trim_url(v: &str) -> &str {
+    let mut v = v;
+    loop {
+        let before = v.len();
+        v = v.trim_end_matches(['.', ',', ';', ':', '!', '?', '\'', '*']);
+        for (open, close) in [('(', ')'), ('[', ']'), ('{', '}')] {
+            if v.ends_with(close) && v.matches(close).count() > v.matches(open).count() {
+                v = &v[..v.len() - 1];
+            }
+        }
+        if v.len() == before {
+            return v;
+        }
+    }
+}
+
+impl Recognizer for UrlRecognizer {
+    fn entity_type(&self) -> EntityType {
+        EntityType::Url
+    }
+
+    fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
+        let s = text.view();
+        for m in super::find_in(&self.pattern, s, &tokens(s)) {
+            let start = m.start();
+            let prev = s[..start].chars().next_back();
+            let v = trim_url(m.as_str());
+            // a byte scan: `str::contains` sets up a substring searcher for a few dozen bytes
+            let explicit = v.as_bytes().windows(3).any(|w| w == b"://")
+                || v.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("www."));
+            if !explicit {
+                // Bare domain: not glued to a word, an address or a path.
+                if prev.is_some_and(|c| {
+                    c.is_alphanumeric() || matches!(c, '@' | '.' | '/' | '-' | '_')
+                }) {
+                    continue;
+                }
+                let next = s[m.end()..].chars().next();
+                if next.is_some_and(|c| c.is_alphanumeric() || c == '@') {
+                    continue;
+                }
+            } else if prev.is_some_and(char::is_alphanumeric) {
+                continue;
+            }
+            if v.len() < 4 {
+                continue;
+            }
+            let personal = self.personal.is_match(v);
+            let base = if explicit {
+                0.75
+            } else if v.contains('/') {
+                0.6
+            } else {
+                0.5
+            };
+            let score: f32 = if personal { base + 0.2 } else { base };
+            out.push(cand(
+                EntityType::Url,
+                start,
+                start + v.len(),
+                score.min(1.0),
+                false,
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recognizers::kept;
+
+    #[test]
+    fn scheme_and_www_forms_without_trailing_punctuation() {
+        let r = UrlRecognizer::new();
+        assert_eq!(
+            kept(&r, "Siehe https://beispiel.de/profil/anna."),
+            vec!["https://beispiel.de/profil/anna".to_owned()]
+        );
+        assert_eq!(
+            kept(&r, "(www.beispiel.de)"),
+            vec!["www.beispiel.de".to_owned()]
+        );
+    }
+
+    #[test]
+    fn a_decimal_number_is_no_domain() {
+        let r = UrlRecognizer::new();
+        assert!(kept(&r, "Das kostet 3.50 Euro").is_empty());
+    }
+}
