@@ -20,8 +20,8 @@ import sys
 
 import wordfreq
 
-MAX_WORDS = 40_000
-MIN_ZIPF = 3.0
+MAX_WORDS = 50_000
+MIN_ZIPF = 2.8
 WORD = re.compile(r"^[a-z]+(?:['-][a-z]+)*$")
 
 

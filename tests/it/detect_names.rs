@@ -63,7 +63,13 @@ fn the_nearest_label_decides_between_steuer_id_and_steuernummer() {
     assert_eq!(found(s, EntityType::SteuerId), vec!["24768915326"]);
     assert_eq!(found(s, EntityType::Steuernummer), vec!["2181508150"]);
     hidden(s, &["24768915326", "2181508150"]);
-    kept(s, &["Meine Steuer-ID ", "Vom Finanzamt habe ich die Steuernummer "]);
+    kept(
+        s,
+        &[
+            "Meine Steuer-ID ",
+            "Vom Finanzamt habe ich die Steuernummer ",
+        ],
+    );
 }
 
 #[test]
@@ -72,13 +78,20 @@ fn a_label_is_never_a_name() {
     assert!(names(s).is_empty(), "{:?}", names(s));
     assert_eq!(found(s, EntityType::SteuerId), vec!["24768915326"]);
     assert_eq!(found(s, EntityType::Steuernummer), vec!["62/152/95232"]);
-    kept(s, &["Meine Steuer-ID lautet ", " und meine Steuernummer lautet "]);
+    kept(
+        s,
+        &["Meine Steuer-ID lautet ", " und meine Steuernummer lautet "],
+    );
 }
 
 #[test]
 fn english_names_after_anchors_and_in_full() {
     let s = "Dear Mr Smith, thank you for your letter.";
-    assert!(names(s).iter().any(|n| n.contains("Smith")), "{:?}", names(s));
+    assert!(
+        names(s).iter().any(|n| n.contains("Smith")),
+        "{:?}",
+        names(s)
+    );
     hidden(s, &["Smith"]);
     kept(s, &["Dear ", "thank you for your letter."]);
 
@@ -121,7 +134,20 @@ fn agent_instructions_hold_no_names_or_places() {
         and poll the job every few seconds until it reports done.";
     assert!(names(s).is_empty(), "{:?}", names(s));
     assert!(places(s).is_empty(), "{:?}", places(s));
-    kept(s, &["Read", "Edit", "Grep", "Hooks", "Claude Code", "Opus", "Agent", "review-changes", "poll"]);
+    kept(
+        s,
+        &[
+            "Read",
+            "Edit",
+            "Grep",
+            "Hooks",
+            "Claude Code",
+            "Opus",
+            "Agent",
+            "review-changes",
+            "poll",
+        ],
+    );
 }
 
 #[test]

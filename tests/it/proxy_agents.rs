@@ -111,9 +111,7 @@ fn agent_request() -> Value {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| {
-            panic!(
-                "Claude Code must be installed (TARNKAPPE_SETUP_TESTS=1 scripts/setup): {e}"
-            )
+            panic!("Claude Code must be installed (TARNKAPPE_SETUP_TESTS=1 scripts/setup): {e}")
         });
     let deadline = Instant::now() + Duration::from_secs(120);
     while child.try_wait().expect("wait for the client").is_none() {
@@ -143,7 +141,14 @@ fn claude_code_instructions_pass_intact_and_the_users_values_are_masked() {
     let req = agent_request();
     let body = req.to_string();
     // The user's own values never reach the upstream, in any spelling.
-    for v in [NAME, "Roswitha", "Quernheim", EMAIL, IBAN, "DE89370400440532013000"] {
+    for v in [
+        NAME,
+        "Roswitha",
+        "Quernheim",
+        EMAIL,
+        IBAN,
+        "DE89370400440532013000",
+    ] {
         assert!(!body.contains(v), "{v:?} reached the upstream");
     }
     assert!(body.contains("[[NAME_"), "the user's name has no token");

@@ -57,6 +57,7 @@ word_lists! {
     ambiguous_towns,
     // PERSON anchors and vetoes.
     salutations,
+    plural_salutations,
     titles,
     greetings,
     labels,
@@ -69,6 +70,8 @@ word_lists! {
     name_not_before,
     pets,
     products,
+    tool_names,
+    saint_words,
     value_labels,
     noun_suffixes,
     name_leads,
@@ -94,6 +97,7 @@ word_lists! {
     country_prefixes,
     postcode_not_after,
     town_prepositions,
+    verb_markers,
     place_prepositions,
     ambiguous_town_idioms,
     town_labels,
@@ -131,7 +135,7 @@ pub mod class {
     pub const CONJUNCTION: u32 = 1 << 18;
     /// Particles that only continue another particle (`der` in `von der`).
     pub const PARTICLE_LINK: u32 = 1 << 19;
-    /// A common English word (`data/english_words.tsv`: Zipf frequency 3 or more).
+    /// A common English word (`data/english_words.tsv`: Zipf frequency 2.8 or more).
     pub const ENGLISH: u32 = 1 << 20;
     /// A frequent English word much rarer in German (`the`, `when`, `you`): tells English text.
     pub const ENGLISH_MARKER: u32 = 1 << 21;
@@ -270,8 +274,9 @@ impl Lexicon {
             }
         }
         let lists = Lists::load();
-        let keyword_classes: [(&[&'static str], u32); 19] = [
+        let keyword_classes: [(&[&'static str], u32); 20] = [
             (&lists.products, class::PRODUCT),
+            (&lists.tool_names, class::PRODUCT),
             (&lists.value_labels, class::VALUE_LABEL),
             (&lists.salutations, class::SALUTATION),
             (&lists.titles, class::TITLE),
@@ -456,9 +461,11 @@ mod tests {
             ("particle_links", &l.particle_links),
             ("roles", &l.roles),
             ("salutations", &l.salutations),
+            ("plural_salutations", &l.plural_salutations),
             ("titles", &l.titles),
             ("labels", &l.labels),
             ("products", &l.products),
+            ("tool_names", &l.tool_names),
             ("value_labels", &l.value_labels),
             ("closings", &l.closings),
             ("town_prepositions", &l.town_prepositions),

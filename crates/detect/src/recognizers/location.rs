@@ -447,6 +447,11 @@ impl LocationRecognizer {
                 .map(|j| words[j])
                 .filter(|p| p.end == prev_text.len());
             let prev_lower = prev_word.map(|p| lower(p.text(s))).unwrap_or_default();
+            // `to poll`, `zu essen`: a lower-case word after an infinitive marker is a verb.
+            if w.shape == Shape::Lower && lex.lists.verb_markers.contains(&prev_lower.as_str()) {
+                i += 1;
+                continue;
+            }
             let arrow = prev_text.ends_with('→')
                 || prev_text.ends_with("->")
                 || s[end..].trim_start().starts_with('→')

@@ -55,6 +55,11 @@ pub const OTHER_VETO_BELOW: f32 = 0.7;
 /// dev.jsonl.
 pub const NON_PERSON_VETO_BELOW: f32 = 0.85;
 
+/// Rule PERSON candidates of plain words only ([`Plain`]) are dropped below this: a greeting,
+/// salutation or title (0.85 and up) makes one a name, a repeated mention of a name that was
+/// itself vetoed (0.8) does not.
+pub const PLAIN_VETO_BELOW: f32 = 0.85;
+
 /// Rule PERSON candidates holding a product name (`Claude`) are dropped below this: only a
 /// salutation or title (`Herr Claude`, 0.9) makes one a name.
 pub const PRODUCT_VETO_BELOW: f32 = 0.9;
@@ -266,7 +271,7 @@ fn asked_plain<'t, 'a>(
 
 /// A rule PERSON guess over the words `r` that [`Plain`] rejects: one holding a value label
 /// (always), one holding a product name below an anchor's [`PRODUCT_VETO_BELOW`], and one of
-/// plain words only below [`NOUN_VETO_BELOW`].
+/// plain words only below [`PLAIN_VETO_BELOW`].
 fn plain_veto(plain: &Plain<'_, '_>, c: &Candidate, r: std::ops::Range<usize>) -> bool {
     if r.is_empty() {
         return false;
@@ -277,7 +282,7 @@ fn plain_veto(plain: &Plain<'_, '_>, c: &Candidate, r: std::ops::Range<usize>) -
     let product = r.clone().any(|k| facts[k].bits & class::PRODUCT != 0);
     label
         || (product && c.score < PRODUCT_VETO_BELOW)
-        || (c.score < NOUN_VETO_BELOW && plain.all_plain(first, last))
+        || (c.score < PLAIN_VETO_BELOW && plain.all_plain(first, last))
 }
 
 /// Tagger mentions the tagger alone may not make (the rules still can, with an anchor): a

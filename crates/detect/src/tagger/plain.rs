@@ -78,6 +78,20 @@ impl<'t, 'a> Plain<'t, 'a> {
         if w.shape == Shape::Lower {
             return false;
         }
+        let text = w.text(self.text.view());
+        // A compound adjective or participle (`Github-flavored`, `JSON-encoded`): no name
+        // ends in a lower-case part.
+        if w.hyphen
+            && text
+                .rsplit('-')
+                .next()
+                .is_some_and(|tail| tail.starts_with(char::is_lowercase))
+        {
+            return true;
+        }
+        if inner_capital(text) {
+            return true;
+        }
         let listed_first = f.cased & class::FIRST_NAME != 0;
         let listed = f.cased & (class::FIRST_NAME | class::LAST_NAME) != 0;
         let en = if f.bits & class::ENGLISH != 0 {
@@ -90,6 +104,11 @@ impl<'t, 'a> Plain<'t, 'a> {
         if self.seen_lower.contains(&f.low_hash)
             && (!listed_first || (en >= LISTED_BUT_WORD && is_english()))
         {
+            return true;
+        }
+        // In English text, a word glued to another by `/`, `,` or `:` is an identifier from a
+        // list (`Edit/Write`, `select:Read,Edit`): names are written apart.
+        if self.glued(k) && is_english() {
             return true;
         }
         en > 0 && (!listed || en >= LISTED_BUT_WORD) && is_english()
@@ -105,9 +124,38 @@ impl<'t, 'a> Plain<'t, 'a> {
         }) || (first..=last).all(|k| self.is_plain(k))
     }
 
+    /// True when word `k` touches a neighbouring word through `/`, `,` or `:` alone.
+    fn glued(&self, k: usize) -> bool {
+        let (s, words) = (self.text.view(), self.text.words());
+        let glue = |a: usize, b: usize| s.get(a..b).is_some_and(|g| matches!(g, "/" | "," | ":"));
+        (k > 0 && glue(words[k - 1].end, words[k].start))
+            || words
+                .get(k + 1)
+                .is_some_and(|n| glue(words[k].end, n.start))
+    }
+
     fn english_around(&self, k: usize) -> bool {
         english_at(self.text.words(), self.text.lexed().facts(), k)
     }
+}
+
+/// An identifier or brand written in camel case (`TaskStop`, `JetBrains`): a capital after a
+/// lower-case letter, three or more letters into the word, unless the letters before it are
+/// `Mac` or a particle (`MacArthur`, `VanDyke`; `McDonald` and `DiCaprio` have it earlier).
+fn inner_capital(word: &str) -> bool {
+    let mut prev_lower = false;
+    for (i, (n, c)) in word
+        .char_indices()
+        .enumerate()
+        .map(|(n, (i, c))| (i, (n, c)))
+    {
+        if c.is_uppercase() && prev_lower && n >= 3 {
+            let head = word[..i].to_lowercase();
+            return head != "mac" && Lexicon::get().form_bits(&head) & class::PARTICLE == 0;
+        }
+        prev_lower = c.is_lowercase();
+    }
+    false
 }
 
 /// True when the words around `k` read as English: at least two lower-case words that mark
@@ -162,10 +210,17 @@ mod tests {
 
     #[test]
     fn labels_products_and_words_seen_lower_case_are_plain() {
-        let p = plain("Meine Steuer-ID lautet 1. Frag Claude. Read the file, then read it again.");
-        for w in ["Steuer-ID", "Claude", "Read"] {
+        let p = plain(
+            "Meine Steuer-ID lautet 1. Frag Claude. Read the file, then read it again. \
+             Shown as Github-flavored text; call it with select:Grep,Edit when you are done.",
+        );
+        for w in ["Steuer-ID", "Claude", "Read", "Github-flavored", "Edit"] {
             assert!(p.contains(&w.to_owned()), "{w}: {p:?}");
         }
+        assert!(inner_capital("TaskStop") && inner_capital("JetBrains"));
+        assert!(!inner_capital("McDonald") && !inner_capital("MacArthur"));
+        assert!(!inner_capital("DiCaprio") && !inner_capital("Schulze-Vogel"));
+        assert!(!inner_capital("VanDyke"));
         // A given name stays a name even where the text writes it in lower case too.
         assert!(plain("Anna rief an, anna schrieb später.").is_empty());
     }

@@ -250,7 +250,7 @@ impl Default for Config {
             epochs: 150,
             seed: 0x7a61_726e,
             dropout: 500,
-            person_bias: -20.0,
+            person_bias: 8.0,
             inside_bias: 50.0,
             share: 0.0,
         }

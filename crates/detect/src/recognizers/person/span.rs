@@ -203,7 +203,14 @@ impl Ctx<'_> {
     }
 
     pub(super) fn preceded_by_org(&self, i: usize) -> bool {
-        i > 0 && self.info[i].joined && self.has(i - 1, F_ORG)
+        i > 0 && (self.info[i].joined && self.has(i - 1, F_ORG) || self.after_saint_word(i))
+    }
+
+    /// `St. Maria`, `Sankt Peter`, `Hagia Sophia`: a church, place or school.
+    fn after_saint_word(&self, i: usize) -> bool {
+        let gap = &self.s[self.w[i - 1].end..self.w[i].start];
+        matches!(gap, " " | ". " | " . " | ".")
+            && self.lex.lists.saint_words.contains(&self.low(i - 1))
     }
 
     /// True when the sentence before word `i` (on the same line or the line before) starts with a
@@ -231,11 +238,23 @@ impl Ctx<'_> {
         }
         let (prev, next) = (&self.info[i - 1], &self.info[i + 1]);
         let facts = self.lexed.facts();
-        let line_start = self.s[..self.w[i].start].rfind('\n').map_or(0, |p| p + 1);
-        let line_end = self.s[self.w[i].end..]
-            .find('\n')
-            .map_or(self.s.len(), |p| self.w[i].end + p);
-        let line = &self.s[line_start..line_end];
+        // Only the bytes a chat line may hold are read: a longer line is no chat line.
+        let b = self.s.as_bytes();
+        let from = self.w[i].start.saturating_sub(CHAT_LINE);
+        let line_start = match memchr::memrchr(b'\n', &b[from..self.w[i].start]) {
+            Some(p) => from + p + 1,
+            None if from == 0 => 0,
+            None => return false,
+        };
+        let to = (self.w[i].end + CHAT_LINE).min(b.len());
+        let line_end = match memchr::memchr(b'\n', &b[self.w[i].end..to]) {
+            Some(p) => self.w[i].end + p,
+            None if to == b.len() => to,
+            None => return false,
+        };
+        let Some(line) = self.s.get(line_start..line_end) else {
+            return false;
+        };
         if !self.info[i].joined
             || !next.joined
             || prev.flags & class::DETERMINER != 0
@@ -253,8 +272,8 @@ impl Ctx<'_> {
                 .map(|f| f.to_uppercase().chain(c).collect())
                 .unwrap_or_default()
         };
-        let english = facts[i].bits & class::ENGLISH != 0
-            && crate::tagger::english_at(self.w, facts, i);
+        let english =
+            facts[i].bits & class::ENGLISH != 0 && crate::tagger::english_at(self.w, facts, i);
         !english && !crate::tagger::is_common_noun(&title)
     }
 
