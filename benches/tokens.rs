@@ -74,7 +74,7 @@ fn bench(c: &mut Criterion) {
     }))
     .expect("JSON");
     group.bench_function("duplicate_key_check", |b| {
-        b.iter(|| tarnkappe::api::json::has_duplicate_key(black_box(&body)))
+        b.iter(|| tarnkappe::json::checks::has_duplicate_key(black_box(&body)))
     });
     group.bench_function("detect_only", |b| {
         b.iter(|| detector.detect(black_box(&text)))

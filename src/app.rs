@@ -5,16 +5,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::access::{Gate, KeyError, KeyRing};
-use crate::api::docs::Documents;
+use crate::access::{Gate, KeyError, KeyRing, WebAccess, WebConfigError};
 use crate::config::{Config, ConfigError, StoreKind};
 use crate::detect::Detector;
 use crate::policy::{Policies, PolicyError};
-use crate::proxy::routes::RouteError;
 use crate::ratelimit::{MemoryLimiter, RateLimiter, RedisLimiter};
 use crate::redis_client::{RedisClient, RedisFailure};
 use crate::vault::{MemoryStore, RedisStore, Sealer, Store};
-use crate::web::{Web, WebConfigError};
 
 pub struct App {
     pub config: Config,
@@ -27,15 +24,15 @@ pub struct App {
     pub keys: KeyRing,
     pub limiter: Arc<dyn RateLimiter>,
     /// `/entities` and the OpenAPI document, serialized once.
-    pub docs: Documents,
     /// The web page: on/off and the tenant cookie key.
-    pub web: Web,
+    pub web: WebAccess,
 }
 
 /// Why the process cannot start (printed, then exit 1). Every message names the setting at
 /// fault, never a secret.
+/// Why the shared state cannot be built from the configuration.
 #[derive(Debug, thiserror::Error)]
-pub enum StartError {
+pub enum AppError {
     #[error(transparent)]
     Config(#[from] ConfigError),
     #[error(transparent)]
@@ -46,14 +43,6 @@ pub enum StartError {
     Web(#[from] WebConfigError),
     #[error(transparent)]
     Keys(#[from] KeyError),
-    #[error("invalid proxy {0}")]
-    Route(#[from] RouteError),
-    /// The listen address is taken (or not ours to bind): refused at once rather than shared.
-    #[error("server.listen: cannot listen on {addr}: {source}")]
-    Listen {
-        addr: std::net::SocketAddr,
-        source: std::io::Error,
-    },
 }
 
 impl App {
@@ -66,7 +55,7 @@ impl App {
         }
     }
 
-    pub fn new(config: Config) -> Result<App, StartError> {
+    pub fn new(config: Config) -> Result<App, AppError> {
         // Policies first: a configuration mistake there is the likeliest, and costs nothing to find.
         let policies = Policies::compile(&config)?;
         let keys = config.sealing_keys()?;
@@ -94,7 +83,7 @@ impl App {
             Some(client) => Arc::new(RedisStore::new(client.clone())),
         };
         let listen = config.listen_addr()?;
-        let web = Web::new(
+        let web = WebAccess::new(
             &config.web,
             config.session.ttl_seconds,
             listen.ip(),
@@ -110,7 +99,7 @@ impl App {
         }
         Ok(App {
             web,
-            detector: Detector::new(),
+            detector: Detector::new().with_candidate_limit(config.api.max_candidates_per_text),
             policies,
             sealer,
             store,
@@ -119,7 +108,6 @@ impl App {
                 None => Arc::new(MemoryLimiter::new()),
                 Some(client) => Arc::new(RedisLimiter::new(client)),
             },
-            docs: Documents::build(),
             config,
         })
     }
@@ -131,7 +119,7 @@ impl App {
 
 /// One start-up line when the page's state is not the obvious one: served on a listener that
 /// faces a network, or left off by default because of one (`configured`: `[web] enabled`).
-fn announce_web(web: &Web, configured: Option<bool>, listen: std::net::SocketAddr) {
+fn announce_web(web: &WebAccess, configured: Option<bool>, listen: std::net::SocketAddr) {
     if listen.ip().is_loopback() {
         return;
     }

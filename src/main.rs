@@ -13,7 +13,7 @@ use tarnkappe::config::{hash_key, Config};
 /// malloc for a sparse 2 KB request and 12 % fewer for a dense one (callgrind), and the service
 /// holds 68.7 MB resident 3 s after start against glibc's 65.8 MB (budget 80 MB). mimalloc was
 /// dropped: ~111 MB resident after start (its arenas are committed eagerly and keep what
-/// start-up freed), for a CPU gain of 0-15 % (README, allocator).
+/// start-up freed), for a CPU gain of 0-15 % (docs/performance.md, "Allocator").
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 

@@ -13,9 +13,10 @@
 //! service of its own: one thread, its own listening socket on the same address
 //! (`SO_REUSEPORT`: the kernel spreads the connections over them), its own upstream pool. A
 //! connection, its upstream connections and their watchers then stay on one thread. Measured
-//! with `strace -f -c` over 1000 sparse requests on one keep-alive connection (README, issue 15
-//! sixth round): `epoll_wait` 3.7 → 2.0 per request, wake-up writes 1.7 → 0, upstream connects
-//! 157 → 0. With work stealing on, or one thread, one service runs them all as before.
+//! with `strace -f -c` over 1000 sparse requests on one keep-alive connection
+//! (docs/performance.md, "Worker threads"): `epoll_wait` 3.7 → 2.0 per request, wake-up writes
+//! 1.7 → 0, upstream connects 157 → 0. With work stealing on, or one thread, one service runs
+//! them all as before.
 //!
 //! `SO_REUSEPORT` would also let a second process of the same user share the port without a
 //! word, so the address is claimed first ([`Claim`]): a port in use is a start error.
@@ -30,9 +31,25 @@ use pingora::server::{RunArgs, Server, ShutdownSignalWatch};
 use pingora::services::listening::Service;
 use socket2::{Domain, Socket, Type};
 
-use crate::app::{App, StartError};
-use crate::proxy::Gateway;
+use crate::app::App;
+use crate::gateway::Gateway;
+use crate::proxy::routes::RouteError;
 use crate::slow_clients::Guarded;
+
+/// Why the server cannot start (each names the configuration key at fault).
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+    #[error("invalid proxy {0}")]
+    Route(#[from] RouteError),
+    /// The listen address is taken (or not ours to bind): refused at once rather than shared.
+    #[error("server.listen: cannot listen on {addr}: {source}")]
+    Listen {
+        addr: std::net::SocketAddr,
+        source: std::io::Error,
+    },
+}
 
 /// A server ready to run, and the claim on its port, held until it stops.
 pub struct Ready {

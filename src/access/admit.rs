@@ -2,16 +2,16 @@
 //! 401 → 429 → …). The API and proxy routes with `require_key` use the same gate.
 //!
 //! A key is limited per tenant. The web page's cookie costs one `GET /`, so a cookie caller is
-//! limited per client address instead (`crate::web::client`): fresh cookies from one address
+//! limited per client address instead ([`super::client`]): fresh cookies from one address
 //! buy no extra calls.
 
 use pingora::http::RequestHeader;
 
 use super::caller::{authenticate, Caller, Credential};
+use super::client::Peer;
 use super::gate::{Gate, Refused};
 use crate::ratelimit::Decision;
 use crate::telemetry::{metrics, AuthLabel};
-use crate::web::client::Peer;
 
 /// Counts one request in `window` against `limit` per minute and refuses it with 429 when over.
 pub async fn check_rate(gate: &Gate<'_>, window: &str, limit: u32) -> Result<Decision, Refused> {

@@ -2,12 +2,12 @@
 //!
 //! Two sources: the `X-API-Key` header (the SHA-256 of the presented key is compared in
 //! constant time against every configured hash), and — only for requests without that header —
-//! the web page's signed cookie with its same-origin check (`crate::web`).
+//! the web page's signed cookie with its same-origin check ([`super::web`]).
 
 use pingora::http::RequestHeader;
 
 use super::gate::{Gate, Refused};
-use crate::web::CookieAuth;
+use super::web::CookieAuth;
 
 /// The authenticated caller of one request.
 #[derive(Debug, Clone, PartialEq, Eq)]

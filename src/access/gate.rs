@@ -1,7 +1,7 @@
 //! What the admission gate needs, borrowed from the process state, and why it refuses.
 
+use super::web::WebAccess;
 use crate::ratelimit::{Decision, LimitError, RateLimiter};
-use crate::web::Web;
 
 use super::keys::KeyRing;
 
@@ -10,7 +10,7 @@ use super::keys::KeyRing;
 #[derive(Clone, Copy)]
 pub struct Gate<'a> {
     pub keys: &'a KeyRing,
-    pub web: &'a Web,
+    pub web: &'a WebAccess,
     pub limiter: &'a dyn RateLimiter,
 }
 
@@ -26,4 +26,38 @@ pub enum Refused {
     /// The shared rate-limit store could not be asked.
     #[error(transparent)]
     Store(#[from] LimitError),
+}
+
+/// The one-sentence messages of a refusal, shared by every door that answers one (the REST API's
+/// error table and the proxy's provider-shaped errors).
+pub const UNAUTHORIZED_MESSAGE: &str = "A valid API key is required in the X-API-Key header.";
+pub const RATE_LIMITED_MESSAGE: &str = "Too many requests for this key; retry later.";
+pub const STORE_UNAVAILABLE_MESSAGE: &str = "The session store is unavailable; retry later.";
+
+impl Refused {
+    /// The HTTP status this refusal is answered with.
+    pub fn status(&self) -> u16 {
+        match self {
+            Refused::Unauthorized => 401,
+            Refused::RateLimited(_) => 429,
+            Refused::Store(_) => 503,
+        }
+    }
+
+    /// The message this refusal is answered with (never the credential).
+    pub fn message(&self) -> &'static str {
+        match self {
+            Refused::Unauthorized => UNAUTHORIZED_MESSAGE,
+            Refused::RateLimited(_) => RATE_LIMITED_MESSAGE,
+            Refused::Store(_) => STORE_UNAVAILABLE_MESSAGE,
+        }
+    }
+
+    /// Seconds for `Retry-After` (at least one), for a rate-limit refusal.
+    pub fn retry_after_secs(&self) -> Option<u64> {
+        match self {
+            Refused::RateLimited(d) => Some(d.retry_after.as_secs().max(1)),
+            _ => None,
+        }
+    }
 }

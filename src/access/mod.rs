@@ -5,10 +5,15 @@
 
 mod admit;
 mod caller;
+pub mod client;
 mod gate;
 mod keys;
+pub mod web;
 
 pub use admit::{admit, check_rate, Admitted};
 pub use caller::{authenticate, Caller, Credential};
-pub use gate::{Gate, Refused};
+pub use gate::{
+    Gate, Refused, RATE_LIMITED_MESSAGE, STORE_UNAVAILABLE_MESSAGE, UNAUTHORIZED_MESSAGE,
+};
 pub use keys::{KeyError, KeyRing, GENERATED_TENANT};
+pub use web::{CookieAuth, WebAccess, WebConfigError, COOKIE_NAME};

@@ -4,10 +4,10 @@
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
-use pingora::http::RequestHeader;
 use pingora::proxy::Session;
 
 use super::error::ApiError;
+pub use crate::http::Declared;
 
 /// How far the body of a request was consumed; decides how the connection ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,40 +18,6 @@ pub enum BodyState {
     Complete,
     /// Reading stopped in the middle (over the cap, broken framing): close after answering.
     Abandoned,
-}
-
-/// What the request says about its body.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Declared {
-    /// `Content-Length`, when present.
-    pub length: Option<u64>,
-    /// `Transfer-Encoding` present (chunked): the length is known only by reading.
-    pub chunked: bool,
-    /// `Expect: 100-continue`: the client waits before sending the body.
-    pub expects_continue: bool,
-}
-
-impl Declared {
-    pub fn of(req: &RequestHeader) -> Declared {
-        let length = req
-            .headers
-            .get(http::header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok());
-        Declared {
-            length,
-            chunked: req.headers.contains_key(http::header::TRANSFER_ENCODING),
-            expects_continue: req
-                .headers
-                .get(http::header::EXPECT)
-                .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue")),
-        }
-    }
-
-    /// True when a body may follow the header.
-    pub fn has_body(&self) -> bool {
-        self.chunked || self.length.is_some_and(|n| n > 0)
-    }
 }
 
 const TOO_LARGE: &str = "The request body is larger than the configured limit.";

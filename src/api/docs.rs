@@ -1,4 +1,4 @@
-//! Documents built once at start-up: the `/entities` list and the OpenAPI description.
+//! Documents built once, on first use: the `/entities` list and the OpenAPI description.
 
 use bytes::Bytes;
 use serde::Serialize;
@@ -28,6 +28,12 @@ struct EntityList {
 }
 
 impl Documents {
+    /// The documents of this process, built on first use.
+    pub fn get() -> &'static Documents {
+        static DOCUMENTS: std::sync::OnceLock<Documents> = std::sync::OnceLock::new();
+        DOCUMENTS.get_or_init(Documents::build)
+    }
+
     pub fn build() -> Documents {
         let list = EntityList {
             entities: EntityType::ALL

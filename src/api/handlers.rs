@@ -34,11 +34,11 @@ type Object = Map<String, Value>;
 pub async fn read_json(
     session: &mut Session,
     app: &App,
-    ex: &mut Call,
+    call: &mut Call,
 ) -> Result<Object, ApiError> {
     let cap = app.config.api.max_body_bytes;
     let timeout = std::time::Duration::from_millis(app.config.server.client_body_timeout_ms);
-    let bytes = body::read(session, &ex.declared, cap, timeout, &mut ex.body).await?;
+    let bytes = body::read(session, &call.declared, cap, timeout, &mut call.body).await?;
     let parsed = parse_object(&bytes);
     if let Ok(obj) = &parsed {
         if let Some(Value::String(text)) = obj.get("text") {
@@ -111,7 +111,7 @@ pub async fn anonymize(app: &App, caller: &Caller, obj: Object) -> Result<Reply,
         return Err(ApiError::ReservedToken);
     }
     let result = match &terms {
-        Some(terms) => tokens::anonymize_in(
+        Some(terms) => tokens::try_anonymize_in(
             &app.detector,
             &WithTerms {
                 policy: &policy,
@@ -119,8 +119,8 @@ pub async fn anonymize(app: &App, caller: &Caller, obj: Object) -> Result<Reply,
             },
             text,
         ),
-        None => tokens::anonymize_in(&app.detector, policy.as_ref(), text),
-    };
+        None => tokens::try_anonymize_in(&app.detector, policy.as_ref(), text),
+    }?;
     let blocked = policy.blocked_among(result.entities.iter().map(|e| e.entity_type));
     crate::telemetry::metrics().policy_applied(&policy.name, !blocked.is_empty());
     if !blocked.is_empty() {

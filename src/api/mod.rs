@@ -25,7 +25,7 @@ use pingora::proxy::Session;
 
 use crate::access::{self, Admitted};
 use crate::app::App;
-use crate::http::Local;
+use crate::endpoints::Local;
 pub use crate::http::{respond_json, send, Reply};
 use body::{BodyState, Declared};
 use call::Call;
@@ -43,14 +43,14 @@ pub async fn serve(
     let req = session.req_header();
     let route = Local::of(req.uri.path());
     let method = req.method.clone();
-    let mut ex = Call {
+    let mut call = Call {
         id: request_id.to_owned(),
         declared: Declared::of(req),
         body: BodyState::Untouched,
         decision: None,
         policy: None,
     };
-    let reply = match dispatch(session, app, &route, &method, &mut ex).await {
+    let reply = match dispatch(session, app, &route, &method, &mut call).await {
         Ok(reply) => reply,
         Err(ApiError::ClientClosed) => {
             // nobody to answer: the gateway's log and metrics count it as 499
@@ -64,11 +64,11 @@ pub async fn serve(
             match &err {
                 ApiError::Store(e) => {
                     crate::telemetry::metrics().store_error();
-                    tracing::error!(request_id = %ex.id, route = route.label(), error = %e, "session store failed")
+                    tracing::error!(request_id = %call.id, route = route.label(), error = %e, "session store failed")
                 }
                 ApiError::Internal(why) => {
                     tracing::error!(
-                        request_id = %ex.id,
+                        request_id = %call.id,
                         route = route.label(),
                         reason = why,
                         "internal error"
@@ -79,21 +79,21 @@ pub async fn serve(
             err.reply()
         }
     };
-    let reply = match (&ex.decision, reply.status) {
+    let reply = match (&call.decision, reply.status) {
         (Some(d), s) if s != 429 => reply.with_rate_limit(d),
         _ => reply,
     }
-    .header(crate::telemetry::REQUEST_ID_HEADER, ex.id.clone());
+    .header(crate::telemetry::REQUEST_ID_HEADER, call.id.clone());
     let status = reply.status;
-    finish(session, app, reply, &ex, method == Method::HEAD).await?;
+    finish(session, app, reply, &call, method == Method::HEAD).await?;
     tracing::debug!(
-        request_id = %ex.id,
+        request_id = %call.id,
         route = route.label(),
         status,
         micros = started.elapsed().as_micros() as u64,
         "api request"
     );
-    Ok(ex.policy)
+    Ok(call.policy)
 }
 
 /// Writes the answer and ends the request body so that the connection is either reusable or
@@ -102,20 +102,20 @@ async fn finish(
     session: &mut Session,
     app: &App,
     reply: Reply,
-    ex: &Call,
+    call: &Call,
     head_only: bool,
 ) -> pingora::Result<()> {
     let cap = app.config.api.max_body_bytes;
-    let unread = match ex.body {
+    let unread = match call.body {
         BodyState::Complete => false,
         BodyState::Abandoned => true,
-        BodyState::Untouched => ex.declared.has_body(),
+        BodyState::Untouched => call.declared.has_body(),
     };
     if !unread {
         return send(session, reply, head_only).await;
     }
-    let small = !ex.declared.chunked && ex.declared.length.is_some_and(|n| n <= cap as u64);
-    if ex.body == BodyState::Untouched && small && !ex.declared.expects_continue {
+    let small = !call.declared.chunked && call.declared.length.is_some_and(|n| n <= cap as u64);
+    if call.body == BodyState::Untouched && small && !call.declared.expects_continue {
         // A small declared body (e.g. with a 401): read and drop it, keep the connection.
         if session.drain_request_body().await.is_ok() {
             return send(session, reply, head_only).await;
@@ -123,7 +123,7 @@ async fn finish(
     }
     session.set_keepalive(None);
     send(session, reply, head_only).await?;
-    if !ex.declared.expects_continue || ex.body == BodyState::Abandoned {
+    if !call.declared.expects_continue || call.body == BodyState::Abandoned {
         body::discard_rest(session, 4 * cap, Duration::from_secs(2)).await;
     }
     Ok(())
@@ -131,13 +131,13 @@ async fn finish(
 
 /// `GET /`: the page. A fresh cookie is counted against the client address's cookie window (429
 /// beyond); a browser that shows its valid cookie, or is sent the reload document, is not.
-async fn page(session: &Session, app: &App, ex: &mut Call) -> Result<Reply, ApiError> {
+async fn page(session: &Session, app: &App, call: &mut Call) -> Result<Reply, ApiError> {
     use crate::telemetry::CookieOutcome;
     use crate::web::{page_answer, page_reply, PageAnswer};
     let req = session.req_header();
     let client = app
         .web
-        .client(crate::web::client::Peer::of(session), &req.headers);
+        .client(crate::access::client::Peer::of(session), &req.headers);
     let answer = page_answer(req, &app.web);
     if answer == PageAnswer::Issue {
         let window = client.window("cookie");
@@ -147,7 +147,7 @@ async fn page(session: &Session, app: &App, ex: &mut Call) -> Result<Reply, ApiE
         {
             Ok(decision) => {
                 crate::telemetry::metrics().web_cookie(CookieOutcome::issued);
-                ex.decision = Some(decision);
+                call.decision = Some(decision);
             }
             Err(e) => {
                 if matches!(e, ApiError::RateLimited(_)) {
@@ -165,7 +165,7 @@ async fn dispatch(
     app: &App,
     route: &Local,
     method: &Method,
-    ex: &mut Call,
+    call: &mut Call,
 ) -> Result<Reply, ApiError> {
     match route {
         Local::NotFound => return Err(ApiError::NotFound),
@@ -187,14 +187,14 @@ async fn dispatch(
             return Ok(Reply::raw(
                 200,
                 "application/json",
-                app.docs.entities.clone(),
+                docs::Documents::get().entities.clone(),
             ))
         }
         Local::OpenApi => {
             return Ok(Reply::raw(
                 200,
                 "application/json",
-                app.docs.openapi.clone(),
+                docs::Documents::get().openapi.clone(),
             ))
         }
         Local::Metrics => {
@@ -204,34 +204,34 @@ async fn dispatch(
                 bytes::Bytes::from(crate::telemetry::metrics().render()),
             ))
         }
-        Local::Page => return page(session, app, ex).await,
+        Local::Page => return page(session, app, call).await,
         Local::Health => return Ok(handlers::health(app, false).await),
         Local::Ready => return Ok(handlers::health(app, true).await),
         _ => {}
     }
-    let peer = crate::web::client::Peer::of(session);
+    let peer = crate::access::client::Peer::of(session);
     let Admitted { caller, decision } =
         access::admit(session.req_header(), peer, &app.gate()).await?;
-    ex.decision = Some(decision);
+    call.decision = Some(decision);
     match route {
         Local::Policy => Ok(policy::effective(app, &caller)),
         Local::Anonymize => {
-            ex.policy = Some(policy::of(app, &caller).name.clone());
-            let obj = handlers::read_json(session, app, ex).await?;
+            call.policy = Some(policy::of(app, &caller).name.clone());
+            let obj = handlers::read_json(session, app, call).await?;
             handlers::anonymize(app, &caller, obj).await
         }
         Local::Deanonymize => {
-            let obj = handlers::read_json(session, app, ex).await?;
+            let obj = handlers::read_json(session, app, call).await?;
             handlers::deanonymize(app, &caller, obj).await
         }
         Local::Session(id) => {
             // No body is expected; one that is sent is held to the same cap and ignored.
             body::read(
                 session,
-                &ex.declared,
+                &call.declared,
                 app.config.api.max_body_bytes,
                 std::time::Duration::from_millis(app.config.server.client_body_timeout_ms),
-                &mut ex.body,
+                &mut call.body,
             )
             .await?;
             handlers::delete_session(app, &caller, id).await

@@ -17,8 +17,8 @@ use error::invalid;
 pub use error::ConfigError;
 pub use sections::{
     ApiConfig, ApiKey, EncryptionKeyConfig, ForwardedHeader, LogConfig, LogFormat, RedisConfig,
-    RouteConfig, ServerConfig, SessionConfig, StoreKind, UnknownPolicy, UpstreamConfig, WebConfig,
-    WireFormatName,
+    RouteConfig, SealingKey, ServerConfig, SessionConfig, StoreKind, UnknownPolicy, UpstreamConfig,
+    WebConfig, WireFormatName, DEFAULT_MAX_VALUES_PER_REQUEST,
 };
 
 /// The defaults compiled into the binary (the shipped `proxy.toml`).
@@ -139,6 +139,11 @@ impl Config {
                 .parse()
                 .map_err(|_| invalid("TARNKAPPE_RATE_LIMIT", "expected requests per minute"))?;
         }
+        if let Some(v) = env.get("TARNKAPPE_MAX_CANDIDATES") {
+            self.api.max_candidates_per_text = v
+                .parse()
+                .map_err(|_| invalid("TARNKAPPE_MAX_CANDIDATES", "expected a number of values"))?;
+        }
         if let Some(v) = env.get("TARNKAPPE_REDIS_URL") {
             self.redis.url = Some(v.clone());
             self.session.store = StoreKind::Redis;
@@ -255,7 +260,7 @@ impl Config {
     }
 
     /// Decoded encryption keys (empty when none are configured).
-    pub fn sealing_keys(&self) -> Result<Vec<crate::vault::SealingKey>, ConfigError> {
+    pub fn sealing_keys(&self) -> Result<Vec<SealingKey>, ConfigError> {
         let engine = base64::engine::general_purpose::STANDARD;
         self.session
             .encryption_keys
@@ -273,7 +278,7 @@ impl Config {
                         "must decode to exactly 32 bytes",
                     )
                 })?;
-                Ok(crate::vault::SealingKey { id: k.id, key })
+                Ok(SealingKey { id: k.id, key })
             })
             .collect()
     }

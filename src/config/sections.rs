@@ -12,7 +12,7 @@ pub struct ServerConfig {
     /// Whether idle worker threads take over requests queued on a busy one (one shared
     /// runtime) instead of each thread serving its own connections (one service per thread,
     /// `src/server.rs`). Off by default: stealing wakes a second thread for every request
-    /// (README, "Worker threads").
+    /// (docs/performance.md, "Worker threads").
     pub work_stealing: bool,
     /// Seconds that in-flight requests get after SIGTERM.
     pub grace_period_seconds: u64,
@@ -31,6 +31,12 @@ pub struct ApiConfig {
     pub rate_limit_per_minute: u32,
     /// Request bodies above this many bytes get 413 (from Content-Length, or while reading).
     pub max_body_bytes: usize,
+    /// Candidate values the detector takes from one text; past it the request gets 413
+    /// `too_many_values` (docs/api.md), and the proxy forwards nothing.
+    pub max_candidates_per_text: usize,
+    /// Distinct values one proxied request may hold; past it the request is refused with 413
+    /// (`docs/proxy.md`, "Limits").
+    pub max_values_per_request: usize,
     /// Operator-issued keys; the secret itself is held only as a SHA-256 hash.
     pub keys: Vec<ApiKey>,
 }
@@ -66,7 +72,7 @@ pub struct SessionConfig {
     pub memory_capacity_bytes: u64,
     /// AES-256 keys (base64 of 32 bytes) with ids; the highest id seals, all open.
     pub encryption_keys: Vec<EncryptionKeyConfig>,
-    /// Seal with this key id instead of the highest (step 1 of a key rotation, see README).
+    /// Seal with this key id instead of the highest (step 1 of a key rotation, docs/operations.md).
     pub sealing_key_id: Option<u8>,
 }
 
@@ -99,7 +105,7 @@ pub struct RedisConfig {
 #[serde(default, deny_unknown_fields)]
 pub struct WebConfig {
     /// Serve the page at `/` and accept its cookie on the API. Unset: only when `server.listen`
-    /// is a loopback address (`crate::web::resolve_enabled`).
+    /// is a loopback address (`crate::access::web::resolve_enabled`).
     pub enabled: Option<bool>,
     /// base64 of at least 32 bytes to sign the tenant cookie; random per process when absent.
     pub cookie_secret: Option<String>,
@@ -211,6 +217,12 @@ fn default_rate() -> u32 {
 fn default_body_cap() -> usize {
     2 * 1024 * 1024
 }
+/// The default of `api.max_values_per_request`.
+pub const DEFAULT_MAX_VALUES_PER_REQUEST: usize = 20_000;
+
+fn default_max_values() -> usize {
+    DEFAULT_MAX_VALUES_PER_REQUEST
+}
 fn default_ttl() -> u64 {
     86_400
 }
@@ -268,6 +280,8 @@ impl Default for ApiConfig {
         ApiConfig {
             rate_limit_per_minute: default_rate(),
             max_body_bytes: default_body_cap(),
+            max_candidates_per_text: crate::detect::MAX_CANDIDATES,
+            max_values_per_request: default_max_values(),
             keys: Vec::new(),
         }
     }
@@ -301,5 +315,19 @@ impl Default for LogConfig {
             format: default_log_format(),
             level: default_log_level(),
         }
+    }
+}
+
+/// One decoded `session.encryption_keys` entry: an AES-256 key with the id that records sealed
+/// under it carry (the vault seals with it).
+#[derive(Clone)]
+pub struct SealingKey {
+    pub id: u8,
+    pub key: [u8; 32],
+}
+
+impl std::fmt::Debug for SealingKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SealingKey {{ id: {}, key: <redacted> }}", self.id)
     }
 }

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
+use super::conversation::Turn;
 use super::refuse::Refusal;
 use super::reply::ReplyRewriter;
 use super::routes::Route;
@@ -17,27 +18,29 @@ use crate::tokens::TolerantRestorer;
 pub struct RequestCtx {
     /// Request id and start time (logs, metrics, `X-Request-Id`).
     pub telemetry: crate::telemetry::RequestTelemetry,
-    pub(super) route: Option<Arc<Route>>,
-    pub(super) endpoint: &'static str,
+    pub(crate) route: Option<Arc<Route>>,
+    pub(crate) endpoint: &'static str,
     /// The rewritten body, forwarded by `request_body_filter`.
-    pub(super) body: Option<Bytes>,
+    pub(crate) body: Option<Bytes>,
     /// The body was consumed in `request_filter` and must be supplied by us.
-    pub(super) body_consumed: bool,
-    pub(super) exchange: Option<Arc<TolerantRestorer>>,
-    pub(super) reply: Option<ReplyRewriter>,
+    pub(crate) body_consumed: bool,
+    pub(crate) exchange: Option<Arc<TolerantRestorer>>,
+    pub(crate) reply: Option<ReplyRewriter>,
     /// Replace the reply with this error (the upstream's reply cannot be read).
-    pub(super) reply_error: Option<Bytes>,
+    pub(crate) reply_error: Option<Bytes>,
     /// Hold the client's writes from the stream's last piece on (`response::Hold`).
-    pub(super) hold_last_piece: bool,
-    pub(super) entities: usize,
+    pub(crate) hold_last_piece: bool,
+    pub(crate) entities: usize,
     /// Large body: accumulated and rewritten in `request_body_filter` (see `plan::RETRY_BUFFER`).
-    pub(super) deferred: Option<Vec<u8>>,
+    pub(crate) deferred: Option<Vec<u8>>,
     /// Why a deferred body was refused: answered in `fail_to_proxy`.
-    pub(super) refusal: Option<Refusal>,
+    pub(crate) refusal: Option<Refusal>,
     /// The request body must be complete by then (`server.client_body_timeout_ms`).
-    pub(super) body_deadline: Option<Instant>,
+    pub(crate) body_deadline: Option<Instant>,
     /// The policy of this exchange (chosen in `prepare`).
-    pub(super) policy: Option<Arc<crate::policy::Policy>>,
+    pub(crate) policy: Option<Arc<crate::policy::Policy>>,
+    /// A turn of a conversation kept at the provider (Responses, Conversations API).
+    pub(crate) conversation: Option<Turn>,
 }
 
 impl RequestCtx {
@@ -54,6 +57,11 @@ impl RequestCtx {
             tolerant_restores: count(|ex| ex.counts.tolerant.load(Ordering::Relaxed)),
             unrestored_tokens: count(|ex| ex.counts.unrestored.load(Ordering::Relaxed)),
             restore_limited: ex.is_some_and(TolerantRestorer::budget_exhausted),
+            conversation_state: self
+                .conversation
+                .as_ref()
+                .and_then(|t| t.state)
+                .map(|s| s.name()),
         })
     }
 }

@@ -7,7 +7,7 @@ use pingora::prelude::*;
 use pingora::proxy::{FailToProxy, Session};
 
 use super::ctx::RequestCtx;
-use super::refuse::{refuse, Refusal};
+use super::refuse::{refuse, refuse_for, Refusal};
 
 const UPSTREAM_FAILED: &str = "The upstream could not be reached or failed.";
 const FAILED_MID_REPLY: &str = "The upstream connection failed during the reply.";
@@ -40,7 +40,7 @@ fn closing(error_code: u16) -> FailToProxy {
     }
 }
 
-pub(super) async fn fail_to_proxy(
+pub(crate) async fn fail_to_proxy(
     session: &mut Session,
     e: &Error,
     ctx: &mut RequestCtx,
@@ -57,7 +57,7 @@ pub(super) async fn fail_to_proxy(
     }
     if let Some(refusal) = ctx.refusal.take() {
         if session.response_written().is_none() {
-            let _ = refuse(session, route.format, refusal.status, &refusal.message).await;
+            let _ = refuse_for(session, route.format, &refusal).await;
         }
         return closing(refusal.status);
     }

@@ -1,7 +1,7 @@
 //! The body plan of a proxied request: decided once, from its declared framing
 //! ([`Declared`], the same reading the REST API uses), before anything is read.
 
-use crate::api::body::Declared;
+use crate::http::Declared;
 
 /// Pingora hands a body read in `request_filter` on to `request_body_filter` only through its
 /// retry buffer, which holds 64 KiB. Bodies known to fit are read, rewritten and refused (if

@@ -10,17 +10,19 @@ use pingora::http::RequestHeader;
 use pingora::prelude::*;
 use pingora::proxy::Session;
 
+use super::conversation::{self, Turn};
 use super::ctx::RequestCtx;
 use super::plan::BodyPlan;
-use super::refuse::{refuse, refuse_with, BODY_TIMEOUT, TOO_LARGE};
-use super::rewrite::rewrite;
+use super::refuse::{refuse, refuse_for, refuse_with, BODY_TIMEOUT, TOO_LARGE};
+use super::rewrite::{rewrite, seed};
 use super::routes::Route;
-use super::{format, policy};
-use crate::api::body::Declared;
+use super::{format, policy, reply};
 use crate::app::App;
 use crate::config::UnknownPolicy;
+use crate::http::Declared;
+use crate::json::Node;
 
-pub(super) fn header_str<'a>(req: &'a RequestHeader, name: &str) -> Option<&'a str> {
+pub(crate) fn header_str<'a>(req: &'a RequestHeader, name: &str) -> Option<&'a str> {
     req.headers.get(name).and_then(|v| v.to_str().ok())
 }
 
@@ -72,7 +74,7 @@ async fn read_body_within(
 }
 
 /// Everything `request_filter` does for a proxy route. `Ok(true)`: answered locally.
-pub(super) async fn prepare(
+pub(crate) async fn prepare(
     app: &App,
     body_timeout: Duration,
     session: &mut Session,
@@ -84,16 +86,12 @@ pub(super) async fn prepare(
     let mut tenant = None;
     if route.require_key {
         // The REST API's gate: same keys, same per-tenant rate limit (401, then 429).
-        let peer = crate::web::client::Peer::of(session);
+        let peer = crate::access::client::Peer::of(session);
         match crate::access::admit(req, peer, &app.gate()).await {
             Ok(admitted) => tenant = Some(admitted.caller.tenant),
             Err(refused) => {
-                let e = crate::api::ApiError::from(refused);
-                let retry_after = match &e {
-                    crate::api::ApiError::RateLimited(d) => Some(d.retry_after.as_secs().max(1)),
-                    _ => None,
-                };
-                refuse_with(session, format, e.status(), &e.message(), retry_after).await?;
+                let (status, message) = (refused.status(), refused.message());
+                refuse_with(session, format, status, message, refused.retry_after_secs()).await?;
                 return Ok(true);
             }
         }
@@ -121,7 +119,16 @@ pub(super) async fn prepare(
     session.upstream_compression.adjust_decompression(true);
     ctx.route = Some(route.clone());
     if method != http::Method::POST && !has_body {
-        // GET /v1/models and the like: nothing to anonymize, nothing to restore.
+        // GET /v1/models and the like: nothing to anonymize, nothing to restore — but what the
+        // provider keeps of a conversation comes back with the caller's earlier tokens in it.
+        let req = session.req_header();
+        conversation::forget(app, format, &path, tenant.as_deref(), req).await;
+        if let Some((endpoint, table)) =
+            conversation::stored(app, format, &path, tenant.as_deref(), req).await
+        {
+            ctx.endpoint = endpoint;
+            ctx.exchange = Some(Arc::new(reply::exchange_for(table.entries(), &Node::Null)));
+        }
         return Ok(false);
     }
     let endpoint = match format.endpoint(&path) {
@@ -145,6 +152,8 @@ pub(super) async fn prepare(
         },
     };
     ctx.endpoint = endpoint;
+    let req = session.req_header();
+    ctx.conversation = Turn::of(app, format, endpoint, &path, tenant.as_deref(), req);
     if encoded {
         refuse(
             session,
@@ -188,14 +197,18 @@ pub(super) async fn prepare(
             return Ok(true);
         }
     };
-    match rewrite(app, ctx, &route, body) {
+    let rewritten = match seed(app, ctx, &body).await {
+        Ok(seed) => rewrite(app, ctx, &route, body, seed),
+        Err(refusal) => Err(refusal),
+    };
+    match rewritten {
         Ok(body) => {
             ctx.body = Some(body);
             ctx.body_consumed = true;
             Ok(false)
         }
         Err(refusal) => {
-            refuse(session, format, refusal.status, &refusal.message).await?;
+            refuse_for(session, format, &refusal).await?;
             Ok(true)
         }
     }

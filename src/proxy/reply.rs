@@ -94,6 +94,9 @@ pub struct ReplyRewriter {
     /// Line terminator seen in the stream (for events the proxy adds).
     term: &'static str,
     finished: bool,
+    /// Look for the reply's own id ([`super::conversation::reply_id`]) until it is found.
+    watch_id: bool,
+    reply_id: Option<String>,
 }
 
 impl ReplyRewriter {
@@ -117,6 +120,27 @@ impl ReplyRewriter {
             state,
             term: "\n",
             finished: false,
+            watch_id: false,
+            reply_id: None,
+        }
+    }
+
+    /// Reads the reply's own id from its body or first events ([`Self::take_reply_id`]).
+    pub fn watch_reply_id(&mut self) {
+        self.watch_id = true;
+    }
+
+    /// The reply's id, once, when it has been read.
+    pub fn take_reply_id(&mut self) -> Option<String> {
+        self.reply_id.take()
+    }
+
+    fn note_id(&mut self, node: &Node) {
+        if self.watch_id {
+            if let Some(id) = super::conversation::reply_id(node) {
+                self.reply_id = Some(id.to_owned());
+                self.watch_id = false;
+            }
         }
     }
 
@@ -195,12 +219,13 @@ impl ReplyRewriter {
         out
     }
 
-    fn whole(&self, buf: Vec<u8>) -> Vec<u8> {
+    fn whole(&mut self, buf: Vec<u8>) -> Vec<u8> {
         let Ok(text) = std::str::from_utf8(&buf) else {
             return buf;
         };
         if self.framing == Framing::Json {
             if let Ok(mut node) = json::parse(text) {
+                self.note_id(&node);
                 restore_tree(&mut node, &self.ex, &[]);
                 return node.to_bytes();
             }
@@ -231,6 +256,7 @@ impl ReplyRewriter {
         }
         match json::parse(&data) {
             Ok(node) => {
+                self.note_id(&node);
                 let mut nodes = Vec::with_capacity(1);
                 self.handler.on_event(&self.ex, node, &mut nodes);
                 let last = nodes.len().saturating_sub(1);

@@ -1,28 +1,44 @@
 //! The reply phases: the rewriter is chosen from the upstream's header
 //! (`upstream_response_filter`) and fed the body piece by piece (`response_body_filter`).
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 use pingora::http::ResponseHeader;
 use pingora::prelude::*;
 
 use super::ctx::RequestCtx;
 use super::reply::{Framing, ReplyRewriter};
+use crate::app::App;
+use crate::tokens::TolerantRestorer;
 
 const UNREADABLE_ENCODING: &str =
     "The upstream reply uses a content encoding the privacy proxy cannot read.";
 
 /// `upstream_response_filter`: the entity count for the client, and — when this exchange
-/// issued tokens — the reply's framing from its `Content-Type`. A rewritten reply has no
+/// issued tokens, or a conversation turn wants the reply's id — the reply's framing from its
+/// `Content-Type`. A rewritten reply has no
 /// known length: `Content-Length` and the validators of the upstream's bytes go. A reply
 /// still compressed (an encoding pingora does not decompress) cannot be restored: it is
 /// replaced by a 502 in the provider's error shape.
-pub(super) fn begin(resp: &mut ResponseHeader, ctx: &mut RequestCtx) -> Result<()> {
+pub(crate) fn begin(resp: &mut ResponseHeader, ctx: &mut RequestCtx) -> Result<()> {
     let Some(route) = ctx.route.as_ref() else {
         return Ok(());
     };
     resp.insert_header("x-tarnkappe-entities", ctx.entities.to_string())?;
-    let Some(ex) = ctx.exchange.clone() else {
-        return Ok(());
+    let watch = ctx
+        .conversation
+        .as_ref()
+        .is_some_and(|t| t.wants_reply_id());
+    let ex = match ctx.exchange.clone() {
+        Some(ex) => ex,
+        None if watch => {
+            // nothing to restore yet the id is read; the reply's tokens are counted as foreign
+            let ex = Arc::new(TolerantRestorer::new(&[]));
+            ctx.exchange = Some(ex.clone());
+            ex
+        }
+        None => return Ok(()),
     };
     let format = route.format;
     let header = |name: &str| resp.headers.get(name).and_then(|v| v.to_str().ok());
@@ -40,13 +56,23 @@ pub(super) fn begin(resp: &mut ResponseHeader, ctx: &mut RequestCtx) -> Result<(
         ctx.reply_error = Some(Bytes::from(body.to_bytes()));
         return Ok(());
     }
-    ctx.reply = Some(ReplyRewriter::new(ex, format, ctx.endpoint, framing));
+    let mut reply = ReplyRewriter::new(ex, format, ctx.endpoint, framing);
+    if watch {
+        reply.watch_reply_id();
+    }
+    ctx.reply = Some(reply);
     Ok(())
 }
 
 /// `response_body_filter`: what the client receives for this piece of the upstream's body.
-/// `None` holds everything back for now (a whole JSON reply waits for its end).
-pub(super) fn restore(body: &mut Option<Bytes>, end_of_stream: bool, ctx: &mut RequestCtx) {
+/// `None` holds everything back for now (a whole JSON reply waits for its end). The reply's
+/// id, once read, goes to the conversation turn.
+pub(crate) fn restore(
+    app: &App,
+    body: &mut Option<Bytes>,
+    end_of_stream: bool,
+    ctx: &mut RequestCtx,
+) {
     if let Some(err) = &ctx.reply_error {
         *body = end_of_stream.then(|| err.clone());
         return;
@@ -56,6 +82,9 @@ pub(super) fn restore(body: &mut Option<Bytes>, end_of_stream: bool, ctx: &mut R
     };
     let input = body.take().unwrap_or_default();
     let out = reply.feed(&input, end_of_stream);
+    if let (Some(id), Some(turn)) = (reply.take_reply_id(), ctx.conversation.as_mut()) {
+        turn.reply_id(app, &id);
+    }
     *body = (!out.is_empty()).then(|| Bytes::from(out));
 }
 
@@ -63,7 +92,7 @@ pub(super) fn restore(body: &mut Option<Bytes>, end_of_stream: bool, ctx: &mut R
 /// flushes piece by piece leaves in one write. Only a chunked reply qualifies: its last chunk
 /// releases what is held.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Hold {
+pub(crate) enum Hold {
     Never,
     /// From the header on: a reply built whole (a restored JSON or text reply, or the error
     /// that replaces an unreadable one) is chunked only because its length is unknown.
@@ -72,7 +101,7 @@ pub(super) enum Hold {
     FromLastPiece,
 }
 
-pub(super) fn hold(resp: &ResponseHeader, ctx: &RequestCtx) -> Hold {
+pub(crate) fn hold(resp: &ResponseHeader, ctx: &RequestCtx) -> Hold {
     let chunked = resp
         .headers
         .get(http::header::TRANSFER_ENCODING)

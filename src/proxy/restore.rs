@@ -51,7 +51,9 @@ fn restore_walk(node: &mut Node, ex: &TolerantRestorer, json_source: bool, done:
         Node::Obj(members) => {
             for (key, value) in members.iter_mut() {
                 let k = key.as_str();
-                if REPLY_SKIP.contains(&k) || k.ends_with("_id") {
+                // `data` is opaque as a string (media, redacted thinking), a list's items as an array
+                let items = k == "data" && matches!(value, Node::Arr(_));
+                if (REPLY_SKIP.contains(&k) && !items) || k.ends_with("_id") {
                     continue;
                 }
                 let js = matches!(value, Node::Str(_)) && (k == "arguments" || k == "partial_json");

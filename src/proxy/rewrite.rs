@@ -1,46 +1,155 @@
 //! Anonymize-and-store, once for both ways a body arrives (read whole in `request_filter`, or
 //! accumulated in `request_body_filter`): the body is rewritten under the exchange's policy,
-//! checked against the policy's block list, and the token table kept for the reply.
+//! checked against the policy's block list, and the token table kept for the reply. A large
+//! body is anonymized on the blocking pool, a bounded number at a time, so that the event loop
+//! keeps serving other requests meanwhile (`docs/proxy.md`, "Limits").
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Instant;
 
 use bytes::Bytes;
 use pingora::prelude::{Error, ErrorType};
+use tokio::sync::Semaphore;
 
+use super::anon::{Limits, RewriteError, RewrittenBody};
+use super::conversation;
 use super::ctx::RequestCtx;
 use super::refuse::Refusal;
 use super::routes::Route;
 use super::{anon, policy, reply};
 use crate::app::App;
+use crate::json::{self, Node};
+use crate::tokens::TokenTable;
+
+/// Large bodies anonymized at the same time: one per CPU, the rest wait without blocking.
+static HEAVY: LazyLock<Semaphore> =
+    LazyLock::new(|| Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get())));
+
+type Anonymized = Result<(RewrittenBody, Option<Node>), RewriteError>;
+
+const INTERNAL: &str = "The privacy proxy failed while rewriting the request.";
+
+fn limits(app: &App) -> Limits {
+    Limits {
+        values: app.config.api.max_values_per_request,
+    }
+}
+
+/// The table to issue this exchange's tokens from: a conversation turn's earlier tokens (or a
+/// floor above them when they are unknown), else a fresh one. A store that cannot be read
+/// refuses the request.
+pub(super) async fn seed(
+    app: &App,
+    ctx: &mut RequestCtx,
+    body: &[u8],
+) -> Result<TokenTable, Refusal> {
+    let Some(turn) = ctx.conversation.as_mut() else {
+        return Ok(TokenTable::new());
+    };
+    turn.load(app, body).await.map_err(|e| {
+        tracing::warn!(error = %e, "request refused: conversation state unavailable");
+        Refusal::new(503, conversation::UNAVAILABLE)
+    })
+}
 
 /// The body to forward in place of `body`, or why nothing is forwarded. Records the
-/// exchange's token table and entity count in `ctx`.
-pub(super) fn rewrite(
+/// exchange's token table (issued from `seed` on) and entity count in `ctx`.
+pub(crate) fn rewrite(
     app: &App,
     ctx: &mut RequestCtx,
     route: &Route,
     body: Vec<u8>,
+    seed: TokenTable,
+) -> Result<Bytes, Refusal> {
+    let earlier = seed.entries().len();
+    let (policy, endpoint) = (ctx.policy.as_deref(), ctx.endpoint);
+    let result = anon::anonymize_keeping_original(
+        &app.detector,
+        policy,
+        route.format,
+        endpoint,
+        &body,
+        limits(app),
+        seed,
+    );
+    finish(ctx, route, result, body, earlier)
+}
+
+/// [`rewrite`] on the blocking pool.
+async fn rewrite_off_loop(
+    app: &Arc<App>,
+    ctx: &mut RequestCtx,
+    route: &Arc<Route>,
+    body: Vec<u8>,
+    seed: TokenTable,
+) -> Result<Bytes, Refusal> {
+    let Ok(_permit) = HEAVY.acquire().await else {
+        return Err(Refusal::new(500, INTERNAL));
+    };
+    let earlier = seed.entries().len();
+    let (app, route2) = (app.clone(), route.clone());
+    let (policy, endpoint) = (ctx.policy.clone(), ctx.endpoint);
+    let job = tokio::task::spawn_blocking(move || {
+        let (format, limits) = (route2.format, limits(&app));
+        let policy = policy.as_deref();
+        let result = anon::anonymize_keeping_original(
+            &app.detector,
+            policy,
+            format,
+            endpoint,
+            &body,
+            limits,
+            seed,
+        );
+        (result, body)
+    });
+    match job.await {
+        Ok((result, body)) => finish(ctx, route, result, body, earlier),
+        Err(_) => Err(Refusal::new(500, INTERNAL)),
+    }
+}
+
+/// Checks the anonymized body against the policy and records the exchange in `ctx` (`earlier`:
+/// the rows the table held before this request).
+fn finish(
+    ctx: &mut RequestCtx,
+    route: &Route,
+    result: Anonymized,
+    body: Vec<u8>,
+    earlier: usize,
 ) -> Result<Bytes, Refusal> {
     let format = route.format;
     let policy = ctx.policy.as_deref();
-    let (a, original) =
-        anon::anonymize_keeping_original(&app.detector, policy, format, ctx.endpoint, &body)
-            .map_err(|e| {
-                tracing::info!(route = %route.prefix, format = format.name(), reason = %e, "request refused");
-                Refusal::new(
-                    400,
-                    format!("The privacy proxy could not rewrite the request: {e}"),
-                )
-            })?;
+    let (a, original) = result.map_err(|e| {
+        tracing::info!(route = %route.prefix, format = format.name(), reason = %e, "request refused");
+        match e {
+            RewriteError::TooManyValues { limit } => Refusal::too_many_values(limit),
+            RewriteError::Detect(_) => Refusal::too_many_candidates(),
+            e => Refusal::new(
+                400,
+                format!("The privacy proxy could not rewrite the request: {e}"),
+            ),
+        }
+    })?;
     if let Some(message) = policy.and_then(|p| policy::verdict(p, &a.table)) {
         tracing::info!(route = %route.prefix, format = format.name(), "request blocked by policy");
         return Err(Refusal::new(policy::BLOCKED_STATUS, message));
     }
     ctx.entities = a.count;
-    crate::telemetry::record_entities(a.table.entries().iter().map(|m| m.entity_type));
-    if let Some(original) = original.filter(|_| !a.table.is_empty()) {
-        ctx.exchange = Some(Arc::new(reply::exchange_for(a.table.entries(), &original)));
+    let new_rows = a.table.entries().get(earlier..).unwrap_or_default();
+    crate::telemetry::record_entities(new_rows.iter().map(|m| m.entity_type));
+    if let Some(turn) = ctx.conversation.as_mut() {
+        turn.keep(&a.table);
+    }
+    if !a.table.is_empty() {
+        // earlier turns' tokens with nothing replaced now: the body is read here once
+        let original = original.or_else(|| {
+            let text = std::str::from_utf8(&body).ok()?;
+            json::parse(text).ok()
+        });
+        if let Some(original) = original {
+            ctx.exchange = Some(Arc::new(reply::exchange_for(a.table.entries(), &original)));
+        }
     }
     Ok(match a.body {
         Some(b) => Bytes::from(b),
@@ -52,8 +161,8 @@ pub(super) fn rewrite(
 /// `request_filter` is handed over at the end of the client's (pingora's own reading of it
 /// yields nothing then); a deferred one is accumulated here, under its deadline and byte cap,
 /// and rewritten at its end. Until the end, `Some(empty)`: `None` would mean "end of body".
-pub(super) fn supply_body(
-    app: &App,
+pub(crate) async fn supply_body(
+    app: &Arc<App>,
     body: &mut Option<Bytes>,
     end_of_stream: bool,
     ctx: &mut RequestCtx,
@@ -62,7 +171,7 @@ pub(super) fn supply_body(
         return Err(refused(ctx, Refusal::body_timeout()));
     }
     if ctx.deferred.is_some() {
-        return rewrite_deferred(app, body, end_of_stream, ctx);
+        return rewrite_deferred(app, body, end_of_stream, ctx).await;
     }
     if ctx.body_consumed {
         *body = if end_of_stream {
@@ -75,8 +184,8 @@ pub(super) fn supply_body(
     Ok(())
 }
 
-fn rewrite_deferred(
-    app: &App,
+async fn rewrite_deferred(
+    app: &Arc<App>,
     body: &mut Option<Bytes>,
     end_of_stream: bool,
     ctx: &mut RequestCtx,
@@ -98,7 +207,11 @@ fn rewrite_deferred(
     let Some(route) = ctx.route.clone() else {
         return Err(Error::explain(ErrorType::InternalError, "no route"));
     };
-    match rewrite(app, ctx, &route, acc) {
+    let rewritten = match seed(app, ctx, &acc).await {
+        Ok(seed) => rewrite_off_loop(app, ctx, &route, acc, seed).await,
+        Err(refusal) => Err(refusal),
+    };
+    match rewritten {
         Ok(rewritten) => {
             *body = Some(rewritten);
             Ok(())

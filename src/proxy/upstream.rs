@@ -15,14 +15,14 @@ use crate::access::KeyRing;
 
 /// The upstream timeouts of every peer (`[upstream]` in the configuration).
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Timeouts {
+pub(crate) struct Timeouts {
     pub connect: Duration,
     pub read: Duration,
 }
 
 /// The peer for `upstream` at its resolved `addr` (resolved off the request path: pingora's
 /// own lookup blocks).
-pub(super) fn peer(addr: SocketAddr, upstream: &Upstream, t: Timeouts) -> HttpPeer {
+pub(crate) fn peer(addr: SocketAddr, upstream: &Upstream, t: Timeouts) -> HttpPeer {
     let mut peer = HttpPeer::new(addr, upstream.tls, upstream.host.clone());
     peer.options.connection_timeout = Some(t.connect);
     peer.options.total_connection_timeout = Some(t.connect * 2);
@@ -32,7 +32,7 @@ pub(super) fn peer(addr: SocketAddr, upstream: &Upstream, t: Timeouts) -> HttpPe
 }
 
 /// Rewrites the header of the request bound upstream (`upstream_request_filter`).
-pub(super) fn rewrite_header(
+pub(crate) fn rewrite_header(
     req: &mut RequestHeader,
     ctx: &RequestCtx,
     keys: &KeyRing,
@@ -96,7 +96,7 @@ fn strip_own_credentials(req: &mut RequestHeader, keyed_route: bool, keys: &KeyR
     }
     let ours = |pair: &str| {
         pair.split_once('=')
-            .is_some_and(|(name, _)| name.trim() == crate::web::COOKIE_NAME)
+            .is_some_and(|(name, _)| name.trim() == crate::access::COOKIE_NAME)
     };
     let holds_ours = req
         .headers

@@ -5,6 +5,7 @@
 
 use crate::json::Node;
 use crate::proxy::format::WireFormat;
+use crate::proxy::runs;
 
 /// How a request string is treated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,6 +20,11 @@ pub enum TextKind {
     Base64,
     /// A `data:` URL whose payload is base64 of UTF-8 text (Responses `input_file.file_data`).
     DataUrl,
+    /// The source text of a JSON number where strings are text: replaced by its token as a
+    /// string when it holds a value (`docs/proxy.md`, "What counts as text").
+    Number,
+    /// A member name of an object whose members are text or unknown (`docs/proxy.md`).
+    MemberName,
 }
 
 /// How the walk treats a value (and, for containers, its members).
@@ -63,7 +69,7 @@ const STRUCTURAL_KEYS: &[&str] = &[
     "signature",
     "encrypted_content",
     "authorization_token",
-    // media and addresses the provider fetches (README: images and audio are not inspected)
+    // media and addresses the provider fetches (docs/llm-proxy.md: images and audio pass as sent)
     "image_url",
     "input_audio",
     "images",
@@ -98,9 +104,56 @@ fn is_structural_key(key: &str) -> bool {
     STRUCTURAL_KEYS.contains(&key)
 }
 
+/// The providers' numeric settings: where their value is a number, it is structure (a value
+/// written there is not looked for). Any other number where strings are text is walked.
+const NUMERIC_SETTINGS: &[&str] = &[
+    "temperature",
+    "top_p",
+    "top_k",
+    "min_p",
+    "typical_p",
+    "max_tokens",
+    "max_completion_tokens",
+    "max_output_tokens",
+    "max_tool_calls",
+    "budget_tokens",
+    "n",
+    "best_of",
+    "seed",
+    "presence_penalty",
+    "frequency_penalty",
+    "repeat_penalty",
+    "repeat_last_n",
+    "top_logprobs",
+    "logprobs",
+    "dimensions",
+    "index",
+    "created",
+    "num_ctx",
+    "num_predict",
+    "num_keep",
+    "num_batch",
+    "num_gpu",
+    "main_gpu",
+    "num_thread",
+    "mirostat",
+    "mirostat_tau",
+    "mirostat_eta",
+    // Ollama's token ids of an earlier exchange
+    "context",
+];
+
 /// Receives every text string of a request, in document order.
 pub trait TextVisitor {
     fn text(&mut self, s: &mut String, kind: TextKind);
+
+    /// The texts of two or more adjacent text parts of one message ([`crate::proxy::runs`]),
+    /// handed over before the rest of those parts is walked.
+    fn text_run(&mut self, parts: &mut [String]) {
+        for p in parts {
+            self.text(p, TextKind::Plain);
+        }
+    }
 
     /// A value the walk cannot inspect: the request must be refused for `reason`.
     fn refuse(&mut self, _reason: &'static str) {}
@@ -124,6 +177,10 @@ fn walk(
     parent: Option<&str>,
     v: &mut dyn TextVisitor,
 ) {
+    if matches!(node, Node::Num(_)) && matches!(mode, Treat::Structural | Treat::Free) {
+        visit_number(node, v);
+        return;
+    }
     match (mode, node) {
         (Treat::Skip, _) => {}
         (Treat::Refuse(reason), _) => v.refuse(reason),
@@ -138,11 +195,7 @@ fn walk(
         (Treat::Tools, Node::Str(_)) => {}
         (Treat::JsonText | Treat::Identifier, other) => walk(format, other, Treat::Free, parent, v),
         (Treat::Base64 | Treat::DataUrl, _) => v.refuse(UNREADABLE),
-        (_, Node::Arr(items)) => {
-            for item in items {
-                walk(format, item, mode, parent, v);
-            }
-        }
+        (_, Node::Arr(items)) => walk_items(format, items, mode, parent, v),
         (_, Node::Obj(members)) => {
             let ty = members
                 .iter()
@@ -177,9 +230,66 @@ fn walk(
                         structural_rule(format, key, value, parent, obj)
                     }
                 };
+                if matches!(mode, Treat::Structural | Treat::Free) {
+                    v.text(key, TextKind::MemberName);
+                }
                 walk(format, value, child, Some(key.as_str()), v);
             }
         }
+    }
+}
+
+/// A number, or an array of numbers only.
+fn numeric(value: &Node) -> bool {
+    match value {
+        Node::Num(_) => true,
+        Node::Arr(items) => items.iter().all(|i| matches!(i, Node::Num(_))),
+        _ => false,
+    }
+}
+
+/// A number where strings are text: its source text is visited, and when the visitor put a
+/// token into it, it goes on as a string.
+fn visit_number(node: &mut Node, v: &mut dyn TextVisitor) {
+    let Node::Num(n) = node else {
+        return;
+    };
+    let original = n.clone();
+    v.text(n, TextKind::Number);
+    if *n != original {
+        *node = Node::Str(std::mem::take(n));
+    }
+}
+
+/// The items of an array; in provider structure, runs of adjacent text parts are handed to
+/// the visitor as one ([`TextVisitor::text_run`]) before their other members are walked.
+fn walk_items(
+    format: Option<&dyn WireFormat>,
+    items: &mut [Node],
+    mode: Treat,
+    parent: Option<&str>,
+    v: &mut dyn TextVisitor,
+) {
+    let run_list = if mode == Treat::Structural {
+        runs::text_runs(items)
+    } else {
+        Vec::new()
+    };
+    let mut next = 0;
+    for run in run_list {
+        for item in &mut items[next..run.start] {
+            walk(format, item, mode, parent, v);
+        }
+        let mut texts = runs::take_texts(&mut items[run.clone()]);
+        v.text_run(&mut texts);
+        for item in &mut items[run.clone()] {
+            walk(format, item, mode, parent, v);
+        }
+        runs::put_texts(&mut items[run.clone()], texts);
+        next = run.end;
+    }
+    for item in &mut items[next..] {
+        walk(format, item, mode, parent, v);
     }
 }
 
@@ -215,6 +325,7 @@ fn structural_rule(
             _ => Treat::Free,
         },
         "input" if matches!(value, Node::Obj(_)) => Treat::Free,
+        k if numeric(value) && NUMERIC_SETTINGS.contains(&k) => Treat::Skip,
         "data" => data_rule(obj),
         "file_data" => match value {
             Node::Str(s) => file_data_rule(s),

@@ -37,6 +37,9 @@ pub struct ExchangeLine {
     pub unrestored_tokens: usize,
     /// The reply reached its growth bound (see `proxy::reply`).
     pub restore_limited: bool,
+    /// For a turn of a conversation kept at the provider: `new`, `found` or `missing`
+    /// (see `proxy::conversation`).
+    pub conversation_state: Option<&'static str>,
 }
 
 /// The fields of one access line, in the order `tracing` writes them.
@@ -74,6 +77,7 @@ macro_rules! request_event {
             tolerant_restores = x.map(|x| x.tolerant_restores),
             unrestored_tokens = x.map(|x| x.unrestored_tokens),
             restore_limited = x.map(|x| x.restore_limited),
+            conversation_state = x.and_then(|x| x.conversation_state),
             $($name = $value,)*
             $message
         )
@@ -130,6 +134,9 @@ fn fields(line: &RequestLine<'_>, out: &mut Vec<u8>) {
         number(out, " unrestored_tokens=", x.unrestored_tokens as u64);
         out.extend_from_slice(b" restore_limited=");
         out.extend_from_slice(if x.restore_limited { b"true" } else { b"false" });
+        if let Some(state) = x.conversation_state {
+            quoted(out, " conversation_state=", state);
+        }
     }
 }
 
@@ -242,8 +249,15 @@ mod tests {
             tolerant_restores: 0,
             unrestored_tokens: 1,
             restore_limited: true,
+            conversation_state: None,
+        };
+        let turn = ExchangeLine {
+            endpoint: "responses",
+            conversation_state: Some("missing"),
+            ..exchange
         };
         for (upstream, policy, route, ms, x) in [
+            (None, None, "/v1/", 3.5, Some(&turn)),
             (None, None, "/v1/", 0.25, None),
             (
                 Some("req_1"),

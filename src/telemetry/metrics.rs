@@ -62,6 +62,27 @@ struct SessionLabels {
     event: SessionEvent,
 }
 
+/// What became of a conversation's token table on the Responses or Conversations API, in
+/// `tarnkappe_conversations_total{event}`: the state a turn continued from (`new`, `found`,
+/// `missing`, or `unavailable`: the store could not be read and the request was refused), and
+/// the keeping of its table (`saved`, `save_failed`, `too_large`).
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
+#[allow(non_camel_case_types)]
+pub enum ConversationEvent {
+    new,
+    found,
+    missing,
+    unavailable,
+    saved,
+    save_failed,
+    too_large,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ConversationLabels {
+    event: ConversationEvent,
+}
+
 /// What authenticated a keyed request, in `tarnkappe_authenticated_requests_total{auth}`.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
 #[allow(non_camel_case_types)]
@@ -152,6 +173,7 @@ pub struct Metrics {
     latency: Family<RouteLabels, Histogram, LatencyBuckets>,
     entities: Family<EntityLabels, Counter>,
     sessions: Family<SessionLabels, Counter>,
+    conversations: Family<ConversationLabels, Counter>,
     rate_limited: Counter,
     authenticated: Family<AuthLabels, Counter>,
     cookies: Family<CookieLabels, Counter>,
@@ -194,6 +216,12 @@ impl Metrics {
             "sessions",
             "Session events: created (anonymize), restored (deanonymize by session), deleted",
             sessions.clone(),
+        );
+        let conversations = Family::<ConversationLabels, Counter>::default();
+        registry.register(
+            "conversations",
+            "Token tables of conversations kept at the provider (Responses, Conversations API): the state a turn continued from (new, found, missing, unavailable) and the keeping of its table (saved, save_failed, too_large)",
+            conversations.clone(),
         );
         let rate_limited = Counter::default();
         registry.register(
@@ -244,6 +272,7 @@ impl Metrics {
             latency,
             entities,
             sessions,
+            conversations,
             rate_limited,
             authenticated,
             cookies,
@@ -302,6 +331,12 @@ impl Metrics {
 
     pub fn session(&self, event: SessionEvent) {
         self.sessions.get_or_create(&SessionLabels { event }).inc();
+    }
+
+    pub fn conversation(&self, event: ConversationEvent) {
+        self.conversations
+            .get_or_create(&ConversationLabels { event })
+            .inc();
     }
 
     pub fn rate_limited(&self) {

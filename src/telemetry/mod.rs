@@ -16,7 +16,7 @@ use pingora::http::{RequestHeader, ResponseHeader};
 pub use access_line::ExchangeLine;
 pub use logging::{init_logging, LogInitError};
 pub use metrics::{
-    metrics, AuthLabel, CookieOutcome, Metrics, SessionEvent, UpstreamErrorKind,
+    metrics, AuthLabel, ConversationEvent, CookieOutcome, Metrics, SessionEvent, UpstreamErrorKind,
     METRICS_CONTENT_TYPE,
 };
 
@@ -113,7 +113,7 @@ pub fn copy_request_id(req: &RequestHeader, resp: &mut ResponseHeader) {
 /// endpoint, the configured prefix for a proxy route (operator configuration, not request data),
 /// and placeholders for everything else. Never returns any part of the path that a client chose.
 pub fn route_template<'a>(path: &str, proxy_prefixes: impl IntoIterator<Item = &'a str>) -> String {
-    if let Some(local) = crate::http::template(path) {
+    if let Some(local) = crate::endpoints::template(path) {
         return local.to_owned();
     }
     proxy_prefixes

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use super::links::LinkContext;
 use super::tolerant::TolerantRestorer;
 
 pub struct StreamRestorer {
@@ -12,6 +13,8 @@ pub struct StreamRestorer {
     /// The last two bytes released before `pending`, last first (for word boundaries).
     prev: [Option<u8>; 2],
     json_escape: bool,
+    /// Where the released text stands: in prose or in a link target.
+    links: LinkContext,
 }
 
 impl StreamRestorer {
@@ -23,23 +26,34 @@ impl StreamRestorer {
             pending: String::new(),
             prev: [None, None],
             json_escape,
+            links: LinkContext::default(),
         }
     }
 
     pub fn push(&mut self, chunk: &str) -> String {
         let mut out = String::with_capacity(chunk.len() + self.pending.len());
         if self.pending.is_empty() {
-            let held = self
-                .exchange
-                .scan(chunk, self.prev, false, self.json_escape, &mut out);
+            let held = self.exchange.scan(
+                chunk,
+                self.prev,
+                false,
+                self.json_escape,
+                &mut self.links,
+                &mut out,
+            );
             self.remember(chunk, held);
             self.pending.push_str(&chunk[held..]);
         } else {
             let mut buf = std::mem::take(&mut self.pending);
             buf.push_str(chunk);
-            let held = self
-                .exchange
-                .scan(&buf, self.prev, false, self.json_escape, &mut out);
+            let held = self.exchange.scan(
+                &buf,
+                self.prev,
+                false,
+                self.json_escape,
+                &mut self.links,
+                &mut out,
+            );
             self.remember(&buf, held);
             self.pending.push_str(&buf[held..]);
         }
@@ -50,8 +64,14 @@ impl StreamRestorer {
     pub fn finish(&mut self) -> String {
         let buf = std::mem::take(&mut self.pending);
         let mut out = String::with_capacity(buf.len());
-        self.exchange
-            .scan(&buf, self.prev, true, self.json_escape, &mut out);
+        self.exchange.scan(
+            &buf,
+            self.prev,
+            true,
+            self.json_escape,
+            &mut self.links,
+            &mut out,
+        );
         self.remember(&buf, buf.len());
         out
     }

@@ -27,11 +27,65 @@ pub struct TokenTable {
     next_number: Vec<(EntityType, u64)>,
     /// Literal tokens present in the input; their numbers are never issued again.
     taken: HashSet<String>,
+    /// Numbers of a type not yet in the table start above this (0: from 1).
+    floor: u64,
 }
 
 impl TokenTable {
     pub fn new() -> TokenTable {
         TokenTable::default()
+    }
+
+    /// A table whose numbers start above `floor` (a conversation whose earlier tokens are
+    /// unknown numbers its new values where those cannot be).
+    pub fn starting_above(floor: u64) -> TokenTable {
+        TokenTable {
+            floor,
+            ..TokenTable::default()
+        }
+    }
+
+    /// A table that goes on from `rows` issued before (same value, same token; new values
+    /// continue each type's numbering), with the literal tokens `taken` before and the same
+    /// `floor`. Rows whose token is no `[[PREFIX_n]]` are left out.
+    pub fn resume(rows: Vec<MappingEntry>, taken: Vec<String>, floor: u64) -> TokenTable {
+        let mut table = TokenTable::starting_above(floor);
+        table.reserve(rows.len());
+        for row in rows {
+            let Some(n) = token_number(&row.token) else {
+                continue;
+            };
+            let hash = match table.index.find(
+                (row.entity_type, row.value.as_str()),
+                row_key(&table.entries),
+            ) {
+                Ok(_) => continue,
+                Err(hash) => hash,
+            };
+            match table
+                .next_number
+                .iter_mut()
+                .find(|(t, _)| *t == row.entity_type)
+            {
+                Some((_, last)) => *last = (*last).max(n),
+                None => table.next_number.push((row.entity_type, n.max(floor))),
+            }
+            table.entries.push(row);
+            let at = table.entries.len() - 1;
+            table.index.insert(hash, at, row_key(&table.entries));
+        }
+        table.taken.extend(taken);
+        table
+    }
+
+    /// The literal tokens of the input, whose numbers are skipped.
+    pub fn taken(&self) -> impl Iterator<Item = &str> {
+        self.taken.iter().map(String::as_str)
+    }
+
+    /// See [`TokenTable::starting_above`].
+    pub fn floor(&self) -> u64 {
+        self.floor
     }
 
     /// Room for `additional` more rows without growing the row list or its index (the proxy
@@ -117,7 +171,7 @@ impl TokenTable {
         let at = match self.next_number.iter().position(|&(t, _)| t == entity_type) {
             Some(at) => at,
             None => {
-                self.next_number.push((entity_type, 0));
+                self.next_number.push((entity_type, self.floor));
                 self.next_number.len() - 1
             }
         };
@@ -140,6 +194,13 @@ impl TokenTable {
             }
         }
     }
+}
+
+/// The `n` of `[[PREFIX_n]]`.
+fn token_number(token: &str) -> Option<u64> {
+    let inner = token.strip_prefix("[[")?.strip_suffix("]]")?;
+    let (_, digits) = inner.rsplit_once('_')?;
+    digits.parse().ok()
 }
 
 /// The key a row of `entries` is indexed by: its type and value.
@@ -178,6 +239,37 @@ mod tests {
                 format!("[[EMAIL_{i}]]")
             );
         }
+    }
+
+    #[test]
+    fn a_resumed_table_keeps_old_tokens_and_continues_the_numbering() {
+        let mut t = TokenTable::new();
+        t.reserve_literal_tokens("[[NAME_3]]");
+        t.token_for(EntityType::Person, "Anna");
+        t.token_for(EntityType::Person, "Ben");
+        t.token_for(EntityType::EmailAddress, "a@x.de");
+        let taken = t.taken().map(str::to_owned).collect();
+        let mut r = TokenTable::resume(t.entries().to_vec(), taken, t.floor());
+        assert_eq!(r.token_for(EntityType::Person, "Ben"), "[[NAME_2]]");
+        assert_eq!(
+            r.token_for(EntityType::Person, "Cem"),
+            "[[NAME_4]]",
+            "3 is taken"
+        );
+        assert_eq!(
+            r.token_for(EntityType::EmailAddress, "b@x.de"),
+            "[[EMAIL_2]]"
+        );
+        assert_eq!(r.token_for(EntityType::Iban, "DE89"), "[[IBAN_1]]");
+    }
+
+    #[test]
+    fn a_floor_moves_every_new_type_above_it() {
+        let mut t = TokenTable::starting_above(40_000);
+        assert_eq!(t.token_for(EntityType::Person, "Anna"), "[[NAME_40001]]");
+        let mut r = TokenTable::resume(t.entries().to_vec(), Vec::new(), t.floor());
+        assert_eq!(r.token_for(EntityType::Person, "Ben"), "[[NAME_40002]]");
+        assert_eq!(r.token_for(EntityType::Iban, "DE89"), "[[IBAN_40001]]");
     }
 
     #[test]

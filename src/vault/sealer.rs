@@ -1,22 +1,13 @@
 use aes_gcm::aead::{Aead, KeyInit, OsRng, Payload};
 use aes_gcm::{AeadCore, Aes256Gcm, Nonce};
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+pub use crate::config::SealingKey;
 
 /// Record layout: `version (1) | key id (1) | nonce (12) | ciphertext + tag (16)`.
 const VERSION: u8 = 1;
 const HEADER: usize = 2 + 12;
-
-/// One AES-256 key with the id that records sealed under it carry.
-#[derive(Clone)]
-pub struct SealingKey {
-    pub id: u8,
-    pub key: [u8; 32],
-}
-
-impl std::fmt::Debug for SealingKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "SealingKey {{ id: {}, key: <redacted> }}", self.id)
-    }
-}
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum OpenError {
@@ -32,6 +23,9 @@ pub enum OpenError {
 pub struct Sealer {
     keys: Vec<(u8, Aes256Gcm)>,
     sealing: usize,
+    /// The key of [`Sealer::keyed_hash`], derived from the sealing key: replicas that seal
+    /// with the same key compute the same hashes, and no hash reveals the key.
+    hash_key: [u8; 32],
 }
 
 impl Sealer {
@@ -45,12 +39,30 @@ impl Sealer {
     /// window: every replica learns the new key before any of them seals with it). `None` when
     /// no key has that id.
     pub fn with_sealing_key(keys: &[SealingKey], sealing_id: u8) -> Option<Sealer> {
+        let hash_key = derive_hash_key(&keys.iter().find(|k| k.id == sealing_id)?.key);
         let keys: Vec<(u8, Aes256Gcm)> = keys
             .iter()
             .map(|k| (k.id, Aes256Gcm::new((&k.key).into())))
             .collect();
         let sealing = keys.iter().position(|(id, _)| *id == sealing_id)?;
-        Some(Sealer { keys, sealing })
+        Some(Sealer {
+            keys,
+            sealing,
+            hash_key,
+        })
+    }
+
+    /// HMAC-SHA256 of `parts` (each length-prefixed, so no two lists share an input) under a
+    /// key derived from the sealing key: names for records that must not be guessable from
+    /// what they are named after (a client credential, a provider id).
+    pub fn keyed_hash(&self, parts: &[&[u8]]) -> [u8; 32] {
+        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&self.hash_key)
+            .expect("HMAC takes a key of any length");
+        for part in parts {
+            mac.update(&(part.len() as u64).to_be_bytes());
+            mac.update(part);
+        }
+        mac.finalize().into_bytes().into()
     }
 
     /// A sealer with one random key, for processes without a configured key.
@@ -107,6 +119,13 @@ impl Sealer {
             )
             .map_err(|_| OpenError::Forged)
     }
+}
+
+fn derive_hash_key(key: &[u8; 32]) -> [u8; 32] {
+    let mut mac =
+        <Hmac<Sha256> as Mac>::new_from_slice(key).expect("HMAC takes a key of any length");
+    mac.update(b"tarnkappe keyed hash v1");
+    mac.finalize().into_bytes().into()
 }
 
 /// Binds a record to its format version, key id, session id and tenant. Lengths are prefixed so
@@ -222,6 +241,27 @@ mod tests {
             b"m"
         );
         assert!(Sealer::with_sealing_key(&keys, 3).is_none());
+    }
+
+    #[test]
+    fn keyed_hashes_follow_the_sealing_key_and_separate_parts() {
+        let keys = [
+            SealingKey {
+                id: 1,
+                key: [1; 32],
+            },
+            SealingKey {
+                id: 2,
+                key: [2; 32],
+            },
+        ];
+        let a = Sealer::with_sealing_key(&keys, 1).unwrap();
+        let same = Sealer::new(&keys[..1]).unwrap();
+        let other = Sealer::new(&keys).unwrap();
+        let h = a.keyed_hash(&[b"ab", b"c"]);
+        assert_eq!(h, same.keyed_hash(&[b"ab", b"c"]), "replicas agree");
+        assert_ne!(h, other.keyed_hash(&[b"ab", b"c"]));
+        assert_ne!(h, a.keyed_hash(&[b"a", b"bc"]));
     }
 
     fn s_unknown(s: &Sealer, rec: &[u8]) -> Result<Vec<u8>, OpenError> {

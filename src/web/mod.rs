@@ -1,91 +1,21 @@
 //! The web page at `/` (docs/api.md, "Authentication and tenants"): one HTML document with its CSS
-//! and JavaScript embedded in the binary, the signed tenant cookie that identifies each browser,
-//! and the same-origin check that cookie-authenticated API calls must pass.
-//!
-//! - The cookie value is `<id>.<tag>`: `id` is 128 random bits in lower-case hex, `tag` the
-//!   base64url HMAC-SHA256 of the id under the cookie secret (`web.cookie_secret`, random per
-//!   process when unset). Verification recomputes the tag and compares in constant time.
-//! - A cookie call is accepted only when its `Origin` names this server (`http://` or `https://`
-//!   followed by exactly the request's `Host`), or, without `Origin`, when the browser marks it
-//!   `Sec-Fetch-Site: same-origin`. Missing both means refused.
-//! - The page is served with a strict Content-Security-Policy that allows exactly the embedded
-//!   style and script (by hash) and connections to this origin only.
-//! - The page is a door to the API without a key, so it is on by default only on a loopback
-//!   listener ([`resolve_enabled`]), and fresh cookies and cookie calls are limited per client
-//!   address ([`client`]), not per cookie: a cookie costs one `GET /`.
+//! and JavaScript embedded in the binary, served with a strict Content-Security-Policy that allows
+//! exactly the embedded style and script (by hash) and connections to this origin only. Who may
+//! have it, and the tenant cookie it carries, is [`crate::access::WebAccess`]'s job.
 
-pub mod client;
-
-use std::net::IpAddr;
 use std::sync::OnceLock;
 
 use base64::Engine;
 use bytes::Bytes;
-use hmac::{Hmac, Mac};
-use http::HeaderMap;
 use pingora::http::RequestHeader;
-use rand::RngCore;
 use sha2::{Digest, Sha256};
 
-use crate::config::WebConfig;
+use crate::access::WebAccess;
 use crate::http::Reply;
-use client::{Client, Peer, TrustedProxies, TrustedProxyError};
-
-/// Name of the tenant cookie.
-pub const COOKIE_NAME: &str = "tarnkappe_tenant";
-
-/// The only paths on which the cookie identifies a caller: the REST API the page calls.
-pub const API_PREFIX: &str = "/api/v1/";
-
-/// Prefix of the tenant id of a page caller, e.g. `web:3f…`.
-pub const TENANT_PREFIX: &str = "web:";
 
 const PAGE_TEMPLATE: &str = include_str!("page.html");
 const PAGE_CSS: &str = include_str!("page.css");
 const PAGE_JS: &str = include_str!("page.js");
-
-/// Domain separation for the cookie MAC, so the secret signs nothing else by accident.
-const MAC_CONTEXT: &[u8] = b"tarnkappe web tenant v1\0";
-const ID_BYTES: usize = 16;
-const MIN_SECRET_BYTES: usize = 32;
-
-type HmacSha256 = Hmac<Sha256>;
-
-/// Why the web configuration cannot be used (never contains the secret).
-#[derive(Debug, thiserror::Error)]
-pub enum WebConfigError {
-    #[error("invalid value for web.cookie_secret: {0}")]
-    CookieSecret(&'static str),
-    #[error(transparent)]
-    TrustedProxy(#[from] TrustedProxyError),
-}
-
-/// Whether the page is served: as configured, else only on a loopback listener (127.0.0.0/8,
-/// `::1`). Any other address — `0.0.0.0` included — faces a network, where a keyless door to
-/// the API must be opened on purpose.
-pub fn resolve_enabled(configured: Option<bool>, listen: IpAddr) -> bool {
-    configured.unwrap_or_else(|| listen.is_loopback())
-}
-
-/// The web page's process-wide state: whether it is on, the cookie signing key, the per-address
-/// limit and the trusted proxies that name client addresses.
-pub struct Web {
-    enabled: bool,
-    secret: Vec<u8>,
-    cookie_max_age: u64,
-    rate_limit: u32,
-    proxies: TrustedProxies,
-}
-
-impl std::fmt::Debug for Web {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Web")
-            .field("enabled", &self.enabled)
-            .field("cookie_max_age", &self.cookie_max_age)
-            .field("rate_limit", &self.rate_limit)
-            .finish_non_exhaustive()
-    }
-}
 
 /// What `GET /` answers (see [`page_reply`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,215 +26,6 @@ pub enum PageAnswer {
     Reload,
     /// The page with a fresh cookie: counted against the client's cookie window.
     Issue,
-}
-
-/// What the cookie of a request without `X-API-Key` amounts to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CookieAuth {
-    /// No tenant cookie at all.
-    Absent,
-    /// A valid cookie on a same-origin request: the caller is this tenant (`web:<id>`).
-    Tenant(String),
-    /// A cookie that is forged, from another origin, or sent while the page is switched off.
-    Refused,
-}
-
-impl Web {
-    /// Builds the state from `[web]`; `cookie_max_age` is the cookie lifetime in seconds (the
-    /// session lifetime, so a browser keeps its tenant as long as its sessions live), `listen`
-    /// the listener's address (for the default of `enabled`), `default_rate` the per-address
-    /// limit when `[web]` sets none.
-    pub fn new(
-        config: &WebConfig,
-        cookie_max_age: u64,
-        listen: IpAddr,
-        default_rate: u32,
-    ) -> Result<Web, WebConfigError> {
-        let secret = match &config.cookie_secret {
-            Some(encoded) => {
-                let bytes = base64::engine::general_purpose::STANDARD
-                    .decode(encoded.trim())
-                    .map_err(|_| WebConfigError::CookieSecret("not valid base64"))?;
-                if bytes.len() < MIN_SECRET_BYTES {
-                    return Err(WebConfigError::CookieSecret(
-                        "must decode to at least 32 bytes",
-                    ));
-                }
-                bytes
-            }
-            None => {
-                let mut bytes = vec![0u8; MIN_SECRET_BYTES];
-                rand::rngs::OsRng.fill_bytes(&mut bytes);
-                bytes
-            }
-        };
-        Ok(Web {
-            enabled: resolve_enabled(config.enabled, listen),
-            secret,
-            cookie_max_age: cookie_max_age.max(1),
-            rate_limit: config.rate_limit_per_minute.unwrap_or(default_rate).max(1),
-            proxies: TrustedProxies::parse(&config.trusted_proxies, config.forwarded_header)?,
-        })
-    }
-
-    /// Whether the page is served and its cookie accepted.
-    pub fn enabled(&self) -> bool {
-        self.enabled
-    }
-
-    /// Fresh cookies, and cookie calls, per minute per client address (two windows).
-    pub fn rate_limit(&self) -> u32 {
-        self.rate_limit
-    }
-
-    /// Whether any trusted proxy is configured.
-    pub fn has_trusted_proxies(&self) -> bool {
-        !self.proxies.is_empty()
-    }
-
-    /// The client of a request from `peer` (a trusted proxy's forwarding header considered).
-    pub fn client(&self, peer: Peer, headers: &HeaderMap) -> Client {
-        self.proxies.client(peer, headers)
-    }
-
-    fn tag(&self, id: &str) -> HmacSha256 {
-        // HMAC accepts keys of any length; `new_from_slice` cannot fail for it.
-        let mut mac = match HmacSha256::new_from_slice(&self.secret) {
-            Ok(mac) => mac,
-            Err(_) => unreachable!("HMAC takes keys of any length"),
-        };
-        mac.update(MAC_CONTEXT);
-        mac.update(id.as_bytes());
-        mac
-    }
-
-    /// A fresh tenant: its cookie value `<id>.<tag>`.
-    pub fn issue(&self) -> String {
-        let mut raw = [0u8; ID_BYTES];
-        rand::rngs::OsRng.fill_bytes(&mut raw);
-        let id: String = raw.iter().map(|b| format!("{b:02x}")).collect();
-        let tag = self.tag(&id).finalize().into_bytes();
-        format!(
-            "{id}.{}",
-            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(tag)
-        )
-    }
-
-    /// The tenant id (`web:<id>`) of a cookie value, if its signature is ours.
-    pub fn verify(&self, value: &str) -> Option<String> {
-        let (id, tag) = value.split_once('.')?;
-        let well_formed = id.len() == 2 * ID_BYTES
-            && id
-                .bytes()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-        if !well_formed || tag.len() > 64 {
-            return None;
-        }
-        let tag = base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .decode(tag)
-            .ok()?;
-        // `verify_slice` compares in constant time.
-        self.tag(id).verify_slice(&tag).ok()?;
-        Some(format!("{TENANT_PREFIX}{id}"))
-    }
-
-    /// The `Set-Cookie` header value for a cookie value from [`Web::issue`]; `secure` when the
-    /// browser's connection is https (so the cookie never travels in clear text afterwards).
-    pub fn set_cookie(&self, value: &str, secure: bool) -> String {
-        format!(
-            "{COOKIE_NAME}={value}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}{}",
-            self.cookie_max_age,
-            if secure { "; Secure" } else { "" }
-        )
-    }
-
-    /// Decides who a request without `X-API-Key` is, by its tenant cookie: a tenant only when
-    /// the page is on, the request is for the REST API (`/api/v1/…`), the cookie verifies and
-    /// the request passes the same-origin check.
-    ///
-    /// The cookie is handed to anyone who loads the page, so it must never open anything but
-    /// the API the page uses: proxy routes that require a key (and may inject a provider
-    /// credential) share the API's gate, and a cookie there is refused.
-    pub fn authenticate(&self, req: &RequestHeader) -> CookieAuth {
-        let values = cookie_values(&req.headers, COOKIE_NAME);
-        if values.is_empty() {
-            return CookieAuth::Absent;
-        }
-        let api_path = req.uri.path().starts_with(API_PREFIX);
-        if !self.enabled || !api_path || !is_same_origin(req) {
-            return CookieAuth::Refused;
-        }
-        values
-            .iter()
-            .find_map(|v| self.verify(v))
-            .map_or(CookieAuth::Refused, CookieAuth::Tenant)
-    }
-
-    /// The request's valid cookie value, ignoring the origin (for serving the page).
-    fn existing_cookie(&self, headers: &HeaderMap) -> Option<String> {
-        cookie_values(headers, COOKIE_NAME)
-            .into_iter()
-            .find(|v| self.verify(v).is_some())
-    }
-}
-
-/// Every value of cookie `name` in the request's `Cookie` header(s).
-pub fn cookie_values(headers: &HeaderMap, name: &str) -> Vec<String> {
-    headers
-        .get_all(http::header::COOKIE)
-        .iter()
-        .filter_map(|h| h.to_str().ok())
-        .flat_map(|h| h.split(';'))
-        .filter_map(|pair| {
-            let (k, v) = pair.trim().split_once('=')?;
-            (k.trim() == name).then(|| v.trim().trim_matches('"').to_owned())
-        })
-        .collect()
-}
-
-/// The request's own authority: the `Host` header, else the URI's authority (HTTP/2).
-fn request_host(req: &RequestHeader) -> Option<String> {
-    let host = req
-        .headers
-        .get(http::header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .map(str::to_owned)
-        .or_else(|| req.uri.authority().map(|a| a.as_str().to_owned()))?;
-    let host = host.trim().to_ascii_lowercase();
-    (!host.is_empty()).then_some(host)
-}
-
-/// The same-origin check for cookie calls: `Origin` equal to this server's origin, or (without
-/// `Origin`) `Sec-Fetch-Site: same-origin`. Anything else — including neither header — fails.
-///
-/// The listener speaks plain HTTP, but a TLS-terminating reverse proxy in front of it makes the
-/// browser's origin `https://<host>`; both schemes are accepted for exactly the request's host.
-pub fn is_same_origin(req: &RequestHeader) -> bool {
-    let mut origins = req.headers.get_all(http::header::ORIGIN).iter();
-    if let Some(first) = origins.next() {
-        // Exactly one readable `Origin`, naming this server; anything else fails.
-        let (Ok(origin), None, Some(host)) = (first.to_str(), origins.next(), request_host(req))
-        else {
-            return false;
-        };
-        return origin_matches(origin, &host);
-    }
-    let mut sites = req.headers.get_all("sec-fetch-site").iter();
-    matches!(
-        (sites.next().and_then(|h| h.to_str().ok()), sites.next()),
-        (Some(site), None) if site.trim().eq_ignore_ascii_case("same-origin")
-    )
-}
-
-fn origin_matches(origin: &str, host: &str) -> bool {
-    let origin = origin.trim().to_ascii_lowercase();
-    let rest = origin
-        .strip_prefix("http://")
-        .or_else(|| origin.strip_prefix("https://"));
-    match rest {
-        Some(authority) => authority == host || authority.strip_suffix('/') == Some(host),
-        None => false,
-    }
 }
 
 /// The page with its style and script inlined, and the CSP that admits exactly those.
@@ -344,7 +65,7 @@ pub fn page_html() -> &'static str {
 }
 
 /// A tiny document that reloads `/` from the page's own origin; see [`page_reply`].
-const RELOAD_HTML: &str = "<!doctype html><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0; url=/?tenant=1\"><title>Tarnkappe</title><p><a href=\"/?tenant=1\">Tarnkappe</a></p>";
+const RELOAD_HTML: &str = "<!doctype html><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0; url=/?tenant=1\"><title>Tarnkappe</title><link rel=\"icon\" href=\"data:,\"><p><a href=\"/?tenant=1\">Tarnkappe</a></p>";
 
 /// What `GET /` (and `HEAD /`; the API router checks the method) answers: the page with the
 /// browser's tenant cookie — its valid one again (so the lifetime restarts with every visit),
@@ -354,7 +75,7 @@ const RELOAD_HTML: &str = "<!doctype html><meta charset=\"utf-8\"><meta http-equ
 /// link); issuing a new cookie then would silently replace the browser's tenant and orphan its
 /// sessions. Such a navigation gets a one-line document that reloads the page from its own
 /// origin instead, where the existing cookie is sent (or a new one is issued).
-pub fn page_answer(req: &RequestHeader, web: &Web) -> PageAnswer {
+pub fn page_answer(req: &RequestHeader, web: &WebAccess) -> PageAnswer {
     if let Some(value) = web.existing_cookie(&req.headers) {
         return PageAnswer::Renew(value);
     }
@@ -379,7 +100,7 @@ pub fn page_answer(req: &RequestHeader, web: &Web) -> PageAnswer {
 /// The reply for `answer` (from [`page_answer`], after the caller has counted a fresh cookie
 /// against the client's window); the cookie is `Secure` when `https`. Call only when the page
 /// is enabled.
-pub fn page_reply(answer: PageAnswer, web: &Web, https: bool) -> Reply {
+pub fn page_reply(answer: PageAnswer, web: &WebAccess, https: bool) -> Reply {
     let page = page();
     let (body, set_cookie) = match answer {
         PageAnswer::Renew(value) => (page.html.clone(), Some(web.set_cookie(&value, https))),
@@ -401,246 +122,12 @@ pub fn page_reply(answer: PageAnswer, web: &Web, https: bool) -> Reply {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::access::web::COOKIE_NAME;
+    use crate::config::WebConfig;
 
-    const LOOPBACK: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
-
-    fn web() -> Web {
-        Web::new(&WebConfig::default(), 3600, LOOPBACK, 120).expect("default web config")
-    }
-
-    fn request(method: &str, headers: &[(&str, &str)]) -> RequestHeader {
-        let mut req = RequestHeader::build(method, b"/api/v1/anonymize", None).expect("request");
-        for (k, v) in headers {
-            req.append_header(k.to_string(), *v).expect("header");
-        }
-        req
-    }
-
-    #[test]
-    fn issued_cookies_verify_and_differ() {
-        let web = web();
-        let a = web.issue();
-        let b = web.issue();
-        assert_ne!(a, b);
-        let ta = web.verify(&a).expect("own cookie verifies");
-        let tb = web.verify(&b).expect("own cookie verifies");
-        assert!(ta.starts_with(TENANT_PREFIX));
-        assert_ne!(ta, tb);
-        assert_eq!(ta.len(), TENANT_PREFIX.len() + 32);
-    }
-
-    #[test]
-    fn forged_and_foreign_cookies_fail() {
-        let web = web();
-        let other = super::tests::web();
-        let value = web.issue();
-        assert_eq!(other.verify(&value), None, "another secret");
-        let (id, tag) = value.split_once('.').expect("dot");
-        let mut flipped = id.to_owned().into_bytes();
-        flipped[0] = if flipped[0] == b'a' { b'b' } else { b'a' };
-        let flipped = String::from_utf8(flipped).expect("ascii");
-        assert_eq!(web.verify(&format!("{flipped}.{tag}")), None, "changed id");
-        assert_eq!(web.verify(id), None, "no tag");
-        assert_eq!(web.verify(&format!("{id}.")), None, "empty tag");
-        assert_eq!(web.verify(&format!("{}.{tag}", id.to_uppercase())), None);
-        assert_eq!(web.verify(""), None);
-        assert_eq!(web.verify("...."), None);
-        assert_eq!(web.verify(&format!("{id}.{tag}{tag}{tag}")), None);
-    }
-
-    #[test]
-    fn configured_secret_is_stable_and_validated() {
-        let secret = base64::engine::general_purpose::STANDARD.encode([7u8; 32]);
-        let config = WebConfig {
-            cookie_secret: Some(secret),
-            ..WebConfig::default()
-        };
-        let a = Web::new(&config, 60, LOOPBACK, 1).expect("valid secret");
-        let b = Web::new(&config, 60, LOOPBACK, 1).expect("valid secret");
-        assert!(b.verify(&a.issue()).is_some(), "same secret, same verdict");
-
-        let short = WebConfig {
-            cookie_secret: Some(base64::engine::general_purpose::STANDARD.encode([7u8; 16])),
-            ..WebConfig::default()
-        };
-        let err = Web::new(&short, 60, LOOPBACK, 1)
-            .expect_err("short secret")
-            .to_string();
-        assert!(err.contains("web.cookie_secret") && err.contains("32 bytes"));
-        let bad = WebConfig {
-            cookie_secret: Some("not base64 !!".into()),
-            ..WebConfig::default()
-        };
-        let err = Web::new(&bad, 60, LOOPBACK, 1)
-            .expect_err("bad base64")
-            .to_string();
-        assert!(!err.contains("not base64 !!"), "never echo the secret");
-    }
-
-    #[test]
-    fn set_cookie_has_the_required_attributes() {
-        let web = web();
-        let header = web.set_cookie(&web.issue(), false);
-        assert!(header.starts_with("tarnkappe_tenant="));
-        assert!(!header.contains("Secure"), "{header}");
-        assert!(web.set_cookie("x", true).ends_with("; Secure"));
-        for attr in [
-            "; HttpOnly",
-            "; SameSite=Strict",
-            "; Path=/",
-            "; Max-Age=3600",
-        ] {
-            assert!(header.contains(attr), "{attr} missing in {header}");
-        }
-    }
-
-    #[test]
-    fn cookie_values_are_found_among_others() {
-        let mut headers = HeaderMap::new();
-        headers.append("cookie", "a=1; tarnkappe_tenant=x.y ;b=2".parse().unwrap());
-        headers.append("cookie", "tarnkappe_tenant=z".parse().unwrap());
-        assert_eq!(cookie_values(&headers, COOKIE_NAME), vec!["x.y", "z"]);
-        assert!(cookie_values(&headers, "missing").is_empty());
-    }
-
-    #[test]
-    fn same_origin_accepts_own_origin_or_fetch_metadata_only() {
-        let host = ("host", "127.0.0.1:8080");
-        let ok = |h: &[(&str, &str)]| is_same_origin(&request("POST", h));
-        assert!(ok(&[host, ("origin", "http://127.0.0.1:8080")]));
-        assert!(ok(&[host, ("origin", "https://127.0.0.1:8080")]));
-        assert!(ok(&[
-            ("host", "Example.ORG"),
-            ("origin", "http://example.org")
-        ]));
-        assert!(ok(&[host, ("sec-fetch-site", "same-origin")]));
-
-        assert!(!ok(&[host]), "neither header");
-        assert!(!ok(&[host, ("origin", "http://evil.example")]));
-        assert!(!ok(&[host, ("origin", "http://127.0.0.1:8081")]));
-        assert!(!ok(&[host, ("origin", "http://127.0.0.1")]));
-        assert!(!ok(&[
-            host,
-            ("origin", "http://127.0.0.1:8080.evil.example")
-        ]));
-        assert!(!ok(&[host, ("origin", "null")]));
-        assert!(!ok(&[host, ("origin", "ftp://127.0.0.1:8080")]));
-        assert!(
-            !ok(&[
-                host,
-                ("origin", "http://evil.example"),
-                ("sec-fetch-site", "same-origin")
-            ]),
-            "a foreign Origin wins over fetch metadata"
-        );
-        assert!(!ok(&[host, ("sec-fetch-site", "cross-site")]));
-        assert!(!ok(&[host, ("sec-fetch-site", "same-site")]));
-        assert!(!ok(&[host, ("sec-fetch-site", "none")]));
-        assert!(!ok(&[("origin", "http://127.0.0.1:8080")]), "no host");
-        assert!(
-            !ok(&[
-                host,
-                ("origin", "http://127.0.0.1:8080"),
-                ("origin", "http://evil.example")
-            ]),
-            "two origins"
-        );
-        let mut req = request("POST", &[host, ("sec-fetch-site", "same-origin")]);
-        req.append_header(
-            "origin",
-            http::HeaderValue::from_bytes(b"http://\xff").unwrap(),
-        )
-        .unwrap();
-        assert!(!is_same_origin(&req), "an unreadable Origin is not ignored");
-    }
-
-    #[test]
-    fn authenticate_combines_cookie_origin_and_switch() {
-        let web = web();
-        let value = web.issue();
-        let cookie = format!("{COOKIE_NAME}={value}");
-        let tenant = web.verify(&value).expect("valid");
-        let host = ("host", "localhost:9000");
-        let same = ("origin", "http://localhost:9000");
-        let foreign = ("origin", "http://attacker.example");
-
-        let req = request("POST", &[host, same, ("cookie", &cookie)]);
-        assert_eq!(web.authenticate(&req), CookieAuth::Tenant(tenant));
-        let req = request("POST", &[host, foreign, ("cookie", &cookie)]);
-        assert_eq!(web.authenticate(&req), CookieAuth::Refused);
-        let req = request("POST", &[host, same]);
-        assert_eq!(web.authenticate(&req), CookieAuth::Absent);
-        let req = request(
-            "POST",
-            &[host, same, ("cookie", "tarnkappe_tenant=forged.x")],
-        );
-        assert_eq!(web.authenticate(&req), CookieAuth::Refused);
-
-        // Not on proxy routes, even those behind the API's key gate.
-        for path in [
-            "/v1/chat/completions",
-            "/api/chat",
-            "/api/v1",
-            "/x/api/v1/anonymize",
-        ] {
-            let mut req = RequestHeader::build("POST", path.as_bytes(), None).expect("request");
-            for (k, v) in [host, same, ("cookie", cookie.as_str())] {
-                req.append_header(k.to_string(), v).expect("header");
-            }
-            assert_eq!(web.authenticate(&req), CookieAuth::Refused, "{path}");
-        }
-
-        let off = Web::new(
-            &WebConfig {
-                enabled: Some(false),
-                ..WebConfig::default()
-            },
-            60,
-            LOOPBACK,
-            1,
-        )
-        .expect("config");
-        let value = off.issue();
-        let cookie = format!("{COOKIE_NAME}={value}");
-        let req = request("POST", &[host, same, ("cookie", &cookie)]);
-        assert_eq!(off.authenticate(&req), CookieAuth::Refused);
-    }
-
-    #[test]
-    fn the_page_is_on_by_default_only_on_a_loopback_listener() {
-        for (addr, on) in [
-            ("127.0.0.1", true),
-            ("127.0.0.2", true),
-            ("::1", true),
-            ("0.0.0.0", false),
-            ("::", false),
-            ("192.0.2.10", false),
-        ] {
-            let addr: IpAddr = addr.parse().expect("address");
-            assert_eq!(resolve_enabled(None, addr), on, "{addr}");
-            assert!(resolve_enabled(Some(true), addr));
-            assert!(!resolve_enabled(Some(false), addr));
-        }
-        let config = WebConfig::default();
-        let wildcard = Web::new(&config, 60, "0.0.0.0".parse().expect("ip"), 1).expect("config");
-        assert!(!wildcard.enabled());
-    }
-
-    #[test]
-    fn the_per_address_limit_defaults_to_the_api_limit() {
-        assert_eq!(web().rate_limit(), 120);
-        let config = WebConfig {
-            rate_limit_per_minute: Some(7),
-            ..WebConfig::default()
-        };
-        let web = Web::new(&config, 60, LOOPBACK, 120).expect("config");
-        assert_eq!(web.rate_limit(), 7);
-        let bad = WebConfig {
-            trusted_proxies: vec!["10.0.0.0/8".into(), "not an address".into()],
-            ..WebConfig::default()
-        };
-        let err = Web::new(&bad, 60, LOOPBACK, 1).expect_err("bad proxy");
-        assert!(err.to_string().contains("web.trusted_proxies[1]"), "{err}");
+    fn web() -> WebAccess {
+        let loopback = std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
+        WebAccess::new(&WebConfig::default(), 3600, loopback, 120).expect("default web config")
     }
 
     #[test]
@@ -682,6 +169,11 @@ mod tests {
             !PAGE_JS.contains("innerHTML"),
             "build the DOM with textContent"
         );
+        // An empty inline icon (the CSP's `img-src data:` admits it), so that browsers do not
+        // ask for /favicon.ico, which the server does not have, and log a 404.
+        for doc in [html, RELOAD_HTML] {
+            assert!(doc.contains(r#"<link rel="icon" href="data:,">"#), "{doc}");
+        }
         let csp = &page().csp;
         assert!(csp.contains(&sha256_b64(PAGE_CSS)) && csp.contains(&sha256_b64(PAGE_JS)));
         // The hashes must cover exactly the text between the tags.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes records.jsonl: a small labelled set of record-shaped texts (tables, SQL, JSON, key/value
 lines, logs, letter datelines), in the format of ../shared/eval/dev.jsonl, for scoring the
-detector on records (README "Detection quality"). Written for this project; names and places
+detector on records (docs/detection.md, "Records"). Written for this project; names and places
 are made up or rare. Markup: [[value|TYPE]] marks a labelled span.
 
     python3 tests/data/make_records.py   # rewrites tests/data/records.jsonl

@@ -58,7 +58,7 @@ fn entities_lists_the_contracts_thirteen_types_first_then_the_added_ones() {
         ("DATE", "DATUM"),
         ("LOCATION", "ORT"),
         ("URL", "URL"),
-        // Added by Tarnkappe, after the contract's 13 (README "Added entity types").
+        // Added by Tarnkappe, after the contract's 13 (docs/detection.md, "Added entity types").
         ("SECRET", "SECRET"),
         ("KVNR", "KVNR"),
         ("AUSWEIS", "AUSWEIS"),

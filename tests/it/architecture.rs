@@ -37,13 +37,20 @@ struct FileInfo {
 const LAYERS: &[&[&str]] = &[
     // The pingora server and the process around it.
     &["server"],
-    // The doors: the LLM proxy, the REST API, the web page.
-    &["proxy", "api", "web"],
-    // What every door shares.
+    // The one `ProxyHttp`: hands each request to its door.
+    &["gateway"],
+    // The doors: the LLM proxy and the REST API (which serves the page at `/` too).
+    &["proxy", "api"],
+    // The page itself: its document and the reply that carries the tenant cookie.
+    &["web"],
+    // The state every door shares, built once at start.
     &["app"],
+    // Shared services.
     &["access", "slow_clients"],
-    &["ratelimit", "telemetry", "http"],
-    &["vault", "redis_client", "tokens", "policy"],
+    &["http"],
+    &["ratelimit", "telemetry", "vault"],
+    &["tokens", "policy", "redis_client", "endpoints"],
+    // Plain data: configuration and the JSON tree.
     &["config", "json"],
 ];
 
@@ -695,4 +702,47 @@ fn layer_checker_reports_an_import_against_the_direction() {
     let wrong = against_the_layers(&Crate { files });
     assert_eq!(wrong.len(), 1, "only config -> proxy points up: {wrong:?}");
     assert!(wrong[0].contains("crate::proxy::route"), "{wrong:?}");
+}
+
+/// The tagger's training code is behind the detection crate's `training` feature, which only the
+/// tools (examples, as a dev-dependency) enable: the service's own dependency and the crate's
+/// default features leave it out, so the service binary carries no training code.
+#[test]
+fn the_service_is_built_without_training_code() {
+    let top = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |p: &str| -> toml::Table {
+        let text = std::fs::read_to_string(top.join(p)).expect("read manifest");
+        text.parse().expect("manifest parses")
+    };
+    let service = read("Cargo.toml");
+    let detect = read("crates/detect/Cargo.toml");
+    let features_of = |section: &str| -> Vec<String> {
+        service[section]["tarnkappe-detect"]
+            .get("features")
+            .and_then(|f| f.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert!(
+        !features_of("dependencies").contains(&"training".to_owned()),
+        "the service's dependency on the detection crate enables training"
+    );
+    assert!(
+        features_of("dev-dependencies").contains(&"training".to_owned()),
+        "the tools no longer get the training code"
+    );
+    let defaults = detect["features"]
+        .get("default")
+        .and_then(|d| d.as_array())
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        !defaults.iter().any(|f| f.as_str() == Some("training")),
+        "training is a default feature of the detection crate"
+    );
+    assert!(detect["features"].get("training").is_some());
 }

@@ -2,7 +2,8 @@
 //! (`kubernetes-validate --strict` from PyPI, `scripts/requirements-test.txt`; without it these
 //! tests fail), agree with the image (user id, port) and with each other (Secret keys, ConfigMap),
 //! keep the sidecar hardened, and their configuration starts the real binary, whose answers on
-//! the probe paths are 200. The README points to the files instead of carrying copies.
+//! the probe paths are 200. The operations guide (docs/operations.md) points to the files instead
+//! of carrying copies.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -296,17 +297,24 @@ fn the_examples_configuration_starts_and_answers_the_probes() {
 }
 
 #[test]
-fn the_readme_points_to_the_manifests_instead_of_copying_them() {
-    let readme = std::fs::read_to_string(repo_root().join("README.md")).expect("README.md");
+fn the_operations_guide_points_to_the_manifests_instead_of_copying_them() {
+    let guide = repo_root().join("docs/operations.md");
+    let readme = std::fs::read_to_string(&guide).expect("docs/operations.md");
     for file in manifest_files() {
         let rel = file
             .strip_prefix(repo_root())
             .expect("below the repository")
             .display()
             .to_string();
-        assert!(readme.contains(&rel), "README.md does not mention {rel}");
+        assert!(
+            readme.contains(&rel),
+            "docs/operations.md does not mention {rel}"
+        );
     }
     for kind in ["kind: Deployment", "kind: NetworkPolicy", "kind: Secret"] {
-        assert!(!readme.contains(kind), "README.md carries an inline {kind}");
+        assert!(
+            !readme.contains(kind),
+            "docs/operations.md carries an inline {kind}"
+        );
     }
 }

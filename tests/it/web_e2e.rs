@@ -92,6 +92,25 @@ async fn goto_page(b: &Browser, server: &TestServer) {
     .await;
 }
 
+/// The page loads without a console message of level warning or worse — no failed request
+/// (a `/favicon.ico` the server does not have would log a 404), no CSP violation, no script
+/// error. The browser asks for an icon after the load event, so the check waits a moment.
+async fn console_is_clean_after_load(b: &Browser) {
+    b.wait_for("document.readyState === 'complete'", "the load event")
+        .await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let entries = b.console().await;
+    let bad: Vec<&Value> = entries
+        .iter()
+        .filter(|e| matches!(e["level"].as_str(), Some("SEVERE" | "WARNING")))
+        .collect();
+    assert!(bad.is_empty(), "console after loading the page: {bad:?}");
+    let favicon = entries
+        .iter()
+        .any(|e| e["message"].as_str().is_some_and(|m| m.contains("favicon")));
+    assert!(!favicon, "console mentions the favicon: {entries:?}");
+}
+
 /// Puts `text` into the anonymize field the way a user does: focus, type.
 async fn type_into(b: &Browser, css: &str, text: &str) {
     let field = b.el(css).await;
@@ -105,6 +124,7 @@ async fn anonymize_restore_and_delete_in_a_real_browser() {
     let server = TestServer::start(&[KEYS]);
     let b = Browser::start(1280, 1700).await;
     goto_page(&b, &server).await;
+    console_is_clean_after_load(&b).await;
 
     // The legend names all 18 types (the contract's 13 first), each in its own colour.
     let legend_types = b

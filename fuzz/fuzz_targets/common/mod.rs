@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use tarnkappe::detect::EntityType;
-use tarnkappe::tokens::{TolerantRestorer, MappingEntry};
+use tarnkappe::tokens::{MappingEntry, StreamRestorer, TolerantRestorer};
 
 pub fn exchange() -> Arc<TolerantRestorer> {
     let entry = |token: &str, entity_type, value: &str| MappingEntry {
@@ -37,4 +37,37 @@ pub fn pieces(data: &[u8], seed: u8, max: usize) -> Vec<&[u8]> {
         i += n;
     }
     out
+}
+
+/// The `stream_restore` target's property, also replayed over the kept crashes and seeds by
+/// `tests/it/fuzz_regressions.rs`: for any text and any split into pieces, pushing the pieces
+/// and finishing gives exactly what restoring the whole text gives, within the growth budget.
+/// Byte 0 selects JSON-escape mode (bit 0), byte 1 seeds the split.
+pub fn stream_restore_matches_whole(data: &[u8]) {
+    let [flags, seed, rest @ ..] = data else {
+        return;
+    };
+    let Ok(text) = std::str::from_utf8(rest) else {
+        return;
+    };
+    let json = flags & 1 == 1;
+    let whole = exchange().restore(text, json);
+    assert!(whole.len() <= text.len() + 4096 + 64, "growth budget");
+    let mut s = StreamRestorer::new(exchange(), json);
+    let mut out = String::new();
+    let mut i = 0;
+    for p in pieces(rest, *seed, 7) {
+        // pieces on character boundaries (a channel carries decoded text)
+        let mut end = i + p.len();
+        while end < text.len() && !text.is_char_boundary(end) {
+            end += 1;
+        }
+        if end > i {
+            out += &s.push(&text[i..end.min(text.len())]);
+            i = end.min(text.len());
+        }
+    }
+    out += &s.push(&text[i..]);
+    out += &s.finish();
+    assert_eq!(out, whole);
 }

@@ -16,6 +16,28 @@ pub const CHAT: &str = "chat";
 pub const RESPONSES: &str = "responses";
 pub const COMPLETIONS: &str = "completions";
 pub const EMBEDDINGS: &str = "embeddings";
+/// `/v1/conversations`, `/v1/conversations/{id}` and `/v1/conversations/{id}/items`.
+pub const CONVERSATIONS: &str = "conversations";
+
+/// The Conversations API paths: `Some(None)` for `…/conversations` (create), `Some(Some(id))`
+/// for `…/conversations/{id}` and every path below it.
+pub fn conversations_path(path: &str) -> Option<Option<&str>> {
+    let mut segments = path.split('/').filter(|s| !s.is_empty());
+    segments.find(|s| *s == "conversations")?;
+    Some(segments.next())
+}
+
+/// `…/responses/{id}` and `…/responses/{id}/input_items` (stored replies, read back by GET):
+/// the response id.
+pub fn stored_response_path(path: &str) -> Option<&str> {
+    let mut segments = path.split('/').filter(|s| !s.is_empty());
+    segments.find(|s| *s == "responses")?;
+    let id = segments.next()?;
+    match (segments.next(), segments.next()) {
+        (None, _) | (Some("input_items"), None) => Some(id),
+        _ => None,
+    }
+}
 
 impl WireFormat for OpenAi {
     fn name(&self) -> &'static str {
@@ -32,6 +54,8 @@ impl WireFormat for OpenAi {
             Some(COMPLETIONS)
         } else if p.ends_with("/embeddings") {
             Some(EMBEDDINGS)
+        } else if conversations_path(p).is_some() {
+            Some(CONVERSATIONS)
         } else {
             None
         }
@@ -91,6 +115,7 @@ fn error_object(status: u16, message: &str) -> Node {
             "privacy_proxy_unsupported_encoding",
         ),
         429 => ("rate_limit_error", "privacy_proxy_rate_limited"),
+        503 => ("api_error", "privacy_proxy_state_unavailable"),
         _ => ("api_error", "privacy_proxy_upstream_error"),
     };
     Node::Obj(vec![

@@ -83,6 +83,8 @@ impl Browser {
         }
         let mut caps = serde_json::Map::new();
         caps.insert("goog:chromeOptions".to_owned(), options);
+        // Keep the console's messages of every level for `Browser::console`.
+        caps.insert("goog:loggingPrefs".to_owned(), json!({ "browser": "ALL" }));
         let connected =
             ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
                 .capabilities(caps)
@@ -135,6 +137,33 @@ impl Browser {
             .await
             .unwrap_or_else(|e| panic!("click {css}: {e}"));
         self.wait_for(expr, what).await
+    }
+
+    /// The browser console's entries (`level`, `message`, …) since the last call: ChromeDriver's
+    /// log endpoint, which WebDriver itself does not define.
+    pub async fn console(&self) -> Vec<Value> {
+        let session = self
+            .client
+            .session_id()
+            .await
+            .expect("session id")
+            .expect("a session");
+        let url = format!(
+            "http://127.0.0.1:{}/session/{session}/se/log",
+            self.driver_port
+        );
+        let body: Value = tokio::task::block_in_place(|| {
+            reqwest::blocking::Client::new()
+                .post(&url)
+                .json(&json!({ "type": "browser" }))
+                .send()
+                .and_then(|r| r.json())
+        })
+        .unwrap_or_else(|e| panic!("console log: {e}"));
+        body["value"]
+            .as_array()
+            .cloned()
+            .unwrap_or_else(|| panic!("no console entries in {body}"))
     }
 
     pub async fn el(&self, css: &str) -> Element {

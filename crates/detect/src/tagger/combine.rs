@@ -21,6 +21,7 @@ use super::plain::Plain;
 use super::tables::Tables;
 use super::{Kind, Mention, Tagger, Tagging};
 use crate::lexicon::{class, Lexicon};
+use crate::overlaps::Overlaps;
 use crate::recognizers::person::is_unanchored;
 use crate::words::{Shape, Word};
 use crate::{Candidate, EntityType, Text};
@@ -49,10 +50,10 @@ pub const OTHER_VETO_BELOW: f32 = 0.7;
 /// Unanchored rule PERSON guesses (`person::is_unanchored`) scored below this, other than a
 /// lone listed given name, are dropped when the tagger puts one of their words in a place,
 /// organisation or other non-person mention (`Siemens`, `Santa Cruz`, `Mercedes Sprinter`).
-/// Measured on GermEval (cross-validated, README): 0.85 against the 0.7 for organisations
-/// alone lifts rules + tagger precision 0.841 → 0.846 at recall 0.851 → 0.848; dev.jsonl is
-/// unchanged. Vetoing every judged guess below 0.85 (tagger `O` included) lost six names on
-/// dev.jsonl.
+/// Measured on GermEval (cross-validated, benches/RESULTS.md): 0.85 against the 0.7 for
+/// organisations alone lifts rules + tagger precision 0.841 → 0.846 at recall 0.851 → 0.848;
+/// dev.jsonl is unchanged. Vetoing every judged guess below 0.85 (tagger `O` included) lost six
+/// names on dev.jsonl.
 pub const NON_PERSON_VETO_BELOW: f32 = 0.85;
 
 /// Rule PERSON candidates of plain words only ([`Plain`]) are dropped below this: a greeting,
@@ -139,19 +140,18 @@ pub fn combine(tagging: &Tagging, text: &Text<'_>, candidates: &mut Vec<Candidat
             !needs_anchor(s, words, facts, tables, first, last)
         }
     });
-    let in_mention = |a: usize, b: usize| spans.iter().any(|&(x, y, _, _)| x < b && a < y);
-    let in_other = |a: usize, b: usize| {
-        tagging
-            .mentions
-            .iter()
-            .any(|m| m.kind == Kind::Other && m.start < b && a < m.end)
+    let mentions = |keep: fn(Kind) -> bool| {
+        let kept = tagging.mentions.iter().filter(move |m| keep(m.kind));
+        Overlaps::new(kept.map(|m| (m.start, m.end)))
     };
-    let in_non_person = |a: usize, b: usize| {
-        tagging
-            .mentions
-            .iter()
-            .any(|m| m.kind != Kind::Person && m.start < b && a < m.end)
-    };
+    let (persons, others) = (
+        Overlaps::new(spans.iter().map(|&(a, b, _, _)| (a, b))),
+        mentions(|k| k == Kind::Other),
+    );
+    let non_persons = mentions(|k| k != Kind::Person);
+    let in_mention = |a: usize, b: usize| persons.any(a, b);
+    let in_other = |a: usize, b: usize| others.any(a, b);
+    let in_non_person = |a: usize, b: usize| non_persons.any(a, b);
     // Word indices of a candidate's byte range.
     let range = |a: usize, b: usize| {
         let i = words.partition_point(|w| w.end <= a);

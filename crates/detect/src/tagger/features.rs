@@ -225,6 +225,7 @@ fn openness(s: &str, words: &[Word], lexed: &Lexed, tables: &Tables, i: usize) -
 /// `uncased`), `stop` (a
 /// stop word no gazetteer lists as a name) or `noun` (a common noun away from a sentence start).
 /// For error analysis (`train_tagger -- cv --misses`), not used in tagging.
+#[cfg(feature = "training")]
 pub fn closed_reason(text: &Text<'_>, i: usize) -> Option<&'static str> {
     let (s, words, lexed) = (text.view(), text.words(), text.lexed());
     let o = openness(s, words, lexed, Tables::get(), i);

@@ -7,7 +7,8 @@
 //! - [`infer`]: the label scores of a text, summed once per spelling where the templates allow;
 //! - [`model`]: weights, Viterbi decoding, the weights file;
 //! - [`tables`]: word clusters and common nouns (`data/tagger/`);
-//! - [`train`]: the averaged perceptron and corpus parsers (run by `examples/train_tagger.rs`);
+//! - `train` (feature `training`): the averaged perceptron and corpus parsers (run by
+//!   `examples/train_tagger.rs`);
 //! - [`combine`]: how the tagger's mentions and the rules' candidates meet.
 //!
 //! Pure, no I/O: the weights are compiled in (`data/tagger/weights.bin`), parsed once and shared.
@@ -18,6 +19,9 @@ pub mod infer;
 pub mod model;
 mod plain;
 pub(crate) mod tables;
+// Training is for the tools (`examples/train_tagger.rs`), not for the service: compiled only with
+// the `training` feature, which the service's build does not enable.
+#[cfg(feature = "training")]
 pub mod train;
 
 use std::sync::{Arc, OnceLock};
@@ -30,11 +34,19 @@ pub(crate) fn is_common_noun(word: &str) -> bool {
     tables::Tables::get().is_noun(word)
 }
 use model::{viterbi, Model, B_LOC, B_OTH, B_PER, I_LOC, I_OTH, I_PER, O};
-pub use train::Kind;
 
 use super::Text;
 
 static WEIGHTS: &[u8] = include_bytes!("../../../../data/tagger/weights.bin");
+
+/// An entity kind the tagger learns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Person,
+    Location,
+    /// Organisations, works and parts or derivations of names: neither person nor place.
+    Other,
+}
 
 /// A mention the tagger found: byte range of [`Text::view`], first and last word index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,16 +5,8 @@
 
 use super::features::{extract, Features};
 use super::model::{viterbi, Model, B_LOC, B_OTH, B_PER, I_LOC, I_OTH, I_PER, LABELS, O};
+pub use super::Kind;
 use crate::Text;
-
-/// An entity kind the tagger learns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Person,
-    Location,
-    /// Organisations, works and parts or derivations of names: neither person nor place.
-    Other,
-}
 
 /// A labelled text: byte ranges of its person and location mentions.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -231,7 +223,7 @@ pub struct Config {
     /// Added to the `B-PER` score of every open word after training (the weight of the bias
     /// feature, so the same as adding it at decode time): trades precision against recall.
     /// The default (−20, with [`Config::inside_bias`] 50) was chosen by a decode-time sweep
-    /// over the cross-validation folds (README, "Name tagger"): fewer lone capitalised words
+    /// over the cross-validation folds (docs/tagger.md): fewer lone capitalised words
     /// start a name, more names run on over their next word (`Grant Leadbitter`).
     pub person_bias: f32,
     /// The same for `I-PER`.

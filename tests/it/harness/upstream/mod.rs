@@ -4,6 +4,8 @@
 //! the slow mode paces whole pieces, the fault mode cuts the connection mid-stream.
 
 pub mod echo;
+pub mod provider;
+pub mod says;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};

@@ -278,15 +278,24 @@ impl Ctx<'_> {
     }
 
     /// Skips salutations and titles (`Frau Dr. med.`) starting at `i`; returns the next index.
-    pub(super) fn skip_titles(&self, mut i: usize) -> usize {
-        while i < self.w.len()
-            && (self.has(i, F_TITLE | F_SALUT)
-                || (self.w[i].shape == Shape::Lower
-                    && matches!(self.low(i), "med" | "rer" | "nat" | "phil" | "jur" | "dent")))
-        {
-            i += 1;
+    /// The last chain walked is remembered: every word inside it ends at the same place, so the
+    /// phases' ascending calls walk each chain once (walking it from each of its words made
+    /// `Dr. Dr. Dr. …` quadratic).
+    pub(super) fn skip_titles(&self, i: usize) -> usize {
+        let (from, to) = self.last_title_chain.get();
+        if from <= i && i <= to {
+            return to;
         }
-        i
+        let mut k = i;
+        while k < self.w.len()
+            && (self.has(k, F_TITLE | F_SALUT)
+                || (self.w[k].shape == Shape::Lower
+                    && matches!(self.low(k), "med" | "rer" | "nat" | "phil" | "jur" | "dent")))
+        {
+            k += 1;
+        }
+        self.last_title_chain.set((i, k));
+        k
     }
 }
 

@@ -4,6 +4,8 @@
 //! exact source text (no float or big-integer drift), and strings are decoded so that detection
 //! and restoring see the real characters behind `\uXXXX` escapes. Output is compact JSON.
 
+pub mod checks;
+
 use std::fmt;
 
 /// Nesting deeper than this is refused rather than risking the stack.
@@ -597,7 +599,7 @@ mod tests {
             (format!("{{{big}\"k39\":0}}"), true),
         ] {
             assert_eq!(
-                crate::api::json::has_duplicate_key(doc.as_bytes()),
+                checks::has_duplicate_key(doc.as_bytes()),
                 duplicate,
                 "{doc}"
             );

@@ -1,0 +1,183 @@
+//! The collecting pass: detects the values of every text string of a request (and reserves the
+//! literal tokens already present), up to the request's bound on values.
+
+use super::error::RewriteError;
+use super::identifier::{capitalised, identifier_words};
+use super::values::Values;
+use crate::detect::{Detector, EntityType, Everything, Finding};
+use crate::json;
+use crate::policy::Policy;
+use crate::proxy::embedded::Embedded;
+use crate::proxy::runs::{Cut, Joined};
+use crate::proxy::walk::{walk_free, TextKind, TextVisitor};
+use crate::tokens::{finding_byte_ranges, RowIndex, TokenTable};
+
+/// A number shorter than this is no value of any type: it is not run through the detector
+/// (values found elsewhere are still replaced in it).
+const SHORTEST_NUMBER_VALUE: usize = 5;
+
+pub(super) struct Collector<'a> {
+    pub detector: &'a Detector,
+    pub policy: Option<&'a Policy>,
+    pub table: &'a mut TokenTable,
+    pub values: Values,
+    /// Rows of `values` by value: the first type a value is found as wins, and the
+    /// value is stored once.
+    pub seen: RowIndex,
+    /// The most values the request may hold.
+    pub limit: usize,
+    /// Per text run of the request, in walk order: the pieces of values cut at part boundaries.
+    pub cuts: Vec<Vec<Cut>>,
+    /// The first reason to refuse the request (the rewrite pass never runs then).
+    pub refusal: Option<RewriteError>,
+}
+
+impl Collector<'_> {
+    fn collect(&mut self, s: &str) {
+        if s.is_empty() || self.refusal.is_some() {
+            return;
+        }
+        self.reserve_tokens(s);
+        let findings = self.detect(s);
+        self.keep(s, &findings, None);
+    }
+
+    fn reserve_tokens(&mut self, s: &str) {
+        self.table.reserve_literal_tokens(s);
+        if let Some(p) = self.policy {
+            for token in p.reserved_tokens(s) {
+                self.table.reserve_token(token);
+            }
+        }
+    }
+
+    /// The findings of `s`; past the detector's candidate limit none, and the request is
+    /// refused.
+    fn detect(&mut self, s: &str) -> Vec<Finding> {
+        let found = match self.policy {
+            Some(p) => self.detector.try_detect_in(s, p),
+            None => self.detector.try_detect_in(s, &Everything),
+        };
+        found.unwrap_or_else(|e| {
+            self.refusal.get_or_insert(RewriteError::Detect(e));
+            Vec::new()
+        })
+    }
+
+    fn keep(&mut self, s: &str, findings: &[Finding], only: Option<EntityType>) {
+        // room for every finding at once: no growing (and rehashing) value by value
+        self.values.rows.reserve(findings.len());
+        self.seen.reserve(findings.len(), |r| self.values.get(r).1);
+        for (f, range) in findings.iter().zip(finding_byte_ranges(s, findings)) {
+            let t = f.entity_type;
+            if only.is_some_and(|o| o != t) {
+                continue;
+            }
+            let Some(v) = range.and_then(|(start, end)| s.get(start..end)) else {
+                continue;
+            };
+            if v.is_empty() {
+                continue;
+            }
+            if let Err(hash) = self.seen.find(v, |r| self.values.get(r).1) {
+                self.values.push(t, v);
+                let row = self.values.len() - 1;
+                self.seen.insert(hash, row, |r| self.values.get(r).1);
+            }
+        }
+        if self.values.len() > self.limit {
+            self.refusal
+                .get_or_insert(RewriteError::TooManyValues { limit: self.limit });
+        }
+    }
+
+    /// A participant name written as an identifier (`Max_Mustermann`, `MaxMustermann`,
+    /// `max-mustermann`) is also read as the words it joins, capitalised, so that the detector
+    /// sees `Max Mustermann`; the names found there join the request's values.
+    fn collect_identifier(&mut self, s: &str) {
+        self.collect(s);
+        let spaced = identifier_words(s)
+            .iter()
+            .map(|w| capitalised(w))
+            .collect::<Vec<_>>()
+            .join(" ");
+        if !spaced.is_empty() && spaced != s && self.refusal.is_none() {
+            let findings = self.detect(&spaced);
+            self.keep(&spaced, &findings, Some(EntityType::Person));
+        }
+    }
+
+    /// The adjacent text parts of one message, detected as one text (`docs/proxy.md`, "Text
+    /// parts of one message"): values within a part join the request's values like any other,
+    /// a value over a boundary too, and its pieces are noted for the replacing pass.
+    fn collect_run(&mut self, parts: &[String]) {
+        let mut cuts = Vec::new();
+        if self.refusal.is_none() {
+            parts.iter().for_each(|p| self.reserve_tokens(p));
+            let joined = Joined::new(parts);
+            let findings = self.detect(&joined.text);
+            self.keep(&joined.text, &findings, None);
+            for (start, end) in finding_byte_ranges(&joined.text, &findings)
+                .into_iter()
+                .flatten()
+            {
+                let pieces = joined.pieces(start, end);
+                if pieces.len() < 2 {
+                    continue;
+                }
+                let v = &joined.text[start..end];
+                let Ok(value) = self.seen.find(v, |r| self.values.get(r).1) else {
+                    continue;
+                };
+                for (k, (part, range)) in pieces.into_iter().enumerate() {
+                    cuts.push(Cut {
+                        part,
+                        range,
+                        value,
+                        first: k == 0,
+                    });
+                }
+            }
+        }
+        self.cuts.push(cuts);
+    }
+}
+
+/// Whether a member name can be left to the replacing pass alone: a lower-case identifier
+/// (`max_tokens`, `content`, `betreff`) is no value by itself.
+fn lower_identifier(s: &str) -> bool {
+    s.bytes()
+        .all(|b| b.is_ascii_lowercase() || b == b'_' || b == b'-')
+}
+
+impl TextVisitor for Collector<'_> {
+    fn text(&mut self, s: &mut String, kind: TextKind) {
+        match kind {
+            TextKind::JsonSource => match json::parse(s) {
+                Ok(mut inner) => walk_free(&mut inner, self),
+                Err(_) => self.collect(s),
+            },
+            TextKind::Base64 | TextKind::DataUrl => match Embedded::decode(s, kind) {
+                Ok(e) => self.collect(&e.text),
+                Err(e) => {
+                    self.refusal.get_or_insert(RewriteError::Embedded(e));
+                }
+            },
+            TextKind::Identifier => self.collect_identifier(s),
+            TextKind::Plain => self.collect(s),
+            TextKind::Number if s.len() >= SHORTEST_NUMBER_VALUE => self.collect(s),
+            TextKind::Number => {}
+            TextKind::MemberName if !lower_identifier(s) => self.collect(s),
+            TextKind::MemberName => {}
+        }
+    }
+
+    fn text_run(&mut self, parts: &mut [String]) {
+        self.collect_run(parts);
+    }
+
+    fn refuse(&mut self, reason: &'static str) {
+        self.refusal
+            .get_or_insert(RewriteError::Uninspectable(reason));
+    }
+}
