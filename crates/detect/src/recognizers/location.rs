@@ -423,6 +423,16 @@ impl LocationRecognizer {
             };
             let bits = facts.map_or(0, |f| f.bits);
             let signs = self.town_signs(s, words, i, end, bits, last_town);
+            // `to poll`, `zu essen`: a lower-case word after an infinitive marker is a verb.
+            if w.shape == Shape::Lower
+                && self
+                    .lexicon
+                    .lists
+                    .verb_markers
+                    .contains(&signs.prev_lower.as_str())
+            {
+                continue;
+            }
             let score = self.town_score(s, words, lexed, i, end, &signs);
             if score > 0.0 {
                 out.push(cand(EntityType::Location, w.start, end, score, false));
