@@ -99,7 +99,7 @@ impl App {
         }
         Ok(App {
             web,
-            detector: Detector::new(),
+            detector: Detector::new().with_candidate_limit(config.api.max_candidates_per_text),
             policies,
             sealer,
             store,

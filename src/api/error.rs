@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 
 use crate::access::{self, Refused};
+use crate::detect::DetectError;
 use crate::http::Reply;
 use crate::ratelimit::{Decision, LimitError};
 use crate::vault::StoreError;
@@ -31,6 +32,9 @@ pub enum ApiError {
     ClientClosed,
     /// 413 `too_large`.
     TooLarge(&'static str),
+    /// 413 `too_many_values`: the detector's candidate limit per text was passed
+    /// ([`crate::detect::DetectError`]); nothing was anonymized or stored.
+    TooManyValues,
     /// 422 `policy_blocked`: the caller's policy blocks a type found in the text (the names of
     /// the types found, never the values).
     PolicyBlocked(Vec<&'static str>),
@@ -51,7 +55,7 @@ impl ApiError {
             ApiError::MethodNotAllowed { .. } => 405,
             ApiError::Timeout => 408,
             ApiError::ClientClosed => 499,
-            ApiError::TooLarge(_) => 413,
+            ApiError::TooLarge(_) | ApiError::TooManyValues => 413,
             ApiError::PolicyBlocked(_) => 422,
             ApiError::RateLimited(_) => 429,
             ApiError::Store(_) => 503,
@@ -70,6 +74,7 @@ impl ApiError {
             ApiError::Timeout => "request_timeout",
             ApiError::ClientClosed => "client_closed",
             ApiError::TooLarge(_) => "too_large",
+            ApiError::TooManyValues => "too_many_values",
             ApiError::PolicyBlocked(_) => "policy_blocked",
             ApiError::RateLimited(_) => "rate_limited",
             ApiError::Store(_) => "store_unavailable",
@@ -95,6 +100,7 @@ impl ApiError {
             ApiError::MethodNotAllowed { .. } => "This method is not allowed on this endpoint.",
             ApiError::Timeout => "The request body was not received in time.",
             ApiError::ClientClosed => "The client closed the connection.",
+            ApiError::TooManyValues => TOO_MANY_VALUES,
             ApiError::RateLimited(_) => access::RATE_LIMITED_MESSAGE,
             ApiError::Store(_) => access::STORE_UNAVAILABLE_MESSAGE,
             ApiError::Internal(_) => "An internal error occurred; it has been logged.",
@@ -128,6 +134,18 @@ impl From<Refused> for ApiError {
 impl From<LimitError> for ApiError {
     fn from(e: LimitError) -> ApiError {
         ApiError::Store(StoreError::Redis(e.0))
+    }
+}
+
+/// The message of 413 `too_many_values` (also the proxy's refusal, docs/proxy.md).
+pub const TOO_MANY_VALUES: &str =
+    "The text holds more candidate values than the privacy proxy checks in one text; send it in smaller parts.";
+
+impl From<DetectError> for ApiError {
+    fn from(e: DetectError) -> ApiError {
+        match e {
+            DetectError::TooManyCandidates { .. } => ApiError::TooManyValues,
+        }
     }
 }
 

@@ -111,7 +111,7 @@ pub async fn anonymize(app: &App, caller: &Caller, obj: Object) -> Result<Reply,
         return Err(ApiError::ReservedToken);
     }
     let result = match &terms {
-        Some(terms) => tokens::anonymize_in(
+        Some(terms) => tokens::try_anonymize_in(
             &app.detector,
             &WithTerms {
                 policy: &policy,
@@ -119,8 +119,8 @@ pub async fn anonymize(app: &App, caller: &Caller, obj: Object) -> Result<Reply,
             },
             text,
         ),
-        None => tokens::anonymize_in(&app.detector, policy.as_ref(), text),
-    };
+        None => tokens::try_anonymize_in(&app.detector, policy.as_ref(), text),
+    }?;
     let blocked = policy.blocked_among(result.entities.iter().map(|e| e.entity_type));
     crate::telemetry::metrics().policy_applied(&policy.name, !blocked.is_empty());
     if !blocked.is_empty() {

@@ -31,6 +31,9 @@ pub struct ApiConfig {
     pub rate_limit_per_minute: u32,
     /// Request bodies above this many bytes get 413 (from Content-Length, or while reading).
     pub max_body_bytes: usize,
+    /// Candidate values the detector takes from one text; past it the request gets 413
+    /// `too_many_values` (docs/api.md), and the proxy forwards nothing.
+    pub max_candidates_per_text: usize,
     /// Distinct values one proxied request may hold; past it the request is refused with 413
     /// (`docs/proxy.md`, "Limits").
     pub max_values_per_request: usize,
@@ -277,6 +280,7 @@ impl Default for ApiConfig {
         ApiConfig {
             rate_limit_per_minute: default_rate(),
             max_body_bytes: default_body_cap(),
+            max_candidates_per_text: crate::detect::MAX_CANDIDATES,
             max_values_per_request: default_max_values(),
             keys: Vec::new(),
         }

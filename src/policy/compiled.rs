@@ -9,11 +9,14 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use regex::Regex;
 
 use super::error::PolicyError;
+use super::types::{slot, Types};
 use crate::config::policies::{Action, PolicyConfig, Validator};
 use crate::detect::{validate, Candidate, CustomType, EntityType, Scope, Text};
 
-/// Prefix of the tokens of a request's own `deny_terms` (`[[TERM_1]]`); no policy may use it.
-pub const REQUEST_TERM_PREFIX: &str = "TERM";
+/// Number of built-in types: the length of the per-type tables.
+const TYPE_COUNT: usize = EntityType::ALL.len();
+
+pub use super::types::REQUEST_TERM_PREFIX;
 /// Type name of a request's own `deny_terms`.
 pub const REQUEST_TERM_TYPE: &str = "DENY_TERM";
 
@@ -220,117 +223,6 @@ pub struct TypeSummary {
     pub origin: &'static str,
 }
 
-fn slot(t: EntityType) -> Option<usize> {
-    EntityType::ALL.iter().position(|&x| x == t)
-}
-
-fn valid_type_name(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && b.len() <= 32
-        && b[0].is_ascii_uppercase()
-        && b.iter()
-            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_')
-}
-
-/// The token grammar (`src/tokens/tolerant.rs`) reads a prefix as a run of capital letters.
-fn valid_prefix(s: &str) -> bool {
-    (2..=16).contains(&s.len()) && s.bytes().all(|c| c.is_ascii_uppercase())
-}
-
-/// Custom types of one policy under construction.
-struct Types<'a> {
-    policy: &'a str,
-    custom: BTreeMap<String, CustomType>,
-}
-
-impl Types<'_> {
-    fn err(&self, reason: String) -> PolicyError {
-        PolicyError::Invalid {
-            policy: self.policy.to_owned(),
-            reason,
-        }
-    }
-
-    /// A built-in type by name (one the policy detects), or the custom type `name` with `prefix` (declared here).
-    fn declare(
-        &mut self,
-        name: &str,
-        prefix: Option<&str>,
-        what: &str,
-        on: &[bool; EntityType::ALL.len()],
-    ) -> Result<EntityType, PolicyError> {
-        if let Some(t) = EntityType::from_name(name) {
-            if slot(t).is_some_and(|i| !on[i]) {
-                return Err(self.err(format!(
-                    "{what} gives its findings the type {name}, which this policy does not detect (types)"
-                )));
-            }
-            if prefix.is_some_and(|p| p != t.token_prefix()) {
-                return Err(self.err(format!(
-                    "{what} gives the built-in type {name} a token prefix of its own, which is not possible"
-                )));
-            }
-            return Ok(t);
-        }
-        if !valid_type_name(name) {
-            return Err(self.err(format!(
-                "{what} names the type \"{name}\", which is neither a built-in type nor a valid custom type name (capital letters, digits and _, at most 32)"
-            )));
-        }
-        let prefix = prefix.unwrap_or(name);
-        if !valid_prefix(prefix) {
-            return Err(self.err(format!(
-                "{what} gives type {name} the token prefix \"{prefix}\", but a prefix must be 2 to 16 capital letters A-Z (the token grammar [[PREFIX_n]])"
-            )));
-        }
-        if let Some(t) = EntityType::ALL
-            .into_iter()
-            .find(|t| t.token_prefix() == prefix || t.name() == prefix)
-        {
-            return Err(self.err(format!(
-                "{what} gives type {name} the token prefix {prefix}, which clashes with the built-in type {}",
-                t.name()
-            )));
-        }
-        if prefix == REQUEST_TERM_PREFIX {
-            return Err(self.err(format!(
-                "{what} gives type {name} the token prefix {prefix}, which is reserved for the deny_terms of a request"
-            )));
-        }
-        if let Some(known) = self.custom.get(name) {
-            if known.prefix() != prefix {
-                return Err(self.err(format!(
-                    "{what} gives type {name} the token prefix {prefix}, but it already has {}",
-                    known.prefix()
-                )));
-            }
-            return Ok(EntityType::Custom(*known));
-        }
-        if let Some(other) = self.custom.values().find(|c| c.prefix() == prefix) {
-            return Err(self.err(format!(
-                "{what} gives type {name} the token prefix {prefix}, which type {} already uses",
-                other.name()
-            )));
-        }
-        let t = CustomType::intern(name, prefix);
-        self.custom.insert(name.to_owned(), t);
-        Ok(EntityType::Custom(t))
-    }
-
-    /// A type named in `min_score` or `actions`: built-in, or declared by a deny entry or
-    /// recognizer of this policy.
-    fn known(&self, name: &str, what: &str) -> Result<EntityType, PolicyError> {
-        EntityType::from_name(name)
-            .or_else(|| self.custom.get(name).map(|c| EntityType::Custom(*c)))
-            .ok_or_else(|| {
-                self.err(format!(
-                    "{what} names the unknown entity type \"{name}\" (neither built-in nor defined by a deny entry or recognizer of this policy)"
-                ))
-            })
-    }
-}
-
 fn regex(pattern: &str) -> Result<Regex, String> {
     regex::RegexBuilder::new(pattern)
         .size_limit(REGEX_SIZE_LIMIT)
@@ -353,192 +245,25 @@ impl Policy {
         Policy::compile(name, &PolicyConfig::default()).unwrap_or_else(|_| unreachable!())
     }
 
-    /// Checks and compiles `config`.
+    /// Checks and compiles `config`. The steps run in this order, so the first mistake of a
+    /// configuration is the one reported; later steps may name custom types that deny entries
+    /// and recognizers declare.
     pub fn compile(name: &str, config: &PolicyConfig) -> Result<Policy, PolicyError> {
-        let mut types = Types {
-            policy: name,
-            custom: BTreeMap::new(),
-        };
-        let mut on = [true; EntityType::ALL.len()];
-        if let Some(listed) = &config.types {
-            on = [false; EntityType::ALL.len()];
-            for n in listed {
-                let t = EntityType::from_name(n).ok_or_else(|| {
-                    types.err(format!("types names the unknown entity type \"{n}\""))
-                })?;
-                if let Some(i) = slot(t) {
-                    on[i] = true;
-                }
-            }
-        }
-
-        let mut terms = Vec::new();
-        for (i, d) in config.deny.iter().enumerate() {
-            let what = format!("deny entry {}", i + 1);
-            let t = types.declare(&d.entity_type, d.prefix.as_deref(), &what, &on)?;
-            if d.terms.is_empty() {
-                return Err(types.err(format!("{what} has no terms")));
-            }
-            for term in &d.terms {
-                if term.trim().is_empty() {
-                    return Err(types.err(format!("{what} has an empty term")));
-                }
-                terms.push((term.clone(), t));
-            }
-        }
-        let deny_count = terms.len();
-        let deny = Terms::new(terms)
+        let mut types = Types::new(name);
+        let on = switched_on(&types, config.types.as_deref())?;
+        let deny_terms = deny_terms(&mut types, config, &on)?;
+        let deny_count = deny_terms.len();
+        let deny = Terms::new(deny_terms)
             .map_err(|e| types.err(format!("the deny terms cannot be compiled: {e}")))?;
-
-        let mut recognizers = Vec::new();
-        for (i, r) in config.recognizers.iter().enumerate() {
-            let what = format!("recognizer {}", i + 1);
-            let t = types.declare(&r.entity_type, r.prefix.as_deref(), &what, &on)?;
-            let compiled = regex(&r.regex)
-                .map_err(|e| types.err(format!("{what} has an invalid regex: {e}")))?;
-            if compiled.is_match("") {
-                return Err(types.err(format!("{what} has a regex that matches the empty text")));
-            }
-            if !(r.score > 0.0 && r.score <= 1.0) {
-                return Err(types.err(format!(
-                    "{what} has the score {}, but a score must be above 0 and at most 1",
-                    r.score
-                )));
-            }
-            if r.context.iter().any(|w| w.trim().is_empty()) {
-                return Err(types.err(format!("{what} has an empty context word")));
-            }
-            let context = if r.context.is_empty() {
-                None
-            } else {
-                Some(
-                    AhoCorasick::builder()
-                        .ascii_case_insensitive(true)
-                        .build(&r.context)
-                        .map_err(|e| {
-                            types.err(format!(
-                                "{what} has context words that cannot be compiled: {e}"
-                            ))
-                        })?,
-                )
-            };
-            recognizers.push(CustomRecognizer {
-                entity_type: t,
-                regex: compiled,
-                validator: r.validator,
-                context,
-                score: r.score,
-            });
-        }
-
-        let mut min = [None; EntityType::ALL.len()];
-        let mut custom_min = Vec::new();
-        for (n, &score) in &config.min_score {
-            let t = types.known(n, "min_score")?;
-            if !(0.0..=1.0).contains(&score) {
-                return Err(types.err(format!(
-                    "min_score gives {n} the score {score}, but a score must be between 0 and 1"
-                )));
-            }
-            match slot(t) {
-                Some(i) => min[i] = Some(score),
-                None => custom_min.push((t, score)),
-            }
-        }
-        let mut blocked = Vec::new();
-        for (n, action) in &config.actions {
-            let t = types.known(n, "actions")?;
-            if *action == Action::Block {
-                blocked.push(t);
-            }
-        }
-
-        if let Some(i) = config.allow.iter().position(|a| a.is_empty()) {
-            return Err(types.err(format!("allow entry {} is empty", i + 1)));
-        }
-        let allow_literals = if config.allow.is_empty() {
-            None
-        } else {
-            Some(
-                Literals::new(&config.allow)
-                    .map_err(|e| types.err(format!("the allow list cannot be compiled: {e}")))?,
-            )
-        };
-        for (i, p) in config.allow_regex.iter().enumerate() {
-            let r = regex(p).map_err(|e| {
-                types.err(format!(
-                    "allow_regex entry {} is an invalid regex: {e}",
-                    i + 1
-                ))
-            })?;
-            if r.is_match("") {
-                return Err(types.err(format!(
-                    "allow_regex entry {} matches the empty text",
-                    i + 1
-                )));
-            }
-        }
-        let allow_regex = if config.allow_regex.is_empty() {
-            None
-        } else {
-            let joined: Vec<String> = config
-                .allow_regex
-                .iter()
-                .map(|p| format!("(?:{p})"))
-                .collect();
-            Some(regex(&joined.join("|")).map_err(|e| {
-                types.err(format!(
-                    "the allow patterns together cannot be compiled: {e}"
-                ))
-            })?)
-        };
-
-        let prefixes: Vec<&str> = types.custom.values().map(|c| c.prefix()).collect();
-        let reserved = if prefixes.is_empty() {
-            None
-        } else {
-            Some(
-                Regex::new(&format!(r"\[\[(?:{})_[0-9]+\]\]", prefixes.join("|"))).map_err(
-                    |e| types.err(format!("the token prefixes cannot be compiled: {e}")),
-                )?,
-            )
-        };
-
-        let action = |t: EntityType| {
-            if blocked.contains(&t) {
-                "block"
-            } else {
-                "mask"
-            }
-        };
-        let mut listed: Vec<TypeSummary> = EntityType::ALL
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| on[*i])
-            .map(|(i, &t)| TypeSummary {
-                entity_type: t,
-                token_prefix: t.token_prefix(),
-                min_score: min[i].unwrap_or(crate::detect::DEFAULT_THRESHOLD),
-                action: action(t),
-                origin: "built_in",
-            })
-            .collect();
-        for c in types.custom.values() {
-            let t = EntityType::Custom(*c);
-            listed.push(TypeSummary {
-                entity_type: t,
-                token_prefix: c.prefix(),
-                min_score: custom_min
-                    .iter()
-                    .find(|(x, _)| *x == t)
-                    .map_or(crate::detect::DEFAULT_THRESHOLD, |(_, s)| *s),
-                action: action(t),
-                origin: "custom",
-            });
-        }
+        let recognizers = custom_recognizers(&mut types, config, &on)?;
+        let MinScores { min, custom_min } = min_scores(&types, &config.min_score)?;
+        let blocked = blocked_types(&types, &config.actions)?;
+        let allow_literals = allow_literals(&types, &config.allow)?;
+        let allow_regex = allow_patterns(&types, &config.allow_regex)?;
+        let reserved = reserved_tokens(&types)?;
         let summary = Summary {
             name: name.to_owned(),
-            types: listed,
+            types: type_summaries(&types, &on, &min, &custom_min, &blocked),
             allow_entries: config.allow.len(),
             allow_patterns: config.allow_regex.len(),
             deny_terms: deny_count,
@@ -596,6 +321,233 @@ impl Policy {
             .iter()
             .flat_map(move |r| r.find_iter(text).map(|m| m.as_str()))
     }
+}
+
+/// Which built-in types a policy detects: all, or those its `types` lists.
+fn switched_on(
+    types: &Types,
+    listed: Option<&[String]>,
+) -> Result<[bool; TYPE_COUNT], PolicyError> {
+    let Some(listed) = listed else {
+        return Ok([true; TYPE_COUNT]);
+    };
+    let mut on = [false; TYPE_COUNT];
+    for n in listed {
+        let t = EntityType::from_name(n)
+            .ok_or_else(|| types.err(format!("types names the unknown entity type \"{n}\"")))?;
+        if let Some(i) = slot(t) {
+            on[i] = true;
+        }
+    }
+    Ok(on)
+}
+
+/// The deny entries' terms with the type each declares, in configuration order.
+fn deny_terms(
+    types: &mut Types,
+    config: &PolicyConfig,
+    on: &[bool; TYPE_COUNT],
+) -> Result<Vec<(String, EntityType)>, PolicyError> {
+    let mut terms = Vec::new();
+    for (i, d) in config.deny.iter().enumerate() {
+        let what = format!("deny entry {}", i + 1);
+        let t = types.declare(&d.entity_type, d.prefix.as_deref(), &what, on)?;
+        if d.terms.is_empty() {
+            return Err(types.err(format!("{what} has no terms")));
+        }
+        for term in &d.terms {
+            if term.trim().is_empty() {
+                return Err(types.err(format!("{what} has an empty term")));
+            }
+            terms.push((term.clone(), t));
+        }
+    }
+    Ok(terms)
+}
+
+/// The policy's own recognizers, each checked: a regex that does not match the empty text, a score in
+/// (0, 1], context words that are words.
+fn custom_recognizers(
+    types: &mut Types,
+    config: &PolicyConfig,
+    on: &[bool; TYPE_COUNT],
+) -> Result<Vec<CustomRecognizer>, PolicyError> {
+    let mut recognizers = Vec::new();
+    for (i, r) in config.recognizers.iter().enumerate() {
+        let what = format!("recognizer {}", i + 1);
+        let t = types.declare(&r.entity_type, r.prefix.as_deref(), &what, on)?;
+        let compiled =
+            regex(&r.regex).map_err(|e| types.err(format!("{what} has an invalid regex: {e}")))?;
+        if compiled.is_match("") {
+            return Err(types.err(format!("{what} has a regex that matches the empty text")));
+        }
+        if !(r.score > 0.0 && r.score <= 1.0) {
+            return Err(types.err(format!(
+                "{what} has the score {}, but a score must be above 0 and at most 1",
+                r.score
+            )));
+        }
+        if r.context.iter().any(|w| w.trim().is_empty()) {
+            return Err(types.err(format!("{what} has an empty context word")));
+        }
+        let context = if r.context.is_empty() {
+            None
+        } else {
+            Some(
+                AhoCorasick::builder()
+                    .ascii_case_insensitive(true)
+                    .build(&r.context)
+                    .map_err(|e| {
+                        types.err(format!(
+                            "{what} has context words that cannot be compiled: {e}"
+                        ))
+                    })?,
+            )
+        };
+        recognizers.push(CustomRecognizer {
+            entity_type: t,
+            regex: compiled,
+            validator: r.validator,
+            context,
+            score: r.score,
+        });
+    }
+    Ok(recognizers)
+}
+
+/// The policy's own minimum scores: per built-in type, and per custom type.
+struct MinScores {
+    min: [Option<f32>; TYPE_COUNT],
+    custom_min: Vec<(EntityType, f32)>,
+}
+
+fn min_scores(types: &Types, config: &BTreeMap<String, f32>) -> Result<MinScores, PolicyError> {
+    let mut scores = MinScores {
+        min: [None; TYPE_COUNT],
+        custom_min: Vec::new(),
+    };
+    for (n, &score) in config {
+        let t = types.known(n, "min_score")?;
+        if !(0.0..=1.0).contains(&score) {
+            return Err(types.err(format!(
+                "min_score gives {n} the score {score}, but a score must be between 0 and 1"
+            )));
+        }
+        match slot(t) {
+            Some(i) => scores.min[i] = Some(score),
+            None => scores.custom_min.push((t, score)),
+        }
+    }
+    Ok(scores)
+}
+
+/// The types whose findings refuse the request rather than being masked.
+fn blocked_types(
+    types: &Types,
+    actions: &BTreeMap<String, Action>,
+) -> Result<Vec<EntityType>, PolicyError> {
+    let mut blocked = Vec::new();
+    for (n, action) in actions {
+        let t = types.known(n, "actions")?;
+        if *action == Action::Block {
+            blocked.push(t);
+        }
+    }
+    Ok(blocked)
+}
+
+/// The allow list's literals as one searcher; an empty entry would allow everything.
+fn allow_literals(types: &Types, allow: &[String]) -> Result<Option<Literals>, PolicyError> {
+    if let Some(i) = allow.iter().position(|a| a.is_empty()) {
+        return Err(types.err(format!("allow entry {} is empty", i + 1)));
+    }
+    if allow.is_empty() {
+        return Ok(None);
+    }
+    Literals::new(allow)
+        .map(Some)
+        .map_err(|e| types.err(format!("the allow list cannot be compiled: {e}")))
+}
+
+/// The allow patterns as one alternation, each first checked alone so a mistake names its entry.
+fn allow_patterns(types: &Types, patterns: &[String]) -> Result<Option<Regex>, PolicyError> {
+    for (i, p) in patterns.iter().enumerate() {
+        let r = regex(p).map_err(|e| {
+            types.err(format!(
+                "allow_regex entry {} is an invalid regex: {e}",
+                i + 1
+            ))
+        })?;
+        if r.is_match("") {
+            return Err(types.err(format!(
+                "allow_regex entry {} matches the empty text",
+                i + 1
+            )));
+        }
+    }
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    let joined: Vec<String> = patterns.iter().map(|p| format!("(?:{p})")).collect();
+    regex(&joined.join("|")).map(Some).map_err(|e| {
+        types.err(format!(
+            "the allow patterns together cannot be compiled: {e}"
+        ))
+    })
+}
+
+/// A regex for literal tokens of the custom types' prefixes, which a request may not bring in.
+fn reserved_tokens(types: &Types) -> Result<Option<Regex>, PolicyError> {
+    let prefixes: Vec<&str> = types.custom().map(|c| c.prefix()).collect();
+    if prefixes.is_empty() {
+        return Ok(None);
+    }
+    Regex::new(&format!(r"\[\[(?:{})_[0-9]+\]\]", prefixes.join("|")))
+        .map(Some)
+        .map_err(|e| types.err(format!("the token prefixes cannot be compiled: {e}")))
+}
+
+/// The summary rows: the built-in types switched on, then the custom ones by name.
+fn type_summaries(
+    types: &Types,
+    on: &[bool; TYPE_COUNT],
+    min: &[Option<f32>; TYPE_COUNT],
+    custom_min: &[(EntityType, f32)],
+    blocked: &[EntityType],
+) -> Vec<TypeSummary> {
+    let action = |t: EntityType| {
+        if blocked.contains(&t) {
+            "block"
+        } else {
+            "mask"
+        }
+    };
+    let mut listed: Vec<TypeSummary> = EntityType::ALL
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| on[*i])
+        .map(|(i, &t)| TypeSummary {
+            entity_type: t,
+            token_prefix: t.token_prefix(),
+            min_score: min[i].unwrap_or(crate::detect::DEFAULT_THRESHOLD),
+            action: action(t),
+            origin: "built_in",
+        })
+        .collect();
+    for c in types.custom() {
+        let t = EntityType::Custom(*c);
+        listed.push(TypeSummary {
+            entity_type: t,
+            token_prefix: c.prefix(),
+            min_score: custom_min
+                .iter()
+                .find(|(x, _)| *x == t)
+                .map_or(crate::detect::DEFAULT_THRESHOLD, |(_, s)| *s),
+            action: action(t),
+            origin: "custom",
+        });
+    }
+    listed
 }
 
 impl Scope for Policy {

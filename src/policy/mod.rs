@@ -16,6 +16,7 @@
 
 pub mod compiled;
 mod error;
+mod types;
 
 use std::collections::HashMap;
 use std::sync::Arc;

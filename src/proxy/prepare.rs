@@ -164,6 +164,20 @@ pub(crate) async fn prepare(
         .await?;
         return Ok(true);
     }
+    take_body(app, body_timeout, session, ctx, &route).await
+}
+
+/// The body of a proxy request, as its [`BodyPlan`] says: refused when too large, deferred to
+/// `request_body_filter`, or read now under its deadline and rewritten. `Ok(true)`: answered
+/// locally.
+async fn take_body(
+    app: &App,
+    body_timeout: Duration,
+    session: &mut Session,
+    ctx: &mut RequestCtx,
+    route: &Route,
+) -> Result<bool> {
+    let format = route.format;
     let declared = Declared::of(session.req_header());
     let cap = app.config.api.max_body_bytes;
     let length = match BodyPlan::of(&declared, cap) {
@@ -198,7 +212,7 @@ pub(crate) async fn prepare(
         }
     };
     let rewritten = match seed(app, ctx, &body).await {
-        Ok(seed) => rewrite(app, ctx, &route, body, seed),
+        Ok(seed) => rewrite(app, ctx, route, body, seed),
         Err(refusal) => Err(refusal),
     };
     match rewritten {

@@ -14,6 +14,9 @@ use crate::json::Node;
 pub(super) const BODY_TIMEOUT: &str = "The request body was not received in time.";
 /// The answer to a body over `api.max_body_bytes`.
 pub(super) const TOO_LARGE: &str = "The request body is too large for the privacy proxy.";
+/// The answer to a text past the detector's candidate limit (docs/proxy.md, "Limits").
+pub(super) const TOO_MANY_CANDIDATES: &str =
+    "The request holds more candidate values in one text than the privacy proxy checks; send it in smaller parts.";
 
 /// The `code` of a refusal for too many values.
 pub(super) const TOO_MANY_VALUES_CODE: &str = "privacy_proxy_too_many_values";
@@ -54,6 +57,15 @@ impl Refusal {
 
     pub fn too_large() -> Refusal {
         Refusal::new(413, TOO_LARGE)
+    }
+
+    /// A text with more candidates than `api.max_candidates_per_text` (`docs/proxy.md`,
+    /// "Limits"): the same status and code as too many values.
+    pub fn too_many_candidates() -> Refusal {
+        Refusal {
+            code: Some(TOO_MANY_VALUES_CODE),
+            ..Refusal::new(413, TOO_MANY_CANDIDATES)
+        }
     }
 }
 

@@ -124,6 +124,7 @@ fn finish(
         tracing::info!(route = %route.prefix, format = format.name(), reason = %e, "request refused");
         match e {
             RewriteError::TooManyValues { limit } => Refusal::too_many_values(limit),
+            RewriteError::Detect(_) => Refusal::too_many_candidates(),
             e => Refusal::new(
                 400,
                 format!("The privacy proxy could not rewrite the request: {e}"),

@@ -1,7 +1,7 @@
 use serde::Serialize;
 
 use super::{MappingEntry, Restorer, TokenTable};
-use crate::detect::{Detector, EntityType, Everything, Finding, Scope};
+use crate::detect::{DetectError, Detector, EntityType, Everything, Finding, Scope};
 
 /// One replaced finding, as `POST /anonymize` reports it (offsets in code points).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -43,9 +43,22 @@ pub fn anonymize(detector: &Detector, text: &str) -> Anonymized {
 
 /// [`anonymize`] under a policy (`scope`, see `crate::detect::scope`).
 pub fn anonymize_in(detector: &Detector, scope: &dyn Scope, text: &str) -> Anonymized {
-    let findings = detector.detect_in(text, scope);
+    anonymized(text, &detector.detect_in(text, scope))
+}
+
+/// [`anonymize_in`] within the detector's candidate limit: the service's path, which refuses a
+/// text past it rather than answer with a partial result.
+pub fn try_anonymize_in(
+    detector: &Detector,
+    scope: &dyn Scope,
+    text: &str,
+) -> Result<Anonymized, DetectError> {
+    Ok(anonymized(text, &detector.try_detect_in(text, scope)?))
+}
+
+fn anonymized(text: &str, findings: &[Finding]) -> Anonymized {
     let mut table = TokenTable::new();
-    let (anonymized_text, entities) = anonymize_findings(&mut table, text, &findings);
+    let (anonymized_text, entities) = anonymize_findings(&mut table, text, findings);
     let mapping = table.into_entries();
     let stats = stats(text, &anonymized_text, &entities, &mapping);
     Anonymized {

@@ -20,7 +20,8 @@ mod table;
 pub mod tolerant;
 
 pub use anonymize::{
-    anonymize, anonymize_findings, anonymize_in, finding_byte_ranges, Anonymized, Entity, Stats,
+    anonymize, anonymize_findings, anonymize_in, finding_byte_ranges, try_anonymize_in, Anonymized,
+    Entity, Stats,
 };
 pub use reserved::{contains_reserved_token, reserved_tokens};
 pub use restore::Restorer;

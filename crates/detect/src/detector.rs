@@ -35,6 +35,20 @@ use super::{registry, resolve, tagger, two_threads};
 /// threads (see the module doc).
 pub const PARALLEL_FROM: usize = 16 * 1024;
 
+/// The most candidates [`Detector::try_detect_in`] takes from one text by default: far above
+/// what a prompt holds (a 2 MB text of back-to-back 8-byte values), so that it bounds the work
+/// of the stages after the finders without refusing real data.
+pub const MAX_CANDIDATES: usize = 250_000;
+
+/// Why a text was not detected: the caller must not use the text as if it were anonymized.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum DetectError {
+    /// The finders proposed more candidates than the detector's limit
+    /// ([`Detector::with_candidate_limit`]).
+    #[error("the text holds more than {limit} candidate values")]
+    TooManyCandidates { limit: usize },
+}
+
 /// The engine: every registered recognizer, the name tagger, overlap resolution.
 pub struct Detector {
     /// The recognizers that read the text alone, in registry order.
@@ -47,6 +61,8 @@ pub struct Detector {
     threshold: f32,
     /// Size from which a text is detected on two threads ([`PARALLEL_FROM`]).
     parallel_from: usize,
+    /// Candidates per text past which [`Detector::try_detect_in`] refuses ([`MAX_CANDIDATES`]).
+    candidate_limit: usize,
 }
 
 impl Detector {
@@ -64,6 +80,7 @@ impl Detector {
             tagger: None,
             threshold: DEFAULT_THRESHOLD,
             parallel_from: PARALLEL_FROM,
+            candidate_limit: MAX_CANDIDATES,
         }
     }
 
@@ -87,7 +104,34 @@ impl Detector {
 
     /// [`Detector::detect`] under a policy: `scope` decides which candidates count, adds its
     /// own and names the stretches that are never masked (see [`scope`]).
+    /// No limit on candidates: the services call [`Detector::try_detect_in`].
     pub fn detect_in(&self, input: &str, scope: &dyn Scope) -> Vec<Finding> {
+        self.detect_within(input, scope, usize::MAX)
+            .unwrap_or_default()
+    }
+
+    /// Candidates per text past which [`Detector::try_detect_in`] refuses the text.
+    pub fn with_candidate_limit(mut self, limit: usize) -> Detector {
+        self.candidate_limit = limit;
+        self
+    }
+
+    /// [`Detector::detect_in`], refusing a text whose candidates exceed the detector's limit
+    /// (checked after the finders and the tagger, before the stages that read all candidates).
+    pub fn try_detect_in(
+        &self,
+        input: &str,
+        scope: &dyn Scope,
+    ) -> Result<Vec<Finding>, DetectError> {
+        self.detect_within(input, scope, self.candidate_limit)
+    }
+
+    fn detect_within(
+        &self,
+        input: &str,
+        scope: &dyn Scope,
+        limit: usize,
+    ) -> Result<Vec<Finding>, DetectError> {
         let text = Text::new(input);
         let (mut candidates, tagging) = if text.view().len() >= self.parallel_from {
             self.find_on_two_threads(&text)
@@ -98,6 +142,9 @@ impl Detector {
             }
             (candidates, self.tag(&text))
         };
+        if candidates.len() > limit {
+            return Err(DetectError::TooManyCandidates { limit });
+        }
         if let Some(tagging) = &tagging {
             tagger::combine::combine(tagging, &text, &mut candidates);
         }
@@ -112,7 +159,7 @@ impl Detector {
         scope::drop_allowed(&mut candidates, &mut allowed);
         let mut accepted = resolve::resolve_overlaps(candidates);
         resolve::one_type_per_value(text.view(), &mut accepted);
-        text.to_findings(accepted)
+        Ok(text.to_findings(accepted))
     }
 }
 
@@ -199,5 +246,21 @@ mod tests {
             serial.detect("Frau Kowalska, Tel. 030 1234567")
         );
         assert_eq!(parallel.detect(""), Vec::new());
+    }
+
+    #[test]
+    fn past_the_candidate_limit_a_text_is_refused() {
+        let text = "Mail an a@example.de, b@example.de und c@example.de.";
+        let d = Detector::new();
+        let found = d.detect(text);
+        assert_eq!(found.len(), 3);
+        assert_eq!(d.try_detect_in(text, &Everything), Ok(found.clone()));
+        let small = Detector::new().with_candidate_limit(2);
+        assert_eq!(
+            small.try_detect_in(text, &Everything),
+            Err(DetectError::TooManyCandidates { limit: 2 })
+        );
+        // The unbounded call still finds everything.
+        assert_eq!(small.detect(text), found);
     }
 }

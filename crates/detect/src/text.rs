@@ -1,10 +1,10 @@
 //! The text model: the original input, an offset-preserving matching view, and the conversion
 //! from byte offsets (what `regex` reports) to code-point offsets (what the API promises).
 
-use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use super::lexicon::{word_hash, Lexicon};
+use super::view::View;
 use super::words::{tokenize, Word};
 use super::{Candidate, Finding};
 
@@ -13,9 +13,8 @@ use super::{Candidate, Finding};
 /// for both.
 pub struct Text<'a> {
     original: &'a str,
-    /// Same code points as `original`, except typographic variants folded to ASCII
-    /// (docs/entities.md §1.2): protected spaces → space, dashes → `-`, fraction slashes → `/`.
-    view: Cow<'a, str>,
+    /// What a reader sees ([`View`], docs/entities.md §1.2), with offsets mapped back.
+    view: View<'a>,
     /// Words of the view, segmented on first use (shared by PERSON and LOCATION).
     words: OnceLock<Vec<Word>>,
     /// Lowercase forms and lexicon classes of the words (see [`Text::lexed`]).
@@ -30,7 +29,7 @@ impl<'a> Text<'a> {
     pub fn new(original: &'a str) -> Text<'a> {
         Text {
             original,
-            view: fold_view(original),
+            view: View::new(original),
             words: OnceLock::new(),
             field_windows: OnceLock::new(),
             digit_runs: OnceLock::new(),
@@ -44,19 +43,19 @@ impl<'a> Text<'a> {
 
     /// The matching view; candidates carry byte offsets into this string.
     pub fn view(&self) -> &str {
-        &self.view
+        self.view.as_str()
     }
 
     /// The words of the view (letters with inner hyphens/apostrophes), in order.
     pub fn words(&self) -> &[Word] {
-        self.words.get_or_init(|| tokenize(&self.view))
+        self.words.get_or_init(|| tokenize(self.view()))
     }
 
     /// The words' lowercase forms and lexicon classes, one lookup per word, shared by every
     /// recognizer that works on words.
     pub fn lexed(&self) -> &Lexed {
         self.lexed
-            .get_or_init(|| Lexed::new(&self.view, self.words(), Lexicon::get()))
+            .get_or_init(|| Lexed::new(self.view(), self.words(), Lexicon::get()))
     }
 
     /// Disjoint, sorted byte ranges of the view around every `:` or `=` that is followed (after
@@ -65,10 +64,10 @@ impl<'a> Text<'a> {
     /// colons (`14:30`, `https:`, `Hinweis:`) open no window.
     pub fn field_windows(&self) -> &[(usize, usize)] {
         self.field_windows.get_or_init(|| {
-            let b = self.view.as_bytes();
+            let view = self.view();
+            let b = view.as_bytes();
             let quoted_after = |i: usize| {
-                self.view
-                    .get(i + 1..)
+                view.get(i + 1..)
                     .is_some_and(|rest| rest.trim_start().starts_with(['"', '\'']))
             };
             let mut out: Vec<(usize, usize)> = Vec::new();
@@ -76,8 +75,8 @@ impl<'a> Text<'a> {
                 if !quoted_after(i) {
                     continue;
                 }
-                let start = floor_boundary(&self.view, i.saturating_sub(40));
-                let end = ceil_boundary(&self.view, i + 1 + 110);
+                let start = floor_boundary(view, i.saturating_sub(40));
+                let end = ceil_boundary(view, i + 1 + 110);
                 match out.last_mut() {
                     Some(last) if start <= last.1 => last.1 = last.1.max(end),
                     _ => out.push((start, end)),
@@ -87,15 +86,33 @@ impl<'a> Text<'a> {
         })
     }
 
-    /// Converts accepted candidates (sorted by start, byte offsets into the view) into findings
-    /// with code-point offsets, in one pass over the view.
+    /// Converts accepted candidates (sorted by start, disjoint, byte offsets into the view) into
+    /// findings with code-point offsets of the original, in one pass over it. A candidate
+    /// covers every original byte of the units it touches; when two touch the same unit, the
+    /// later one starts where the earlier ends (and one the earlier covers whole is dropped).
     pub fn to_findings(&self, sorted: Vec<Candidate>) -> Vec<Finding> {
+        let mut sorted = sorted;
         let mut boundaries: Vec<usize> = Vec::with_capacity(sorted.len() * 2);
-        for c in &sorted {
-            boundaries.push(c.start);
-            boundaries.push(c.end);
+        if self.view.is_original() {
+            for c in &sorted {
+                boundaries.push(c.start);
+                boundaries.push(c.end);
+            }
+        } else {
+            let mut last_end = 0;
+            sorted.retain(|c| {
+                let start = self.view.start_in_original(c.start).max(last_end);
+                let end = self.view.end_in_original(c.end);
+                if start >= end {
+                    return false;
+                }
+                boundaries.push(start);
+                boundaries.push(end);
+                last_end = end;
+                true
+            });
         }
-        let chars = byte_to_char_offsets(&self.view, &boundaries);
+        let chars = byte_to_char_offsets(self.original, &boundaries);
         sorted
             .iter()
             .zip(chars.chunks_exact(2))
@@ -113,7 +130,7 @@ impl<'a> Text<'a> {
     /// recognizers group them into the clusters their own patterns can span and search only
     /// there, so each pays for the few bytes its matches can cover instead of a wide window.
     pub fn digit_runs(&self) -> &[(usize, usize)] {
-        self.digit_runs.get_or_init(|| digit_runs(&self.view))
+        self.digit_runs.get_or_init(|| digit_runs(self.view()))
     }
 }
 
@@ -315,49 +332,6 @@ pub fn byte_to_char_offsets(s: &str, byte_offsets: &[usize]) -> Vec<usize> {
         .collect()
 }
 
-/// `original` with every code point passed through [`fold`]; borrowed when nothing folds.
-/// Every folded code point is non-ASCII with lead byte C2, E2 or EF, so only those bytes are
-/// decoded and the text between them is copied in slices.
-fn fold_view(original: &str) -> Cow<'_, str> {
-    let b = original.as_bytes();
-    let mut out: Option<String> = None;
-    let (mut copied, mut i) = (0usize, 0usize);
-    while let Some(p) = b
-        .get(i..)
-        .and_then(|r| memchr::memchr3(0xC2, 0xE2, 0xEF, r))
-    {
-        let at = i + p;
-        let Some(c) = original.get(at..).and_then(|r| r.chars().next()) else {
-            break;
-        };
-        let f = fold(c);
-        if f != c {
-            let o = out.get_or_insert_with(|| String::with_capacity(original.len()));
-            o.push_str(original.get(copied..at).unwrap_or(""));
-            o.push(f);
-            copied = at + c.len_utf8();
-        }
-        i = at + c.len_utf8();
-    }
-    match out {
-        Some(mut o) => {
-            o.push_str(original.get(copied..).unwrap_or(""));
-            Cow::Owned(o)
-        }
-        None => Cow::Borrowed(original),
-    }
-}
-
-fn fold(c: char) -> char {
-    match c {
-        '\u{00A0}' | '\u{202F}' | '\u{2009}' | '\u{2007}' => ' ',
-        '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2212}' => '-',
-        '\u{FF0B}' => '+',
-        '\u{2215}' | '\u{2044}' => '/',
-        c => c,
-    }
-}
-
 /// Largest char boundary `<= i`.
 pub(crate) fn floor_boundary(s: &str, mut i: usize) -> usize {
     i = i.min(s.len());
@@ -456,20 +430,6 @@ mod tests {
                 push_lowercase(&mut low, w.text(s));
                 assert_eq!(lexed.low(i), low, "{s}");
             }
-        }
-    }
-
-    #[test]
-    fn fold_view_matches_per_char_fold() {
-        for s in [
-            "",
-            "abc",
-            "a\u{00A0}b\u{2013}c\u{00A7}d\u{FF0B}e\u{2044}",
-            "\u{2212}",
-            "ä€\u{202F}ß",
-        ] {
-            let expect: String = s.chars().map(fold).collect();
-            assert_eq!(fold_view(s), expect);
         }
     }
 

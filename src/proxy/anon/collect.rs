@@ -4,7 +4,7 @@
 use super::error::RewriteError;
 use super::identifier::{capitalised, identifier_words};
 use super::values::Values;
-use crate::detect::{Detector, EntityType, Finding};
+use crate::detect::{Detector, EntityType, Everything, Finding};
 use crate::json;
 use crate::policy::Policy;
 use crate::proxy::embedded::Embedded;
@@ -51,11 +51,17 @@ impl Collector<'_> {
         }
     }
 
-    fn detect(&self, s: &str) -> Vec<Finding> {
-        match self.policy {
-            Some(p) => self.detector.detect_in(s, p),
-            None => self.detector.detect(s),
-        }
+    /// The findings of `s`; past the detector's candidate limit none, and the request is
+    /// refused.
+    fn detect(&mut self, s: &str) -> Vec<Finding> {
+        let found = match self.policy {
+            Some(p) => self.detector.try_detect_in(s, p),
+            None => self.detector.try_detect_in(s, &Everything),
+        };
+        found.unwrap_or_else(|e| {
+            self.refusal.get_or_insert(RewriteError::Detect(e));
+            Vec::new()
+        })
     }
 
     fn keep(&mut self, s: &str, findings: &[Finding], only: Option<EntityType>) {

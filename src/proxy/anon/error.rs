@@ -1,5 +1,6 @@
 //! Why a request body cannot be rewritten.
 
+use crate::detect::DetectError;
 use crate::json;
 use crate::proxy::embedded::EmbeddedError;
 use crate::proxy::format::FormatRefusal;
@@ -28,4 +29,7 @@ pub enum RewriteError {
     TooManyValues { limit: usize },
     #[error("internal error while preparing the rewrite")]
     Internal,
+    /// A text past the detector's candidate limit: refused whole, never forwarded in part.
+    #[error(transparent)]
+    Detect(#[from] DetectError),
 }

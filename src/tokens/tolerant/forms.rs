@@ -75,128 +75,198 @@ impl TolerantRestorer {
 
     /// `[`, `[[`, `\[`, `\[\[` forms at `i`.
     pub(super) fn bracketed(&self, b: &[u8], i: usize, at_end: bool, md_escapes: bool) -> Step {
-        // Returns Some(true) when the expected literal is there, Some(false) when not, None
-        // when the text ends inside it.
-        let lit = |j: usize, s: &[u8]| -> Option<bool> {
-            let avail = &b[j.min(b.len())..];
-            if avail.len() >= s.len() {
-                Some(&avail[..s.len()] == s)
-            } else if s.starts_with(avail) && !at_end {
-                None
-            } else {
-                Some(false)
-            }
-        };
-        let partial = |at_end: bool| if at_end { Step::No } else { Step::Partial };
-        let mut j = i;
         let escaped = b[i] == b'\\';
-        let open: &[u8] = if escaped { b"\\[" } else { b"[" };
         if escaped && !md_escapes {
             return Step::No;
         }
-        match lit(j, open) {
-            Some(true) => j += open.len(),
-            Some(false) => return Step::No,
-            None => return partial(at_end),
-        }
-        let mut openers = 1;
-        match lit(j, open) {
-            Some(true) => {
-                j += open.len();
-                openers = 2;
-            }
-            Some(false) => {}
-            None => return partial(at_end),
-        }
-        let mut spaces = 0;
-        while j < b.len() && b[j] == b' ' && spaces < MAX_SPACES {
-            j += 1;
-            spaces += 1;
-        }
-        let ls = j;
-        while j < b.len() && b[j].is_ascii_alphabetic() && j - ls <= self.longest_prefix.max(8) {
-            j += 1;
-        }
-        if j == b.len() {
-            return if !at_end && self.is_prefix_of_issued_ci(&b[ls..j]) {
-                Step::Partial
-            } else {
-                Step::No
-            };
-        }
-        if j == ls {
-            return Step::No;
-        }
-        let letters = &b[ls..j];
-        let upper = letters.to_ascii_uppercase();
-        let Ok(prefix) = String::from_utf8(upper) else {
-            return Step::No;
+        let mut c = Cursor { b, at: i, at_end };
+        self.read_bracketed(&mut c, escaped, md_escapes)
+            .unwrap_or_else(|stop| stop)
+    }
+
+    /// Reads a bracketed form part by part; `Err` is the answer as soon as one part rules the
+    /// form out (or the text ends inside it).
+    fn read_bracketed(
+        &self,
+        c: &mut Cursor,
+        escaped: bool,
+        md_escapes: bool,
+    ) -> Result<Step, Step> {
+        let start = c.at;
+        let open: &[u8] = if escaped { b"\\[" } else { b"[" };
+        c.require(open)?;
+        let openers = match c.take(open) {
+            Some(true) => 2,
+            Some(false) => 1,
+            None => return Err(c.cut()),
         };
-        let issued = self.prefixes.contains(&prefix);
-        let known = KNOWN_PREFIXES.contains(prefix.as_str());
-        if !issued && !known {
-            return Step::No;
-        }
-        let mut canonical = openers == 2 && spaces == 0 && !escaped && letters == prefix.as_bytes();
-        // `_` or markdown-escaped `\_`
-        match lit(j, b"_") {
-            Some(true) => j += 1,
-            Some(false) => match lit(j, b"\\_") {
-                Some(true) if md_escapes => {
-                    j += 2;
-                    canonical = false;
-                }
-                None if md_escapes => return partial(at_end),
-                _ => return Step::No,
-            },
-            None => return partial(at_end),
-        }
-        let ds = j;
-        while j < b.len() && b[j].is_ascii_digit() && j - ds <= MAX_DIGITS {
-            j += 1;
-        }
-        if j == b.len() {
-            return partial(at_end);
-        }
-        if j == ds || j - ds > MAX_DIGITS {
-            return Step::No;
-        }
-        let Ok(n) = std::str::from_utf8(&b[ds..j]).unwrap_or("x").parse::<u64>() else {
-            return Step::No;
-        };
-        let mut trailing = 0;
-        while j < b.len() && b[j] == b' ' && trailing < MAX_SPACES {
-            j += 1;
-            trailing += 1;
-        }
-        if trailing > 0 {
-            canonical = false;
-        }
+        let spaces = c.skip_spaces();
+        let prefix = self.bracketed_prefix(c)?;
+        let plain_separator = separator(c, md_escapes)?;
+        let n = bracketed_number(c)?;
+        let trailing = c.skip_spaces();
         let close: &[u8] = if escaped { b"\\]" } else { b"]" };
-        match lit(j, close) {
-            Some(true) => j += close.len(),
-            Some(false) => return Step::No,
-            None => return partial(at_end),
-        }
-        if openers == 2 {
-            match lit(j, close) {
-                Some(true) => j += close.len(),
-                // `[[NAME_1]` — one closer lost.
-                Some(false) => canonical = false,
-                None => return partial(at_end),
+        c.require(close)?;
+        // `[[NAME_1]` — one closer lost — still restores, as a tolerant form.
+        let closers = if openers == 2 {
+            match c.take(close) {
+                Some(true) => 2,
+                Some(false) => 1,
+                None => return Err(c.cut()),
             }
-        }
-        let key = (prefix, n);
-        if issued && self.values.contains_key(&key) {
+        } else {
+            1
+        };
+        let canonical = openers == 2
+            && closers == 2
+            && spaces == 0
+            && trailing == 0
+            && !escaped
+            && prefix.as_written
+            && plain_separator;
+        let len = c.at - start;
+        let key = (prefix.upper, n);
+        Ok(if prefix.issued && self.values.contains_key(&key) {
             Step::Hit {
-                len: j - i,
+                len,
                 key,
                 canonical,
             }
         } else if canonical {
-            Step::Foreign { len: j - i }
+            Step::Foreign { len }
         } else {
             Step::No
+        })
+    }
+
+    /// The letters of a bracketed form, any case, when they name an issued or a known prefix.
+    fn bracketed_prefix(&self, c: &mut Cursor) -> Result<BracketedPrefix, Step> {
+        let (b, ls) = (c.b, c.at);
+        let mut j = ls;
+        while j < b.len() && b[j].is_ascii_alphabetic() && j - ls <= self.longest_prefix.max(8) {
+            j += 1;
+        }
+        if j == b.len() {
+            return Err(if !c.at_end && self.is_prefix_of_issued_ci(&b[ls..j]) {
+                Step::Partial
+            } else {
+                Step::No
+            });
+        }
+        if j == ls {
+            return Err(Step::No);
+        }
+        let letters = &b[ls..j];
+        let upper = letters.to_ascii_uppercase();
+        let Ok(upper) = String::from_utf8(upper) else {
+            return Err(Step::No);
+        };
+        let issued = self.prefixes.contains(&upper);
+        if !issued && !KNOWN_PREFIXES.contains(upper.as_str()) {
+            return Err(Step::No);
+        }
+        c.at = j;
+        Ok(BracketedPrefix {
+            as_written: letters == upper.as_bytes(),
+            upper,
+            issued,
+        })
+    }
+}
+
+/// A position in the bytes of a possible token form. `at_end`: no more bytes follow, so a form
+/// cut off by the end is no form rather than a partial one that the stream holds back.
+struct Cursor<'b> {
+    b: &'b [u8],
+    at: usize,
+    at_end: bool,
+}
+
+impl Cursor<'_> {
+    /// `Some(true)` when `s` is at the cursor (and steps over it), `Some(false)` when not,
+    /// `None` when the text ends inside it.
+    fn take(&mut self, s: &[u8]) -> Option<bool> {
+        let avail = &self.b[self.at.min(self.b.len())..];
+        if avail.len() >= s.len() {
+            let there = &avail[..s.len()] == s;
+            if there {
+                self.at += s.len();
+            }
+            Some(there)
+        } else if s.starts_with(avail) && !self.at_end {
+            None
+        } else {
+            Some(false)
         }
     }
+
+    /// Steps over `s`, which the form needs here.
+    fn require(&mut self, s: &[u8]) -> Result<(), Step> {
+        match self.take(s) {
+            Some(true) => Ok(()),
+            Some(false) => Err(Step::No),
+            None => Err(self.cut()),
+        }
+    }
+
+    /// Steps over up to [`MAX_SPACES`] spaces; how many.
+    fn skip_spaces(&mut self) -> usize {
+        let mut spaces = 0;
+        while self.at < self.b.len() && self.b[self.at] == b' ' && spaces < MAX_SPACES {
+            self.at += 1;
+            spaces += 1;
+        }
+        spaces
+    }
+
+    /// The answer for a form the text ends inside.
+    fn cut(&self) -> Step {
+        if self.at_end {
+            Step::No
+        } else {
+            Step::Partial
+        }
+    }
+}
+
+/// The prefix of a bracketed form, upper-cased.
+struct BracketedPrefix {
+    upper: String,
+    /// Issued in this exchange (else only a known prefix).
+    issued: bool,
+    /// Written in upper case already.
+    as_written: bool,
+}
+
+/// The `_` between prefix and number, or its markdown escape `\_`; true for the plain one.
+fn separator(c: &mut Cursor, md_escapes: bool) -> Result<bool, Step> {
+    match c.take(b"_") {
+        Some(true) => Ok(true),
+        Some(false) => match c.take(b"\\_") {
+            Some(true) if md_escapes => Ok(false),
+            None if md_escapes => Err(c.cut()),
+            _ => Err(Step::No),
+        },
+        None => Err(c.cut()),
+    }
+}
+
+/// The number of a bracketed form: 1 to [`MAX_DIGITS`] digits, and more text after them.
+fn bracketed_number(c: &mut Cursor) -> Result<u64, Step> {
+    let (b, ds) = (c.b, c.at);
+    let mut j = ds;
+    while j < b.len() && b[j].is_ascii_digit() && j - ds <= MAX_DIGITS {
+        j += 1;
+    }
+    if j == b.len() {
+        return Err(c.cut());
+    }
+    if j == ds || j - ds > MAX_DIGITS {
+        return Err(Step::No);
+    }
+    let Ok(n) = std::str::from_utf8(&b[ds..j]).unwrap_or("x").parse::<u64>() else {
+        return Err(Step::No);
+    };
+    c.at = j;
+    Ok(n)
 }

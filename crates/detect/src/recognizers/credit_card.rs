@@ -1,5 +1,6 @@
 //! Payment cards (docs/entities.md §6): 13–19 digits, consistent separators, brand prefix and
-//! length, Luhn.
+//! length, Luhn. Dots separate the groups only in the printed layouts (`4111.1111.1111.1111`,
+//! Amex 4-6-5): dotted digit groups are far more often amounts, versions or addresses.
 
 use regex::Regex;
 
@@ -100,6 +101,27 @@ impl Recognizer for CreditCardRecognizer {
     }
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
+        self.spaced(text, out);
+        self.dotted(text, out);
+    }
+}
+
+impl CreditCardRecognizer {
+    /// Dotted cards: a cluster of digit runs joined by single dots in the printed layout.
+    fn dotted(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
+        let s = text.view();
+        let runs = text.digit_runs();
+        for c in super::clusters(s, runs, |gap| gap == b".").filter(|c| c.runs > 2) {
+            let layout = c.runs(runs).iter().map(|(a, e)| e - a);
+            let printed = matches!(c.runs, 3 | 4)
+                && (layout.clone().eq([4, 4, 4, 4]) || layout.eq([4, 6, 5]));
+            if printed {
+                self.check(s, c.start, c.end, out);
+            }
+        }
+    }
+
+    fn spaced(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
         // A match is digits with single spaces or hyphens between them, so it lies inside one
         // such cluster; clusters with fewer than 13 digits hold no valid card.
@@ -118,8 +140,16 @@ impl Recognizer for CreditCardRecognizer {
             if seps.any(|b| Some(b) != first_sep) {
                 continue;
             }
+            self.check(s, m.start(), m.end(), out);
+        }
+    }
+
+    /// Luhn, brand and boundaries of the candidate `s[start..end]`, scored by its context.
+    fn check(&self, s: &str, start: usize, end: usize, out: &mut Vec<Candidate>) {
+        let v = &s[start..end];
+        {
             if !(13..=19).contains(&v.bytes().filter(u8::is_ascii_digit).count()) {
-                continue;
+                return;
             }
             // 13–19 digits, kept on the stack.
             let mut buf = [0u8; 19];
@@ -129,13 +159,13 @@ impl Recognizer for CreditCardRecognizer {
                 len += 1;
             }
             let digits = &buf[..len];
-            if !numeric_standalone(s, m.start(), m.end())
+            if !numeric_standalone(s, start, end)
                 || !validate::luhn(v)
                 || digits.iter().all(|&d| d == digits[0])
             {
-                continue;
+                return;
             }
-            let ev = self.context.evidence(s, m.start(), m.end());
+            let ev = self.context.evidence(s, start, end);
             let base = if !brand_ok(digits) {
                 0.4
             } else if digits.len() == 13 && digits[0] == b'4' {
@@ -144,13 +174,7 @@ impl Recognizer for CreditCardRecognizer {
                 0.85
             };
             let score = ev.score(base, 0.3, 0.15, 0.3);
-            out.push(cand(
-                EntityType::CreditCard,
-                m.start(),
-                m.end(),
-                score,
-                true,
-            ));
+            out.push(cand(EntityType::CreditCard, start, end, score, true));
         }
     }
 }
@@ -168,6 +192,22 @@ mod tests {
             .iter()
             .any(|(v, _, validated)| v == "4111 1111 1111 1111" && *validated));
         assert!(kept(&r, "Bestellung 4111 1111 1111 1112 ist unterwegs.").is_empty());
+    }
+
+    #[test]
+    fn dotted_cards_in_the_printed_layout() {
+        let r = CreditCardRecognizer::new();
+        assert_eq!(
+            kept(&r, "Kreditkarte 4111.1111.1111.1111 gültig bis 12/27."),
+            vec!["4111.1111.1111.1111"]
+        );
+        assert_eq!(
+            kept(&r, "Amex 3782.822463.10005."),
+            vec!["3782.822463.10005"]
+        );
+        // Other dotted layouts, and a longer dotted number, are no card.
+        assert!(kept(&r, "Karte 41.1111.1111.111.111 bitte").is_empty());
+        assert!(kept(&r, "Karte 1.4111.1111.1111.1111 bitte").is_empty());
     }
 
     #[test]

@@ -442,7 +442,9 @@ mod tests {
         let s = &format!(
             "am 5. MÄRZ 2023{gap}Kundennummer 4471{gap}Sept. 3rd, 2024{gap}\u{17f}ep 1999"
         );
-        let runs = crate::Text::new(s).digit_runs().to_vec();
+        // Windows are found in the matching view, where the long s reads as `s`.
+        let text = crate::Text::new(s);
+        let (s, runs) = (text.view(), text.digit_runs().to_vec());
         let w = windows(s, &runs, &r.month_tails);
         let covers = |needle: &str| {
             let at = s.find(needle).unwrap_or(0);
@@ -450,7 +452,7 @@ mod tests {
         };
         assert!(covers("5. MÄRZ 2023"));
         assert!(covers("Sept. 3rd, 2024"));
-        assert!(covers("\u{17f}ep 1999"));
+        assert!(covers("sep 1999"));
         assert!(!covers("4471"));
     }
 }

@@ -1,5 +1,7 @@
-//! IBAN (docs/entities.md §5): two letters + two digits anchor, then alphanumerics with single
-//! space/hyphen separators until the registry length is reached; mod 97 decides.
+//! IBAN (docs/entities.md §5): two letters + two digits anchor (`DE89`, or `DE 89` as some
+//! forms print it), then alphanumerics with group separators until the registry length is
+//! reached; mod 97 decides. A separator is a hyphen, one or two spaces, or a single line break
+//! with spaces around it (an IBAN wrapped in an e-mail or a form).
 
 use super::{cand, numeric_standalone, Context, ContextIndex};
 use crate::{validate, Candidate, EntityType, Recognizer, Text};
@@ -45,15 +47,57 @@ impl IbanRecognizer {
     }
 }
 
-/// Starts of the anchors `[A-Za-z]{2}[0-9]{2}` (country code + check digits). The two digits
-/// follow letters, so they open a digit run: an anchor is a run of at least two digits with two
-/// ASCII letters right before it, and anchors never overlap. No regex needed.
+/// Starts of the anchors `[A-Za-z]{2} ?[0-9]{2}` (country code + check digits). The two
+/// digits open a digit run: an anchor is a run of at least two digits with two ASCII letters
+/// right before it, or before one space, and anchors never overlap. No regex needed.
 fn anchors<'r>(s: &'r str, runs: &'r [(usize, usize)]) -> impl Iterator<Item = usize> + 'r {
     let b = s.as_bytes();
+    let letters = |from: usize, to: usize| b[from..to].iter().all(u8::is_ascii_alphabetic);
     runs.iter().filter_map(move |&(a, e)| {
+        if e - a < 2 {
+            return None;
+        }
         let start = a.checked_sub(2)?;
-        (e - a >= 2 && b[start..a].iter().all(u8::is_ascii_alphabetic)).then_some(start)
+        if letters(start, a) {
+            return Some(start);
+        }
+        let spaced = a.checked_sub(3)?;
+        (b[a - 1] == b' ' && letters(spaced, a - 1)).then_some(spaced)
     })
+}
+
+/// The length of a group separator at `i` followed by an alphanumeric: `-`, one or two
+/// spaces, or one line break (`\n`, `\r\n`) with at most two spaces on either side.
+fn separator(b: &[u8], i: usize) -> Option<usize> {
+    let next_ok = |j: usize| {
+        b.get(j)
+            .is_some_and(u8::is_ascii_alphanumeric)
+            .then_some(j - i)
+    };
+    if b.get(i) == Some(&b'-') {
+        return next_ok(i + 1);
+    }
+    let spaces = |from: usize| {
+        b.get(from..)
+            .unwrap_or(&[])
+            .iter()
+            .take(3)
+            .take_while(|&&c| c == b' ')
+            .count()
+    };
+    let mut j = i + spaces(i);
+    if j - i > 2 {
+        return None;
+    }
+    if b.get(j) == Some(&b'\r') && b.get(j + 1) == Some(&b'\n') {
+        j += 2;
+    } else if b.get(j) == Some(&b'\n') {
+        j += 1;
+    } else {
+        return (j > i).then(|| next_ok(j)).flatten();
+    }
+    let after = spaces(j);
+    (after <= 2).then(|| next_ok(j + after)).flatten()
 }
 
 /// Walks from `start` collecting `len` alphanumerics; returns the end byte and the compact form.
@@ -66,11 +110,8 @@ fn collect(s: &str, start: usize, len: usize) -> Option<(usize, String)> {
         if c.is_ascii_alphanumeric() {
             compact.push(c.to_ascii_uppercase() as char);
             i += 1;
-        } else if (c == b' ' || c == b'-')
-            && compact.len() >= 2
-            && b.get(i + 1).is_some_and(u8::is_ascii_alphanumeric)
-        {
-            i += 1;
+        } else if let Some(n) = separator(b, i).filter(|_| compact.len() >= 2) {
+            i += n;
         } else {
             return None;
         }
@@ -127,10 +168,29 @@ mod tests {
         for text in [
             "IBAN: DE89 3704 0044 0532 0130 00 bei der Bank",
             "Bitte auf DE89370400440532013000 überweisen.",
+            "IBAN: DE 89 3704 0044 0532 0130 00 bei der Bank",
+            "IBAN: DE89  3704  0044  0532  0130  00 bei der Bank",
+            "IBAN: DE89 3704 0044\n0532 0130 00\nDanke",
+            "IBAN: DE89 3704 0044 \r\n 0532 0130 00",
         ] {
             let found = proposed(&r, text);
             assert!(found.iter().any(|(_, _, validated)| *validated), "{text}");
         }
+    }
+
+    #[test]
+    fn separators_stay_within_a_group_gap() {
+        let b = b"a-b a  b a   b a\nb a \r\n  b a\n\nb a -b";
+        let at = |k: usize| separator(b, k);
+        assert_eq!(at(1), Some(1));
+        assert_eq!(at(3), Some(1));
+        assert_eq!(at(5), Some(2));
+        assert_eq!(at(10), None);
+        assert_eq!(at(16), Some(1));
+        assert_eq!(at(20), Some(5));
+        assert_eq!(at(28), None);
+        assert_eq!(at(33), None);
+        assert_eq!(separator(b"1 ", 1), None);
     }
 
     #[test]

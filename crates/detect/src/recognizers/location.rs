@@ -9,7 +9,7 @@ use super::street::{alternation, house_number_start, street_windows, StreetKind,
 use super::town_noun;
 use super::{cand, Context, ContextIndex};
 use crate::lexicon::{class, Lexicon};
-use crate::text::Lexed;
+use crate::text::{Lexed, WordFacts};
 use crate::words::{Shape, Word};
 use crate::{Candidate, EntityType, Recognizer, Text};
 
@@ -281,6 +281,8 @@ impl LocationRecognizer {
         best.or(Some((w0.end, false)))
     }
 
+    /// Postcodes with their town (`50667 Köln`, `D-50667 Köln`), a five-digit postcode alone in
+    /// address context, and the street an address line holds before its postcode.
     fn postcodes(
         &self,
         s: &str,
@@ -290,42 +292,14 @@ impl LocationRecognizer {
         streets: &[(usize, usize)],
         out: &mut Vec<Candidate>,
     ) {
-        let b = s.as_bytes();
         for &(digits_start, digits_end) in digit_runs {
-            // 4 or 5 digits and a space or line break: `50667 Köln`, `D-50667 Köln`.
-            if !(4..=5).contains(&(digits_end - digits_start))
-                || !matches!(b.get(digits_end), Some(b' ' | b'\n'))
-            {
+            let Some(start) = self.postcode_start(s, digits_start, digits_end) else {
                 continue;
-            }
+            };
             let lists = &self.lexicon.lists;
-            let start = lists
-                .country_prefixes
-                .iter()
-                .find(|p| s[..digits_start].ends_with(**p))
-                .map_or(digits_start, |p| digits_start - p.len());
-            if s[..start].chars().next_back().is_some_and(|c| {
-                c.is_alphanumeric() || c == '.' || c == ',' || c == '-' || c == '/' || c == '+'
-            }) {
-                continue;
-            }
             let prefixed = start < digits_start;
             let digits = &s[digits_start..digits_end];
-            let n: u32 = digits.parse().unwrap_or(0);
             let zero_zero = digits.len() == 5 && digits.starts_with("00");
-            if digits.len() == 4 && !prefixed && (1900..=2100).contains(&n) {
-                continue;
-            }
-            let before_word = lower(
-                s[..start]
-                    .trim_end()
-                    .rsplit(|c: char| !c.is_alphanumeric() && c != '.')
-                    .next()
-                    .unwrap_or(""),
-            );
-            if lists.postcode_not_after.contains(&before_word.as_str()) {
-                continue;
-            }
             // The town: the first word after the postcode, on the same line.
             let wi = words.partition_point(|w| w.start <= digits_end);
             let mut after_street = streets.iter().any(|&(_, e)| {
@@ -372,17 +346,7 @@ impl LocationRecognizer {
                 address_line::street_before(s, words, lexed, self.lexicon, start)
             };
             after_street |= street.is_some();
-            let score = if known && (digits.len() == 5 || prefixed) {
-                0.85
-            } else if known {
-                0.7
-            } else if after_street && digits.len() == 5 {
-                0.8
-            } else if digits.len() == 5 {
-                0.4
-            } else {
-                0.3
-            };
+            let score = postcode_score(known, digits.len() == 5, prefixed, after_street);
             let score = if after_street || strong_context() {
                 (score + 0.15_f32).min(0.95)
             } else {
@@ -400,125 +364,254 @@ impl LocationRecognizer {
         }
     }
 
+    /// Where the postcode of the digits `digits_start..digits_end` starts (with a country prefix
+    /// such as `D-`), or `None` when they cannot be one: not 4 or 5 digits before a space or line
+    /// break, inside a longer token, a year, or after a word that makes them a year, an amount or
+    /// an order number.
+    fn postcode_start(&self, s: &str, digits_start: usize, digits_end: usize) -> Option<usize> {
+        let b = s.as_bytes();
+        // 4 or 5 digits and a space or line break: `50667 Köln`, `D-50667 Köln`.
+        if !(4..=5).contains(&(digits_end - digits_start))
+            || !matches!(b.get(digits_end), Some(b' ' | b'\n'))
+        {
+            return None;
+        }
+        let lists = &self.lexicon.lists;
+        let start = lists
+            .country_prefixes
+            .iter()
+            .find(|p| s[..digits_start].ends_with(**p))
+            .map_or(digits_start, |p| digits_start - p.len());
+        if s[..start].chars().next_back().is_some_and(|c| {
+            c.is_alphanumeric() || c == '.' || c == ',' || c == '-' || c == '/' || c == '+'
+        }) {
+            return None;
+        }
+        let prefixed = start < digits_start;
+        let digits = &s[digits_start..digits_end];
+        let n: u32 = digits.parse().unwrap_or(0);
+        if digits.len() == 4 && !prefixed && (1900..=2100).contains(&n) {
+            return None;
+        }
+        let before_word = lower(
+            s[..start]
+                .trim_end()
+                .rsplit(|c: char| !c.is_alphanumeric() && c != '.')
+                .next()
+                .unwrap_or(""),
+        );
+        if lists.postcode_not_after.contains(&before_word.as_str()) {
+            return None;
+        }
+        Some(start)
+    }
+
+    /// Towns named alone, each scored by the words around it.
     fn towns(&self, s: &str, words: &[Word], lexed: &Lexed, out: &mut Vec<Candidate>) {
-        let lex = self.lexicon;
         // End of the last town seen, and whether context made it a place.
         let mut last_town: Option<(usize, bool)> = None;
-        let mut i = 0;
-        while i < words.len() {
-            let w = words[i];
-            let text = w.text(s);
+        for (i, &w) in words.iter().enumerate() {
             let facts = lexed.facts().get(i).copied();
-            let bits = facts.map_or(0, |f| f.bits);
-            let candidate = match w.shape {
-                // A known town, or a known town before a hyphen (`Köln-Ehrenfeld`): segmentation
-                // noted the hyphen, so most words need no search for one.
-                Shape::Capitalised => {
-                    facts.is_some_and(|f| f.cased & class::TOWN != 0)
-                        || w.hyphen
-                            && text
-                                .as_bytes()
-                                .iter()
-                                .position(|&c| c == b'-')
-                                .and_then(|h| text.get(..h))
-                                .is_some_and(|head| lex.towns.contains(head))
-                }
-                Shape::Lower => {
-                    text.len() >= 4
-                        && bits & class::TOWN != 0
-                        && bits & (class::STOP | class::COMMON) == 0
-                }
-                _ => false,
-            };
-            if !candidate {
-                i += 1;
+            if !self.may_be_town(s, w, facts) {
                 continue;
             }
             let (end, _) = if w.shape == Shape::Capitalised {
-                self.town_at(s, words, i, &lex.towns)
+                self.town_at(s, words, i, &self.lexicon.towns)
                     .unwrap_or((w.end, true))
             } else {
                 (w.end, true)
             };
-            // Context: preposition or arrow directly before, or a label.
-            let prev_text = s[..w.start].trim_end_matches([' ', '\u{a0}']);
-            let prev_word = i
-                .checked_sub(1)
-                .map(|j| words[j])
-                .filter(|p| p.end == prev_text.len());
-            let prev_lower = prev_word.map(|p| lower(p.text(s))).unwrap_or_default();
-            let arrow = prev_text.ends_with('→')
-                || prev_text.ends_with("->")
-                || s[end..].trim_start().starts_with('→')
-                || s[end..].trim_start().starts_with("->");
-            let lists = &lex.lists;
-            // A town that continues an enumeration of towns found with context
-            // (`in Paris, Wien und Zürich`) has the same context.
-            let enumerated = last_town.is_some_and(|(e, strong)| {
-                strong
-                    && matches!(
-                        s.get(e..w.start),
-                        Some(
-                            ", " | " und "
-                                | " oder "
-                                | " and "
-                                | " or "
-                                | " sowie "
-                                | "/"
-                                | " / "
-                                | " bzw. "
-                        )
-                    )
-            });
-            let prep = enumerated || lists.town_prepositions.contains(&prev_lower.as_str());
-            let context = self.town_context.before(s, w.start, 40);
-            let label = prev_text.ends_with(':') && context.weak;
-            let strong = context.strong;
-            let org_before =
-                prev_word.is_some_and(|p| lists.org_words.contains(&lower(p.text(s)).as_str()));
-            let ambiguous = bits & class::AMBIGUOUS_TOWN != 0;
-            let next_text = s[end..].trim_start_matches(' ');
-            let org_after = lex.lists.org_after.iter().any(|o| next_text.starts_with(o));
-            let line_start = s[..w.start].rfind('\n').map_or(0, |p| p + 1);
-            let dateline = s[line_start..w.start].trim().is_empty()
-                && s[end..].starts_with(", ")
-                && s[end + 2..].starts_with(|c: char| c.is_ascii_digit());
-            let score = if org_before || org_after {
-                0.0
-            } else if ambiguous {
-                if (prep && strong) || label {
-                    0.7
-                } else if w.shape == Shape::Capitalised
-                    && lists.place_prepositions.contains(&prev_lower.as_str())
-                    && !lists.ambiguous_town_idioms.contains(&lexed.low(i))
-                    && !town_noun::coordinated_noun(s, words, lexed, end)
-                {
-                    // `in Weiden`, `nach Hof`: the noun would need an article (`in den
-                    // Weiden`); not in an idiom (`in Brand`, `aus Stein`) or a pair of nouns
-                    // (`in Bad und Küche`).
-                    town_noun::AFTER_PREPOSITION
-                } else {
-                    0.0
-                }
-            } else if label {
-                0.8
-            } else if dateline {
-                0.75
-            } else if prep || arrow {
-                if w.shape == Shape::Lower {
-                    0.6
-                } else {
-                    0.7
-                }
-            } else {
-                0.3
-            };
+            let bits = facts.map_or(0, |f| f.bits);
+            let signs = self.town_signs(s, words, i, end, bits, last_town);
+            // `to poll`, `zu essen`: a lower-case word after an infinitive marker is a verb.
+            if w.shape == Shape::Lower
+                && self
+                    .lexicon
+                    .lists
+                    .verb_markers
+                    .contains(&signs.prev_lower.as_str())
+            {
+                continue;
+            }
+            let score = self.town_score(s, words, lexed, i, end, &signs);
             if score > 0.0 {
                 out.push(cand(EntityType::Location, w.start, end, score, false));
             }
-            last_town = Some((end, score >= 0.5 && (prep || arrow || label || dateline)));
-            i += 1;
+            let placed = signs.prep || signs.arrow || signs.label || signs.dateline;
+            last_town = Some((end, score >= 0.5 && placed));
         }
+    }
+
+    /// Whether the word `w` may name a town: a known one, a known one before a hyphen
+    /// (`Köln-Ehrenfeld`), or a lower-case one that is no common word.
+    fn may_be_town(&self, s: &str, w: Word, facts: Option<WordFacts>) -> bool {
+        let bits = facts.map_or(0, |f| f.bits);
+        match w.shape {
+            // Segmentation noted the hyphen, so most words need no search for one.
+            Shape::Capitalised => {
+                facts.is_some_and(|f| f.cased & class::TOWN != 0)
+                    || w.hyphen && {
+                        let text = w.text(s);
+                        text.as_bytes()
+                            .iter()
+                            .position(|&c| c == b'-')
+                            .and_then(|h| text.get(..h))
+                            .is_some_and(|head| self.lexicon.towns.contains(head))
+                    }
+            }
+            Shape::Lower => {
+                w.text(s).len() >= 4
+                    && bits & class::TOWN != 0
+                    && bits & (class::STOP | class::COMMON) == 0
+            }
+            _ => false,
+        }
+    }
+
+    /// What the text around the town `words[i]` (ending at `end`) says about it.
+    fn town_signs(
+        &self,
+        s: &str,
+        words: &[Word],
+        i: usize,
+        end: usize,
+        bits: u32,
+        last_town: Option<(usize, bool)>,
+    ) -> TownSigns {
+        let w = words[i];
+        let lists = &self.lexicon.lists;
+        // Context: preposition or arrow directly before, or a label.
+        let prev_text = s[..w.start].trim_end_matches([' ', '\u{a0}']);
+        let prev_word = i
+            .checked_sub(1)
+            .map(|j| words[j])
+            .filter(|p| p.end == prev_text.len());
+        let prev_lower = prev_word.map(|p| lower(p.text(s))).unwrap_or_default();
+        let arrow = prev_text.ends_with('→')
+            || prev_text.ends_with("->")
+            || s[end..].trim_start().starts_with('→')
+            || s[end..].trim_start().starts_with("->");
+        // A town that continues an enumeration of towns found with context
+        // (`in Paris, Wien und Zürich`) has the same context.
+        let enumerated = last_town.is_some_and(|(e, strong)| {
+            strong
+                && matches!(
+                    s.get(e..w.start),
+                    Some(
+                        ", " | " und "
+                            | " oder "
+                            | " and "
+                            | " or "
+                            | " sowie "
+                            | "/"
+                            | " / "
+                            | " bzw. "
+                    )
+                )
+        });
+        let prep = enumerated || lists.town_prepositions.contains(&prev_lower.as_str());
+        let context = self.town_context.before(s, w.start, 40);
+        let label = prev_text.ends_with(':') && context.weak;
+        let org_before =
+            prev_word.is_some_and(|p| lists.org_words.contains(&lower(p.text(s)).as_str()));
+        let next_text = s[end..].trim_start_matches(' ');
+        let org_after = lists.org_after.iter().any(|o| next_text.starts_with(o));
+        let line_start = s[..w.start].rfind('\n').map_or(0, |p| p + 1);
+        let dateline = s[line_start..w.start].trim().is_empty()
+            && s[end..].starts_with(", ")
+            && s[end + 2..].starts_with(|c: char| c.is_ascii_digit());
+        TownSigns {
+            prev_lower,
+            prep,
+            arrow,
+            label,
+            strong: context.strong,
+            org: org_before || org_after,
+            dateline,
+            ambiguous: bits & class::AMBIGUOUS_TOWN != 0,
+        }
+    }
+
+    /// The score of the town `words[i]` from its signs; 0 when it is no place here.
+    fn town_score(
+        &self,
+        s: &str,
+        words: &[Word],
+        lexed: &Lexed,
+        i: usize,
+        end: usize,
+        signs: &TownSigns,
+    ) -> f32 {
+        let lists = &self.lexicon.lists;
+        let shape = words[i].shape;
+        if signs.org {
+            0.0
+        } else if signs.ambiguous {
+            if (signs.prep && signs.strong) || signs.label {
+                0.7
+            } else if shape == Shape::Capitalised
+                && lists
+                    .place_prepositions
+                    .contains(&signs.prev_lower.as_str())
+                && !lists.ambiguous_town_idioms.contains(&lexed.low(i))
+                && !town_noun::coordinated_noun(s, words, lexed, end)
+            {
+                // `in Weiden`, `nach Hof`: the noun would need an article (`in den
+                // Weiden`); not in an idiom (`in Brand`, `aus Stein`) or a pair of nouns
+                // (`in Bad und Küche`).
+                town_noun::AFTER_PREPOSITION
+            } else {
+                0.0
+            }
+        } else if signs.label {
+            0.8
+        } else if signs.dateline {
+            0.75
+        } else if signs.prep || signs.arrow {
+            if shape == Shape::Lower {
+                0.6
+            } else {
+                0.7
+            }
+        } else {
+            0.3
+        }
+    }
+}
+
+/// What the text around a possible town says about it.
+struct TownSigns {
+    /// The word before it, lower-cased.
+    prev_lower: String,
+    /// After a preposition (`in`, `nach`), or continuing an enumeration of towns found so.
+    prep: bool,
+    /// An arrow before or after it (`Berlin → Hamburg`).
+    arrow: bool,
+    /// After a label (`Wohnort:`).
+    label: bool,
+    /// Residence words before it.
+    strong: bool,
+    /// An organisation word before or after it: part of a name, not a place.
+    org: bool,
+    /// It opens a line and a date follows (`Berlin, 3. Mai`).
+    dateline: bool,
+    /// The town's name is also a common word (`Weiden`, `Hof`).
+    ambiguous: bool,
+}
+
+/// The score of a postcode with its town, before context: a known town counts most, then a
+/// street before it, then five digits.
+fn postcode_score(known: bool, five_digits: bool, prefixed: bool, after_street: bool) -> f32 {
+    if known && (five_digits || prefixed) {
+        0.85
+    } else if known {
+        0.7
+    } else if after_street && five_digits {
+        0.8
+    } else if five_digits {
+        0.4
+    } else {
+        0.3
     }
 }
 
@@ -550,62 +643,5 @@ impl Recognizer for LocationRecognizer {
 }
 
 #[cfg(test)]
-mod tests {
-    use crate::recognizers::person::{detected, places};
-    use crate::EntityType;
-
-    #[test]
-    fn english_street_town_and_postcode() {
-        let text = "Hi, I am John Smith and I live at 42 Baker Street, London NW1 6XE.";
-        assert_eq!(places(text), vec!["42 Baker Street", "London NW1 6XE"]);
-        assert_eq!(
-            places("The office is at 1600 Pennsylvania Ave NW, Washington, DC 20500."),
-            vec!["1600 Pennsylvania Ave NW", "Washington, DC 20500"]
-        );
-    }
-
-    #[test]
-    fn numbers_before_capitalised_words_are_no_english_street() {
-        assert_eq!(
-            places("Wir haben 42 Baker gesehen und 3 Street Fighter."),
-            Vec::<String>::new()
-        );
-        assert_eq!(
-            places("Seite 12 Absatz 3, Format A4."),
-            Vec::<String>::new()
-        );
-    }
-
-    #[test]
-    fn a_town_enumeration_shares_its_context() {
-        assert_eq!(
-            places("Ich arbeite in Paris, Wien und Zürich."),
-            vec!["Paris", "Wien", "Zürich"]
-        );
-        // Without a preposition before the first town, none of them is a place.
-        assert_eq!(
-            places("Paris, Wien und Zürich sind schön."),
-            Vec::<String>::new()
-        );
-    }
-
-    #[test]
-    fn german_addresses_still_hold() {
-        assert_eq!(
-            places("Anschrift: Lindenstraße 12, 50667 Köln"),
-            vec!["Lindenstraße 12", "50667 Köln"]
-        );
-    }
-
-    #[test]
-    fn one_value_gets_one_type() {
-        let found = detected("Herr Turan kommt aus Turan. Turan sagte das.");
-        let turan: Vec<EntityType> = found
-            .iter()
-            .filter(|(_, v)| v == "Turan")
-            .map(|(t, _)| *t)
-            .collect();
-        assert_eq!(turan.len(), 3, "{found:?}");
-        assert!(turan.iter().all(|t| *t == turan[0]), "{found:?}");
-    }
-}
+#[path = "location_tests.rs"]
+mod tests;

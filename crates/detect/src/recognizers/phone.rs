@@ -1,5 +1,6 @@
 //! Telephone numbers (docs/entities.md §4): international `+CC`/`00CC`, national `0…`, the old
-//! `(0 30)` style and US `(555) 123-4567`; digits with single separators, 6–15 digits.
+//! `(0 30)` style and US `(555) 123-4567`; digits with single separators, 6–15 digits; a
+//! national number may set its area code apart with a spaced hyphen or slash (`0171 - 234 56 78`).
 
 use regex::Regex;
 
@@ -103,7 +104,7 @@ impl PhoneRecognizer {
             (?:\+|00)[1-9][0-9]{0,3}(?:\ ?\(0\))?(?:[\ \-./]?[0-9]+){1,7}
             | \(0[0-9\ ]{1,6}\)\ ?[0-9]+(?:[\ \-./]?[0-9]+){0,5}
             | \([2-9][0-9]{2}\)\ ?[0-9]{3}[-.\ ][0-9]{4}
-            | 0[1-9][0-9]{1,4}(?:[\ \-./]?[0-9]+){1,6}
+            | 0[1-9][0-9]{1,4}(?:\ [-/]\ [0-9]+(?:[\ \-./]?[0-9]+){0,5}|(?:[\ \-./]?[0-9]+){1,6})
             ",
         )
         .expect("static phone pattern");
@@ -309,6 +310,16 @@ mod tests {
         ] {
             assert_eq!(looks_like_date_or_amount(v), yes, "{v}");
         }
+    }
+
+    #[test]
+    fn a_spaced_hyphen_after_the_area_code() {
+        let r = PhoneRecognizer::new();
+        assert_eq!(
+            kept(&r, "Rufen Sie mich an: 0171 - 234 56 78."),
+            vec!["0171 - 234 56 78"]
+        );
+        assert_eq!(kept(&r, "Tel. 030 / 1234567"), vec!["030 / 1234567"]);
     }
 
     #[test]

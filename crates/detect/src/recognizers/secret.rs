@@ -203,15 +203,18 @@ impl Recognizer for SecretRecognizer {
             };
             let (start, end) = (m.start(), m.end());
             match kind {
+                // A key prefix counts written case-exactly and at the start of a token only.
+                Kind::Key { .. } | Kind::AwsKeyId | Kind::Jwt
+                    if &b[start..end] != pattern.as_bytes() || !token_start(b, start) =>
+                {
+                    continue;
+                }
                 Kind::Key {
                     body,
                     min,
                     max,
                     mixed: need_mixed,
                 } => {
-                    if &b[start..end] != pattern.as_bytes() || !token_start(b, start) {
-                        continue;
-                    }
                     let stop = run(b, end, |c| body.has(c));
                     let n = stop - end;
                     if (min..=max).contains(&n)
@@ -223,9 +226,6 @@ impl Recognizer for SecretRecognizer {
                     }
                 }
                 Kind::AwsKeyId => {
-                    if &b[start..end] != pattern.as_bytes() || !token_start(b, start) {
-                        continue;
-                    }
                     let stop = run(b, end, |c| c.is_ascii_uppercase() || c.is_ascii_digit());
                     if stop - end == 16
                         && token_end(b, stop)
@@ -236,24 +236,7 @@ impl Recognizer for SecretRecognizer {
                     }
                 }
                 Kind::Jwt => {
-                    if &b[start..end] != pattern.as_bytes() || !token_start(b, start) {
-                        continue;
-                    }
-                    let stop = run(b, start, |c| {
-                        c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.')
-                    });
-                    let stop = if b.get(stop.wrapping_sub(1)) == Some(&b'.') && stop > start {
-                        // A trailing dot is a sentence end unless the token is `alg: none`
-                        // (empty signature): try both.
-                        if jwt(&s[start..stop]) {
-                            stop
-                        } else {
-                            stop - 1
-                        }
-                    } else {
-                        stop
-                    };
-                    if token_end(b, stop) && jwt(&s[start..stop]) {
+                    if let Some(stop) = jwt_end(s, start) {
                         out.push(cand(EntityType::Secret, start, stop, KEY_SCORE, false));
                     }
                 }
@@ -268,15 +251,7 @@ impl Recognizer for SecretRecognizer {
                     }
                 }
                 Kind::Bearer => {
-                    if !token_start(b, start) {
-                        continue;
-                    }
-                    let stop = run(b, end, |c| {
-                        c.is_ascii_alphanumeric()
-                            || matches!(c, b'-' | b'_' | b'.' | b'~' | b'+' | b'/')
-                    });
-                    let stop = run(b, stop, |c| c == b'=');
-                    if stop - end >= 16 && token_end(b, stop) && !placeholder(&s[end..stop]) {
+                    if let Some(stop) = bearer_token_end(s, start, end) {
                         out.push(cand(EntityType::Secret, end, stop, KEY_SCORE, false));
                     }
                 }
@@ -294,6 +269,40 @@ impl Recognizer for SecretRecognizer {
             }
         }
     }
+}
+
+/// The end of the JWT whose `eyJ` starts at `start`, when the token there is one.
+fn jwt_end(s: &str, start: usize) -> Option<usize> {
+    let b = s.as_bytes();
+    let stop = run(b, start, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.')
+    });
+    let stop = if b.get(stop.wrapping_sub(1)) == Some(&b'.') && stop > start {
+        // A trailing dot is a sentence end unless the token is `alg: none`
+        // (empty signature): try both.
+        if jwt(&s[start..stop]) {
+            stop
+        } else {
+            stop - 1
+        }
+    } else {
+        stop
+    };
+    (token_end(b, stop) && jwt(&s[start..stop])).then_some(stop)
+}
+
+/// The end of the token after `Bearer ` (`start..end` the trigger): at least 16 bytes of the
+/// token alphabet, padding included, and no placeholder.
+fn bearer_token_end(s: &str, start: usize, end: usize) -> Option<usize> {
+    let b = s.as_bytes();
+    if !token_start(b, start) {
+        return None;
+    }
+    let stop = run(b, end, |c| {
+        c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.' | b'~' | b'+' | b'/')
+    });
+    let stop = run(b, stop, |c| c == b'=');
+    (stop - end >= 16 && token_end(b, stop) && !placeholder(&s[end..stop])).then_some(stop)
 }
 
 /// First index at or after `i` whose byte `keep` refuses.

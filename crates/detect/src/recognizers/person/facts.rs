@@ -2,6 +2,8 @@
 //! it is a given name or surname as written, and where it stands (joined to the previous word,
 //! at a sentence start, before a dot). Every phase reads words through [`Ctx`].
 
+use std::cell::Cell;
+
 use crate::lexicon::{class, Lexicon};
 use crate::text::Lexed;
 use crate::words::{Shape, Word};
@@ -103,6 +105,9 @@ pub(super) struct Ctx<'a> {
     /// Lowercase forms and lexicon classes, shared with the other word recognizers.
     pub lexed: &'a Lexed,
     pub lex: &'static Lexicon,
+    /// The last chain of salutations and titles [`Ctx::skip_titles`] walked: its first word
+    /// and the word after it.
+    pub last_title_chain: Cell<(usize, usize)>,
 }
 
 impl<'a> Ctx<'a> {
@@ -162,6 +167,7 @@ impl<'a> Ctx<'a> {
             info,
             lexed,
             lex,
+            last_title_chain: Cell::new((usize::MAX, 0)),
         }
     }
 
