@@ -73,3 +73,8 @@ fn ndjson_rewrite_crashes_and_seeds_hold_the_property() {
 fn json_walk_crashes_and_seeds_hold_the_property() {
     replay("json_walk", common::json_walk_gives_json);
 }
+
+#[test]
+fn matching_view_crashes_and_seeds_hold_the_property() {
+    replay("matching_view", common::matching_view_maps_back);
+}

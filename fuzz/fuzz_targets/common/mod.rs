@@ -6,7 +6,7 @@
 use std::sync::{Arc, OnceLock};
 
 use tarnkappe::config::WireFormatName;
-use tarnkappe::detect::{Detector, EntityType};
+use tarnkappe::detect::{Detector, EntityType, View};
 use tarnkappe::json;
 use tarnkappe::proxy::anon::anonymize_body;
 use tarnkappe::proxy::format::{for_name, GENERIC};
@@ -198,4 +198,31 @@ pub fn json_walk_gives_json(data: &[u8]) {
     let ex = TolerantRestorer::new(a.table.entries());
     restore_tree(&mut node, &ex, &[]);
     json::parse(&node.to_json_string()).expect("a restored document is JSON");
+}
+
+/// The `matching_view` target's property: any UTF-8 input gives a view without panicking; every
+/// range of the view maps to a non-empty range of char boundaries of the original, and the
+/// mapping never goes backwards.
+pub fn matching_view_maps_back(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let view = View::new(text);
+    let v = view.as_str();
+    if view.is_original() {
+        assert_eq!(v, text);
+    }
+    let cuts: Vec<usize> = (0..=v.len()).filter(|&i| v.is_char_boundary(i)).collect();
+    let (mut last_start, mut last_end) = (0, 0);
+    for pair in cuts.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        let (start, end) = (view.start_in_original(a), view.end_in_original(b));
+        assert!(text.is_char_boundary(start) && text.is_char_boundary(end));
+        assert!(
+            start < end && end <= text.len(),
+            "{a}..{b} -> {start}..{end}"
+        );
+        assert!(start >= last_start && end >= last_end);
+        (last_start, last_end) = (start, end);
+    }
 }
