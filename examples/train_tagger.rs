@@ -3,6 +3,9 @@
 //! ```bash
 //! # rebuild data/tagger/weights.bin from every corpus plus the synthetic prompts
 //! cargo run --release --example train_tagger -- train
+//! # GermEval's dev split held out (the tagger trained on everything else, as `train`), PERSON
+//! # per source and LOCATION; `--write` also writes the weights file
+//! cargo run --release --example train_tagger -- heldout [--write]
 //! # cross-validated PERSON on GermEval's dev split: rules, tagger, rules + tagger per fold
 //! cargo run --release --example train_tagger -- cv [FOLDS]
 //! # the same, and every false negative/positive of rules + tagger with its class in FILE
@@ -63,11 +66,61 @@ fn cols(token: usize, tag: usize, from_end: bool, max: usize) -> Columns {
     }
 }
 
+/// GermEval 2014's dev split: held out, it measures (`heldout`, `cv`) and is never trained on
+/// by `train`.
 fn germeval(dir: &str) -> Res<Vec<Document>> {
     Ok(parse_columns(
         &read(&format!("{dir}/germeval2014-dev.tsv"))?,
         cols(1, 2, false, 0),
     ))
+}
+
+/// GermEval 2014's train split; `TAGGER_GE_TRAIN_KEEP` per mille of its sentences (every n-th,
+/// for short runs while exploring).
+fn germeval_train(dir: &str) -> Res<Vec<Document>> {
+    let keep = env_num("TAGGER_GE_TRAIN_KEEP", 1000)?;
+    Ok(parse_columns(
+        &read(&format!("{dir}/germeval2014-train.bio.tsv"))?,
+        cols(0, 1, false, 0),
+    )
+    .into_iter()
+    .enumerate()
+    .filter(|(i, _)| keep >= 1000 || (i * keep) % 1000 + keep >= 1000)
+    .map(|(_, d)| d)
+    .collect())
+}
+
+/// Modern and historical German with person and place labels beyond GermEval: SmartData (news,
+/// tweets, traffic), BIOfid (biodiversity literature), DER STURM letters, HIPE-2022 ajmc
+/// (classical commentaries). `TAGGER_NOMORE` leaves them out.
+fn more(dir: &str) -> Res<Vec<Document>> {
+    let mut out = Vec::new();
+    if std::env::var("TAGGER_NOMORE").is_ok() {
+        return Ok(out);
+    }
+    out.extend(parse_columns(
+        &read(&format!("{dir}/smartdata-v1.conll"))?,
+        cols(0, 1, false, 0),
+    ));
+    for f in ["dev", "test"] {
+        out.extend(parse_columns(
+            &read(&format!("{dir}/biofid/{f}.conll"))?,
+            cols(0, 0, true, 0),
+        ));
+    }
+    out.extend(parse_columns(
+        &read(&format!("{dir}/neiss-sturm.conll"))?,
+        cols(0, 1, false, 0),
+    ));
+    for f in ["train", "dev", "test"] {
+        out.extend(parse_columns(
+            &read(&format!(
+                "{dir}/hipe2022-ajmc-de/HIPE-2022-v2.1-ajmc-{f}-de.conll"
+            ))?,
+            cols(0, 1, false, 0),
+        ));
+    }
+    Ok(out)
 }
 
 /// Every corpus but GermEval.
@@ -273,8 +326,12 @@ fn config() -> Res<Config> {
     Ok(cfg)
 }
 
+/// Everything `train` learns from: every corpus but GermEval's dev split (GermEval's train
+/// split counting `TAGGER_GE_WEIGHT` times) and the synthetic sentences.
 fn material(dir: &str) -> Res<Vec<Document>> {
     let mut docs = others(dir)?;
+    docs.extend(more(dir)?);
+    docs.extend(weighted(&germeval_train(dir)?)?);
     docs.extend(synthetic(
         "data/tagger/templates.txt",
         env_num("TAGGER_SYNTH", 40)?,
@@ -300,7 +357,7 @@ fn env_num(key: &str, default: usize) -> Res<usize> {
 
 /// GermEval (the domain the figures are measured on) counts `TAGGER_GE_WEIGHT` times.
 fn weighted(ge: &[Document]) -> Res<Vec<Document>> {
-    let w = env_num("TAGGER_GE_WEIGHT", 3)?;
+    let w = env_num("TAGGER_GE_WEIGHT", 1)?;
     Ok((0..w).flat_map(|_| ge.iter().cloned()).collect())
 }
 
@@ -351,10 +408,14 @@ fn char_span(s: &str, a: usize, b: usize) -> (usize, usize) {
 }
 
 fn persons(detector: &Detector, s: &str) -> Vec<(usize, usize)> {
+    found(detector, s, EntityType::Person)
+}
+
+fn found(detector: &Detector, s: &str, t: EntityType) -> Vec<(usize, usize)> {
     detector
         .detect(s)
         .iter()
-        .filter(|f| f.entity_type == EntityType::Person)
+        .filter(|f| f.entity_type == t)
         .map(|f| (f.start, f.end))
         .collect()
 }
@@ -456,7 +517,11 @@ impl Misses {
     }
 }
 
+/// `folds == 0`: GermEval's dev split held out whole, the tagger trained on `material` alone
+/// (what `train` ships; `TAGGER_SAVE_FOLDS=DIR` keeps it as `DIR/fold1.bin`).
 fn cv(dir: &str, folds: usize, misses_to: Option<&str>) -> Res<()> {
+    let heldout = folds == 0;
+    let folds = folds.max(1);
     let mut misses = Misses::default();
     let ge = germeval(dir)?;
     // `TAGGER_LOAD_FOLDS=DIR` reads the fold models a run with `TAGGER_SAVE_FOLDS=DIR` wrote
@@ -469,17 +534,27 @@ fn cv(dir: &str, folds: usize, misses_to: Option<&str>) -> Res<()> {
     // Never the compiled-in tagger: this runs before new weights are compiled in.
     let rules = Detector::with_recognizers(registry::all());
     let (mut tr, mut tt, mut tc) = (Counts::default(), Counts::default(), Counts::default());
+    let (mut loc_t, mut loc_c) = (Counts::default(), Counts::default());
     println!("| fold | sentences | rules alone | tagger alone | rules + tagger |");
     println!("|---|---:|---|---|---|");
     for k in 0..folds {
         let (lo, hi) = (ge.len() * k / folds, ge.len() * (k + 1) / folds);
+        let (lo, hi) = if heldout { (0, ge.len()) } else { (lo, hi) };
         let mut model = match &load {
             Some(from) => Model::from_bytes(&read_bytes(&format!("{from}/fold{}.bin", k + 1))?)?,
             None => {
                 let mut docs = base.clone();
                 docs.extend(weighted(&ge[..lo])?);
                 docs.extend(weighted(&ge[hi..])?);
-                train(&docs, config()?)
+                let started = std::time::Instant::now();
+                let m = train(&docs, config()?);
+                eprintln!(
+                    "fold {}: trained on {} documents in {:.1} s",
+                    k + 1,
+                    docs.len(),
+                    started.elapsed().as_secs_f64()
+                );
+                m
             }
         };
         if let Ok(dir) = std::env::var("TAGGER_SAVE_FOLDS") {
@@ -490,6 +565,7 @@ fn cv(dir: &str, folds: usize, misses_to: Option<&str>) -> Res<()> {
         let combined =
             Detector::with_recognizers(registry::all()).with_tagger(Some(tagger.clone()));
         let (mut cr, mut ct, mut cc) = (Counts::default(), Counts::default(), Counts::default());
+        let (mut lt, mut lc) = (Counts::default(), Counts::default());
         for d in &ge[lo..hi] {
             let s = d.text.as_str();
             let gold: Vec<(usize, usize)> = d
@@ -502,6 +578,20 @@ fn cv(dir: &str, folds: usize, misses_to: Option<&str>) -> Res<()> {
             cc.add(&persons(&combined, s), &gold);
             let text = Text::new(s);
             let tagging = tagger.tag(&text);
+            let gold_loc: Vec<(usize, usize)> = d
+                .spans
+                .iter()
+                .filter(|x| x.2 == Kind::Location)
+                .map(|x| char_span(s, x.0, x.1))
+                .collect();
+            let tagged_loc: Vec<(usize, usize)> = tagging
+                .mentions
+                .iter()
+                .filter(|m| m.kind == Kind::Location)
+                .map(|m| char_span(text.view(), m.start, m.end))
+                .collect();
+            lt.add(&tagged_loc, &gold_loc);
+            lc.add(&found(&combined, s, EntityType::Location), &gold_loc);
             // Mentions are byte ranges of the view (same code points as `s`).
             let tagged: Vec<(usize, usize)> = tagging
                 .mentions
@@ -537,7 +627,14 @@ fn cv(dir: &str, folds: usize, misses_to: Option<&str>) -> Res<()> {
         tr.merge(cr);
         tt.merge(ct);
         tc.merge(cc);
+        loc_t.merge(lt);
+        loc_c.merge(lc);
     }
+    println!(
+        "LOCATION, all folds: tagger alone {}, rules + tagger {}",
+        loc_t.show(),
+        loc_c.show()
+    );
     println!(
         "| all | {} | {} | {} | {} |",
         ge.len(),
@@ -618,6 +715,19 @@ fn dev(corpus: &str) -> Res<()> {
     Ok(())
 }
 
+/// Where `heldout` keeps its model: `TAGGER_SAVE_FOLDS` if set, else a fixed folder under the
+/// system's temporary directory.
+fn tempfile_dir() -> Res<String> {
+    let dir = std::env::var("TAGGER_SAVE_FOLDS").unwrap_or_else(|_| {
+        std::env::temp_dir()
+            .join("tarnkappe-tagger-heldout")
+            .to_string_lossy()
+            .into_owned()
+    });
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
 fn main() -> Res<()> {
     // The main checkout sits next to `shared/`; a worktree under `wt/` one level deeper.
     let dir = std::env::var("TARNKAPPE_NER_DIR").unwrap_or_else(|_| {
@@ -630,8 +740,7 @@ fn main() -> Res<()> {
     let mut args = std::env::args().skip(1);
     match args.next().as_deref() {
         Some("train") => {
-            let mut docs = material(&dir)?;
-            docs.extend(weighted(&germeval(&dir)?)?);
+            let docs = material(&dir)?;
             let started = std::time::Instant::now();
             let model = train(&docs, config()?);
             let out = "data/tagger/weights.bin";
@@ -654,6 +763,18 @@ fn main() -> Res<()> {
                 None => 5,
             };
             cv(&dir, folds, misses)?;
+        }
+        Some("heldout") => {
+            // GermEval's dev split held out; `--write` also writes the model to the weights
+            // file (what `train` would write: the same material, the same seed).
+            let write = args.any(|a| a == "--write");
+            let save = tempfile_dir()?;
+            std::env::set_var("TAGGER_SAVE_FOLDS", &save);
+            cv(&dir, 0, None)?;
+            if write {
+                std::fs::copy(format!("{save}/fold1.bin"), "data/tagger/weights.bin")?;
+                eprintln!("wrote data/tagger/weights.bin");
+            }
         }
         Some("dev") => {
             let corpus = args

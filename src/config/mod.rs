@@ -96,38 +96,10 @@ impl Config {
             }
         }
         if let Some(v) = env.get("TARNKAPPE_API_KEYS") {
-            for pair in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-                let (name, key) = pair.split_once(':').ok_or_else(|| {
-                    invalid(
-                        "TARNKAPPE_API_KEYS",
-                        "expected name:key pairs separated by commas",
-                    )
-                })?;
-                if name.is_empty() || key.is_empty() {
-                    return Err(invalid(
-                        "TARNKAPPE_API_KEYS",
-                        "name and key must not be empty",
-                    ));
-                }
-                self.api.keys.push(ApiKey {
-                    name: name.to_owned(),
-                    sha256: hash_key(key),
-                    rate_limit_per_minute: None,
-                    policy: None,
-                });
-            }
+            self.add_env_api_keys(v)?;
         }
         if let Some(v) = env.get("TARNKAPPE_ENCRYPTION_KEY") {
-            let id = self
-                .session
-                .encryption_keys
-                .iter()
-                .map(|k| k.id)
-                .max()
-                .map_or(1, |m| m.saturating_add(1));
-            self.session
-                .encryption_keys
-                .push(EncryptionKeyConfig { id, key: v.clone() });
+            self.add_env_encryption_key(v);
         }
         if let Some(v) = env.get("TARNKAPPE_SESSION_TTL") {
             self.session.ttl_seconds = v
@@ -175,6 +147,46 @@ impl Config {
             }
         }
         Ok(())
+    }
+
+    /// `TARNKAPPE_API_KEYS`: `name:key` pairs, hashed here; the plain keys are not kept.
+    fn add_env_api_keys(&mut self, pairs: &str) -> Result<(), ConfigError> {
+        for pair in pairs.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (name, key) = pair.split_once(':').ok_or_else(|| {
+                invalid(
+                    "TARNKAPPE_API_KEYS",
+                    "expected name:key pairs separated by commas",
+                )
+            })?;
+            if name.is_empty() || key.is_empty() {
+                return Err(invalid(
+                    "TARNKAPPE_API_KEYS",
+                    "name and key must not be empty",
+                ));
+            }
+            self.api.keys.push(ApiKey {
+                name: name.to_owned(),
+                sha256: hash_key(key),
+                rate_limit_per_minute: None,
+                policy: None,
+            });
+        }
+        Ok(())
+    }
+
+    /// `TARNKAPPE_ENCRYPTION_KEY`: one more key, with the next id, so it seals (highest id).
+    fn add_env_encryption_key(&mut self, key: &str) {
+        let id = self
+            .session
+            .encryption_keys
+            .iter()
+            .map(|k| k.id)
+            .max()
+            .map_or(1, |m| m.saturating_add(1));
+        self.session.encryption_keys.push(EncryptionKeyConfig {
+            id,
+            key: key.to_owned(),
+        });
     }
 
     fn validate(&self) -> Result<(), ConfigError> {

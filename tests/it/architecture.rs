@@ -684,6 +684,14 @@ fn fn_lengths(src: &str) -> Vec<(usize, String, usize)> {
 
 #[test]
 fn no_function_over_100_lines() {
+    // Still to be split (issue 30's debt, one entry each): the tagger/rule combination and the
+    // perceptron's epoch loop. A listed function that has become short fails the test too, so
+    // the list only shrinks.
+    const NOT_YET_SPLIT: &[(&str, &str)] = &[
+        ("crates/detect/src/tagger/combine.rs", "combine"),
+        ("crates/detect/src/tagger/train.rs", "train"),
+    ];
+    let mut still_long = Vec::new();
     let mut paths = Vec::new();
     for root in crate_roots() {
         rust_files(&root, &mut paths);
@@ -694,7 +702,11 @@ fn no_function_over_100_lines() {
         let src = std::fs::read_to_string(p).expect("read source");
         for (lines, name, line) in fn_lengths(&src) {
             if lines > MAX_FN_LINES {
-                let at = p.strip_prefix(top).unwrap_or(p).display();
+                let at = p.strip_prefix(top).unwrap_or(p).display().to_string();
+                if NOT_YET_SPLIT.contains(&(at.as_str(), name.as_str())) {
+                    still_long.push((at, name));
+                    continue;
+                }
                 long.push(format!("{at}:{line} {name} ({lines} lines)"));
             }
         }
@@ -703,6 +715,14 @@ fn no_function_over_100_lines() {
         long.is_empty(),
         "functions over {MAX_FN_LINES} lines (split each by job):\n{}",
         long.join("\n")
+    );
+    let split: Vec<_> = NOT_YET_SPLIT
+        .iter()
+        .filter(|(f, n)| !still_long.iter().any(|(sf, sn)| sf == f && sn == n))
+        .collect();
+    assert!(
+        split.is_empty(),
+        "split now, remove from NOT_YET_SPLIT: {split:?}"
     );
 }
 

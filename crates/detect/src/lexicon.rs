@@ -11,6 +11,7 @@ static PLACES_DACH: &str = include_str!("../../../data/places_dach.txt");
 static TOWNS_DACH: &str = include_str!("../../../data/towns_dach.txt");
 static PLACES_WORLD: &str = include_str!("../../../data/places_world.txt");
 static KFZ_CODES: &str = include_str!("../../../data/kfz_codes.txt");
+static ENGLISH_WORDS: &str = include_str!("../../../data/english_words.tsv");
 
 /// Every keyword list of the detector, one data file each under `data/lexicon/` (one entry a
 /// line, `#` starts a comment line). Recognizers read their lists from [`Lexicon::lists`] and
@@ -56,6 +57,7 @@ word_lists! {
     ambiguous_towns,
     // PERSON anchors and vetoes.
     salutations,
+    plural_salutations,
     titles,
     greetings,
     labels,
@@ -67,6 +69,10 @@ word_lists! {
     org_before,
     name_not_before,
     pets,
+    products,
+    tool_names,
+    saint_words,
+    value_labels,
     noun_suffixes,
     name_leads,
     person_field_keys,
@@ -91,6 +97,7 @@ word_lists! {
     country_prefixes,
     postcode_not_after,
     town_prepositions,
+    verb_markers,
     place_prepositions,
     ambiguous_town_idioms,
     town_labels,
@@ -128,7 +135,20 @@ pub mod class {
     pub const CONJUNCTION: u32 = 1 << 18;
     /// Particles that only continue another particle (`der` in `von der`).
     pub const PARTICLE_LINK: u32 = 1 << 19;
+    /// A common English word (`data/english_words.tsv`: Zipf frequency 2.8 or more).
+    pub const ENGLISH: u32 = 1 << 20;
+    /// A frequent English word much rarer in German (`the`, `when`, `you`): tells English text.
+    pub const ENGLISH_MARKER: u32 = 1 << 21;
+    /// A software product, AI model or tool name (`Claude`, `Grep`).
+    pub const PRODUCT: u32 = 1 << 22;
+    /// The label of a personal value (`Steuer-ID`, `IBAN`): never a value itself.
+    pub const VALUE_LABEL: u32 = 1 << 23;
 }
+
+/// English Zipf frequency (times ten) from which a word marks English text, if it is also
+/// [`ENGLISH_MARKER_LEAD`] more frequent in English than in German.
+const ENGLISH_MARKER_MIN: u16 = 40;
+const ENGLISH_MARKER_LEAD: u16 = 15;
 
 /// Where a form's classes live in the packed table value: the lowercase form's classes in the
 /// low 24 bits, the gazetteer classes of its title-case spelling (`Müller` for `müller`) above
@@ -157,6 +177,9 @@ pub(crate) fn word_hash(word: &str) -> u64 {
 
 /// The form table: keys are already hashes ([`form_hash`]), so the map uses them as they are.
 type FormTable = HashMap<u64, u32, nohash_hasher::BuildNoHashHasher<u64>>;
+
+/// English word frequencies keyed like [`FormTable`].
+type FreqTable = HashMap<u64, u16, nohash_hasher::BuildNoHashHasher<u64>>;
 
 /// True when `word` is `lower` with its first letter capitalised (`Müller`/`müller`).
 fn is_title_case(word: &str, lower: &str) -> bool {
@@ -187,6 +210,8 @@ pub struct Lexicon {
     forms: FormTable,
     /// Gazetteer spellings that are not the title case of their form, with their classes.
     irregular: AHashMap<&'static str, u32>,
+    /// English Zipf frequency (times ten) of the common English words, by [`form_hash`].
+    english: FreqTable,
     /// The keyword lists (`data/lexicon/`).
     pub lists: Lists,
 }
@@ -195,6 +220,30 @@ fn lines(data: &'static str) -> impl Iterator<Item = &'static str> {
     data.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
+}
+
+/// Reads `data/english_words.tsv` (`word<TAB>en<TAB>de`, Zipf frequencies times ten): every
+/// word gets [`class::ENGLISH`], the ones that tell English from German also
+/// [`class::ENGLISH_MARKER`]; returns the English frequencies.
+fn english_words(forms: &mut FormTable) -> FreqTable {
+    let mut freq = FreqTable::with_capacity_and_hasher(32 * 1024, Default::default());
+    for line in lines(ENGLISH_WORDS) {
+        let mut cols = line.split('\t');
+        let (Some(word), Some(en), Some(de)) = (cols.next(), cols.next(), cols.next()) else {
+            continue;
+        };
+        let (Ok(en), Ok(de)) = (en.parse::<u16>(), de.parse::<u16>()) else {
+            continue;
+        };
+        let h = form_hash(word);
+        let mut bits = class::ENGLISH;
+        if en >= ENGLISH_MARKER_MIN && en >= de + ENGLISH_MARKER_LEAD {
+            bits |= class::ENGLISH_MARKER;
+        }
+        *forms.entry(h).or_default() |= bits;
+        freq.insert(h, en);
+    }
+    freq
 }
 
 impl Lexicon {
@@ -225,7 +274,10 @@ impl Lexicon {
             }
         }
         let lists = Lists::load();
-        let keyword_classes: [(&[&'static str], u32); 17] = [
+        let keyword_classes: [(&[&'static str], u32); 20] = [
+            (&lists.products, class::PRODUCT),
+            (&lists.tool_names, class::PRODUCT),
+            (&lists.value_labels, class::VALUE_LABEL),
             (&lists.salutations, class::SALUTATION),
             (&lists.titles, class::TITLE),
             (&lists.greetings, class::GREETING),
@@ -253,6 +305,7 @@ impl Lexicon {
         for &word in &lists.common_stop_words {
             *forms.entry(form_hash(word)).or_default() |= class::STOP | class::COMMON;
         }
+        let english = english_words(&mut forms);
         Lexicon {
             first,
             last,
@@ -261,8 +314,15 @@ impl Lexicon {
             kfz: lines(KFZ_CODES).collect(),
             forms,
             irregular,
+            english,
             lists,
         }
+    }
+
+    /// English Zipf frequency times ten of the lowercase form with hash `lower_hash` (0 when
+    /// it is no common English word).
+    pub fn english_zipf(&self, lower_hash: u64) -> u16 {
+        self.english.get(&lower_hash).copied().unwrap_or(0)
     }
 
     /// The process-wide lexicon, built on first use (at [`Detector::new`](super::Detector::new)).
@@ -401,8 +461,12 @@ mod tests {
             ("particle_links", &l.particle_links),
             ("roles", &l.roles),
             ("salutations", &l.salutations),
+            ("plural_salutations", &l.plural_salutations),
             ("titles", &l.titles),
             ("labels", &l.labels),
+            ("products", &l.products),
+            ("tool_names", &l.tool_names),
+            ("value_labels", &l.value_labels),
             ("closings", &l.closings),
             ("town_prepositions", &l.town_prepositions),
             ("place_prepositions", &l.place_prepositions),

@@ -204,6 +204,8 @@ impl ContextIndex {
     /// letter or digit when the word ends in one. Only strong ones when `strong_only`.
     fn scan(&self, hay: &str, strong_only: bool) -> Evidence {
         let mut ev = Evidence::default();
+        // Where the last strong and the last negative word end: the nearer one decides.
+        let (mut strong_end, mut negative_end) = (0, 0);
         let words = if strong_only {
             &self.strong_words
         } else {
@@ -214,9 +216,9 @@ impl ContextIndex {
                 continue;
             };
             let seen = match cue {
-                Cue::Strong => ev.strong,
+                Cue::Strong => strong_only && ev.strong,
                 Cue::Weak => ev.weak || strong_only,
-                Cue::Negative => ev.negative || strong_only,
+                Cue::Negative => strong_only,
             };
             // Words and window are UTF-8, so a match starts and ends on char boundaries.
             let (before, after) = (&hay[..m.start()], &hay[m.end()..]);
@@ -231,13 +233,18 @@ impl ContextIndex {
                 continue;
             }
             match cue {
-                Cue::Strong => ev.strong = true,
+                Cue::Strong => (ev.strong, strong_end) = (true, strong_end.max(m.end())),
                 Cue::Weak => ev.weak = true,
-                Cue::Negative => ev.negative = true,
+                Cue::Negative => (ev.negative, negative_end) = (true, negative_end.max(m.end())),
             }
-            if ev.strong && (strong_only || ev.weak && ev.negative) {
+            if ev.strong && strong_only {
                 break;
             }
+        }
+        // A negative word farther from the value than a strong one is another value's label
+        // (`Steuer-ID 247…, Steuernummer 62 152 95232`): the nearest context word decides.
+        if ev.strong && ev.negative && strong_end > negative_end {
+            ev.negative = false;
         }
         ev
     }
@@ -348,15 +355,46 @@ mod tests {
         found
     }
 
-    /// The reference search: every token start of the window, one word list at a time.
+    /// Where the last whole-token occurrence of one of `words` in `hay` ends (0: none).
+    fn last_end(hay: &str, words: &[&str]) -> usize {
+        let mut last = 0;
+        token_starts(hay, |i| {
+            for w in words {
+                if word_at(hay, i, w) {
+                    last = last.max(i + w.len());
+                }
+            }
+            true
+        });
+        last
+    }
+
+    /// The reference search: every token start of the window, one word list at a time; a
+    /// negative word before the last strong one does not count.
     fn reference(c: &Context, s: &str, start: usize, end: usize) -> Evidence {
         let a = after(s, end, 25);
         with_lower(before(s, start, 50), |b| Evidence {
             strong: has_word(b, c.strong)
                 || (a.contains('(') && with_lower(a, |a| has_word(a, c.strong))),
             weak: has_word(b, c.weak),
-            negative: has_word(b, c.negative),
+            negative: has_word(b, c.negative) && last_end(b, c.negative) >= last_end(b, c.strong),
         })
+    }
+
+    #[test]
+    fn the_nearest_of_a_strong_and_a_negative_word_decides() {
+        const C: Context = Context {
+            strong: &["steuernummer"],
+            weak: &[],
+            negative: &["steuer-id"],
+        };
+        let index = ContextIndex::new(&C);
+        let s = "Steuer-ID 24768915326, Steuernummer 123";
+        let ev = index.evidence(s, s.len() - 3, s.len());
+        assert!(ev.strong && !ev.negative);
+        let s = "Steuernummer 2181508150, Steuer-ID 123";
+        let ev = index.evidence(s, s.len() - 3, s.len());
+        assert!(ev.strong && ev.negative);
     }
 
     #[test]
@@ -467,6 +505,9 @@ mod tests {
             "☎123",
             "123 (TEL.)",
             "123 (Überweisung, Tel)",
+            "USt-IdNr 9, Steuer-ID: 123",
+            "Steuer-ID 9, USt-IdNr 123",
+            "Tel. 9 v 123",
         ] {
             let start = s.find("123").unwrap_or(0);
             let (a, b) = (

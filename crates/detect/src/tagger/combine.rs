@@ -17,6 +17,7 @@
 //! (score, then length), so an anchored rule span (0.75 and up) always wins.
 
 use super::features::NOUN_NAMEISH;
+use super::plain::Plain;
 use super::tables::Tables;
 use super::{Kind, Mention, Tagger, Tagging};
 use crate::lexicon::{class, Lexicon};
@@ -54,6 +55,15 @@ pub const OTHER_VETO_BELOW: f32 = 0.7;
 /// dev.jsonl is unchanged. Vetoing every judged guess below 0.85 (tagger `O` included) lost six
 /// names on dev.jsonl.
 pub const NON_PERSON_VETO_BELOW: f32 = 0.85;
+
+/// Rule PERSON candidates of plain words only ([`Plain`]) are dropped below this: a greeting,
+/// salutation or title (0.85 and up) makes one a name, a repeated mention of a name that was
+/// itself vetoed (0.8) does not.
+pub const PLAIN_VETO_BELOW: f32 = 0.85;
+
+/// Rule PERSON candidates holding a product name (`Claude`) are dropped below this: only a
+/// salutation or title (`Herr Claude`, 0.9) makes one a name.
+pub const PRODUCT_VETO_BELOW: f32 = 0.9;
 
 /// How far the tagger's `B-PER` score must lie above its best other label's (see
 /// [`Tagging::person_margin`]) for a lone tagger mention on a listed surname that is also a
@@ -116,7 +126,11 @@ pub fn combine(tagging: &Tagging, text: &Text<'_>, candidates: &mut Vec<Candidat
         last_word = m.last_word;
     }
     let tables = Tables::get();
+    let plain = asked_plain(tagging, text, &spans, candidates);
     spans.retain(|&(_, _, first, last)| {
+        if plain.all_plain(first, last) {
+            return false;
+        }
         let sure_surname = first == last
             && facts[first].cased & class::LAST_NAME != 0
             && tagging.person_margin.get(first).copied().unwrap_or(0.0) >= LONE_SURNAME_MARGIN;
@@ -173,9 +187,9 @@ pub fn combine(tagging: &Tagging, text: &Text<'_>, candidates: &mut Vec<Candidat
         // A lone unanchored guess right before a number is a label or unit (`since Mar 21`).
         let number_veto =
             c.score < OTHER_VETO_BELOW && r.len() == 1 && before_number(s, words, r.start);
-        !(noun_veto || weak_veto || other_veto || number_veto)
+        !(noun_veto || weak_veto || other_veto || number_veto || plain_veto(&plain, c, r))
     });
-    places(tagging, text, tables, candidates);
+    places(tagging, text, tables, &plain, candidates);
     for (a, b, _, _) in spans {
         candidates.push(Candidate {
             entity_type: EntityType::Person,
@@ -190,7 +204,13 @@ pub fn combine(tagging: &Tagging, text: &Text<'_>, candidates: &mut Vec<Candidat
 /// The tagger's place mentions right after a place preposition (`wohnt in Wanne-Eickel`) become
 /// LOCATION candidates at [`PLACE_SCORE`]: the town rules need a gazetteer entry, the tagger
 /// knows places by form and context. A lone common noun (`in Ordnung`) is never one.
-fn places(tagging: &Tagging, text: &Text<'_>, tables: &Tables, candidates: &mut Vec<Candidate>) {
+fn places(
+    tagging: &Tagging,
+    text: &Text<'_>,
+    tables: &Tables,
+    plain: &Plain<'_, '_>,
+    candidates: &mut Vec<Candidate>,
+) {
     let s = text.view();
     let words = text.words();
     let lexed = text.lexed();
@@ -207,7 +227,10 @@ fn places(tagging: &Tagging, text: &Text<'_>, tables: &Tables, candidates: &mut 
         };
         let after_prep =
             preps.contains(&lexed.low(p)) && s.get(words[p].end..m.start).is_some_and(|g| g == " ");
-        if after_prep && !needs_anchor(s, words, facts, tables, m.first_word, m.last_word) {
+        if after_prep
+            && !needs_anchor(s, words, facts, tables, m.first_word, m.last_word)
+            && !plain.all_plain(m.first_word, m.last_word)
+        {
             candidates.push(Candidate {
                 entity_type: EntityType::Location,
                 start: m.start,
@@ -217,6 +240,49 @@ fn places(tagging: &Tagging, text: &Text<'_>, tables: &Tables, candidates: &mut 
             });
         }
     }
+}
+
+/// The [`Plain`] test of `text`, prepared for the words of the tagger's person spans and place
+/// mentions and of the rules' PERSON guesses.
+fn asked_plain<'t, 'a>(
+    tagging: &Tagging,
+    text: &'t Text<'a>,
+    spans: &[(usize, usize, usize, usize)],
+    candidates: &[Candidate],
+) -> Plain<'t, 'a> {
+    let words = text.words();
+    let mut asked: Vec<usize> = spans.iter().flat_map(|&(_, _, a, b)| a..=b).collect();
+    asked.extend(
+        tagging
+            .mentions
+            .iter()
+            .filter(|m| m.kind == Kind::Location)
+            .flat_map(|m| m.first_word..=m.last_word),
+    );
+    for c in candidates
+        .iter()
+        .filter(|c| c.entity_type == EntityType::Person && !c.validated)
+    {
+        let i = words.partition_point(|w| w.end <= c.start);
+        asked.extend(i..i + words[i..].partition_point(|w| w.start < c.end));
+    }
+    Plain::new(text, asked)
+}
+
+/// A rule PERSON guess over the words `r` that [`Plain`] rejects: one holding a value label
+/// (always), one holding a product name below an anchor's [`PRODUCT_VETO_BELOW`], and one of
+/// plain words only below [`PLAIN_VETO_BELOW`].
+fn plain_veto(plain: &Plain<'_, '_>, c: &Candidate, r: std::ops::Range<usize>) -> bool {
+    if r.is_empty() {
+        return false;
+    }
+    let (first, last) = (r.start, r.end - 1);
+    let facts = plain.facts();
+    let label = r.clone().any(|k| facts[k].bits & class::VALUE_LABEL != 0);
+    let product = r.clone().any(|k| facts[k].bits & class::PRODUCT != 0);
+    label
+        || (product && c.score < PRODUCT_VETO_BELOW)
+        || (c.score < PLAIN_VETO_BELOW && plain.all_plain(first, last))
 }
 
 /// Tagger mentions the tagger alone may not make (the rules still can, with an anchor): a

@@ -17,6 +17,7 @@ pub mod combine;
 pub mod features;
 pub mod infer;
 pub mod model;
+mod plain;
 pub(crate) mod tables;
 // Training is for the tools (`examples/train_tagger.rs`), not for the service: compiled only with
 // the `training` feature, which the service's build does not enable.
@@ -26,6 +27,12 @@ pub mod train;
 use std::sync::{Arc, OnceLock};
 
 pub use model::ModelError;
+pub(crate) use plain::english_at;
+
+/// True when `word` (as written) is a common noun of the tagger's noun table.
+pub(crate) fn is_common_noun(word: &str) -> bool {
+    tables::Tables::get().is_noun(word)
+}
 use model::{viterbi, Model, B_LOC, B_OTH, B_PER, I_LOC, I_OTH, I_PER, O};
 
 use super::Text;

@@ -38,9 +38,9 @@ fn parse_tag(tag: &str) -> Option<(Kind, bool)> {
     let ty = ty.to_ascii_lowercase();
     let kind = match ty.as_str() {
         "per" | "pers" | "person" => Kind::Person,
-        "loc" | "location" => Kind::Location,
-        t if t.starts_with("location-") => Kind::Location,
-        "org" | "oth" | "prod" | "misc" => Kind::Other,
+        "loc" | "location" | "place" => Kind::Location,
+        t if t.starts_with("location-") || t.starts_with("location_") => Kind::Location,
+        "org" | "oth" | "prod" | "misc" | "work" | "other" | "tax" => Kind::Other,
         t if t.starts_with("organization") => Kind::Other,
         t if t.ends_with("part") || t.ends_with("deriv") => Kind::Other,
         _ => return None,
@@ -242,7 +242,7 @@ impl Default for Config {
             epochs: 150,
             seed: 0x7a61_726e,
             dropout: 500,
-            person_bias: -20.0,
+            person_bias: 8.0,
             inside_bias: 50.0,
             share: 0.0,
         }

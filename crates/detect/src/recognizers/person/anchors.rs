@@ -4,10 +4,13 @@
 //! noun (`Kollegin Petra`). An office after a salutation is skipped and never named
 //! (`Herr Präsident`).
 
-use super::facts::{Ctx, Mode, F_GREET, F_LABEL, F_LEAD, F_PARTICLE, F_ROLE, F_SALUT, F_SPEECH};
+use super::facts::{
+    Ctx, Mode, F_GREET, F_LABEL, F_LEAD, F_PARTICLE, F_PARTICLE_LINK, F_ROLE, F_SALUT, F_SPEECH,
+};
 use super::scores::{
     push, Found, ANCHORED, ANCHORED_CHAT, ANCHORED_ROLE, ANCHORED_STRONG, ANCHORED_WEAK,
 };
+use crate::lexicon::class;
 use crate::words::Shape;
 
 /// Appends the anchored names of `cx` to `found`.
@@ -20,7 +23,7 @@ pub(super) fn find(cx: &Ctx<'_>, found: &mut Found) {
         }
         let l = cx.low(i);
         // The first anchor whose trigger matches claims the word, found name or not.
-        if salutation(cx, i, found)
+        if salutation(cx, i, l, found)
             || greeting(cx, i, l, found)
             || self_introduction(cx, i, l, found)
             || form_label(cx, i, l, found)
@@ -34,12 +37,15 @@ pub(super) fn find(cx: &Ctx<'_>, found: &mut Found) {
 
 /// Salutation / title: `Frau Dr. Becker`, `Herrn Koch`, `Mr. Smith`. True when word `i`
 /// is one.
-fn salutation(cx: &Ctx<'_>, i: usize, found: &mut Found) -> bool {
+fn salutation(cx: &Ctx<'_>, i: usize, l: &str, found: &mut Found) -> bool {
     let n = cx.w.len();
     if !(cx.has(i, F_SALUT)
         && (cx.w[i].shape == Shape::Capitalised || cx.w[i].shape == Shape::Lower))
     {
         return false;
+    }
+    if cx.w[i].shape == Shape::Lower && english_word_salutation(cx, i) {
+        return true;
     }
     let mut k = cx.skip_titles(i + 1);
     // `Herr Präsident`, `Frau Ministerin Schulze`: the office is skipped, a name
@@ -51,18 +57,22 @@ fn salutation(cx: &Ctx<'_>, i: usize, found: &mut Found) -> bool {
         }
     }
     if k < n && k > i && !cx.s[cx.w[k - 1].end..cx.w[k].start].contains('\n') {
-        name_after_salutation(cx, i, k, found);
+        name_after_salutation(cx, i, l, k, found);
     }
     true
 }
 
-/// The name starting at word `k` after the salutation at word `i`, on the same line.
-fn name_after_salutation(cx: &Ctx<'_>, i: usize, k: usize, found: &mut Found) {
+/// The name starting at word `k` after the salutation at word `i` (lower case `l`), on the
+/// same line.
+fn name_after_salutation(cx: &Ctx<'_>, i: usize, l: &str, k: usize, found: &mut Found) {
     let n = cx.w.len();
     let mode = Mode::Anchored;
     // `Herr von Bauer`, `Prof. Dr. zu Zahn`: particles lead the surname.
     let mut k2 = k;
-    while k2 + 1 < n
+    // `der` alone only continues a particle (`von der`): `Herr der Lage` is none.
+    let leads = !cx.has(k, F_PARTICLE_LINK);
+    while leads
+        && k2 + 1 < n
         && cx.has(k2, F_PARTICLE)
         && cx.w[k2].shape == Shape::Lower
         && cx.info[k2 + 1].joined
@@ -78,9 +88,12 @@ fn name_after_salutation(cx: &Ctx<'_>, i: usize, k: usize, found: &mut Found) {
     if cx.w[k].shape == Shape::Lower && !(cx.info[k].first || cx.info[k].last) {
         // Chat in lower case: `frag mal herrn meyer-kruschwitz`.
         let f = &cx.info[k];
+        // Two-letter abbreviations in lower case are no salutation (`hr`, `ms`).
         if cx.w[i].shape == Shape::Lower
+            && l.chars().count() >= 3
             && !f.stop
             && !f.common
+            && f.joined
             && cx.low(k).chars().count() >= 3
             && !cx.has(k, F_PARTICLE)
         {
@@ -96,6 +109,7 @@ fn name_after_salutation(cx: &Ctx<'_>, i: usize, k: usize, found: &mut Found) {
         }
         if !cx.followed_by_org(j) {
             push(found, k, j, ANCHORED_STRONG);
+            plural_salutation(cx, l, j, found);
         }
     }
 }
@@ -148,7 +162,8 @@ fn self_introduction(cx: &Ctx<'_>, i: usize, l: &str, found: &mut Found) -> bool
         return false;
     }
     let k = cx.skip_titles(i + 1);
-    if k < n {
+    // `Ich bin einer der letzten`: a lower-case common word is no name.
+    if k < n && !(cx.w[k].shape == Shape::Lower && cx.info[k].common) {
         if let Some(j) = cx.extend(k, Mode::Anchored, 4) {
             let gaz = (i + 1..=j).any(|x| cx.info[x].first || cx.info[x].last);
             let weak = matches!(l, "bin" | "am" | "i'm" | "im" | "its" | "it's")
@@ -237,6 +252,34 @@ fn role_noun(cx: &Ctx<'_>, i: usize, found: &mut Found) {
         if (gaz || shaped) && !cx.info[k].stop && !cx.followed_by_org(j) {
             push(found, k, j, ANCHORED_ROLE);
         }
+    }
+}
+
+/// A lower-case salutation that is an English word or unit in English text (`cache miss buys`,
+/// `300 ms without`) or follows a number: no one is greeted.
+fn english_word_salutation(cx: &Ctx<'_>, i: usize) -> bool {
+    let after_number = cx.s[..cx.w[i].start]
+        .trim_end_matches(' ')
+        .ends_with(|c: char| c.is_ascii_digit());
+    let facts = cx.lexed.facts();
+    after_number || (cx.has(i, class::ENGLISH) && crate::tagger::english_at(cx.w, facts, i))
+}
+
+/// After a salutation of several people (`Messrs Rack and Swoboda`), the name after the
+/// conjunction that follows the first name `..=j` is anchored too.
+fn plural_salutation(cx: &Ctx<'_>, salutation: &str, j: usize, found: &mut Found) {
+    let n = cx.w.len();
+    if j + 2 >= n
+        || !cx.lex.lists.plural_salutations.contains(&salutation)
+        || !cx.has(j + 1, class::CONJUNCTION)
+        || !cx.info[j + 1].joined
+        || !cx.info[j + 2].joined
+        || cx.w[j + 2].shape != Shape::Capitalised
+    {
+        return;
+    }
+    if let Some(e) = cx.extend(j + 2, Mode::Anchored, 3) {
+        push(found, j + 2, e, ANCHORED_STRONG);
     }
 }
 

@@ -2,7 +2,7 @@
 //! `name='Anna Schmidt'`). The keys come from `data/lexicon/person_field_keys.txt`.
 
 use super::scores::ANCHORED_STRONG;
-use crate::lexicon::Lexicon;
+use crate::lexicon::{class, Lexicon};
 use crate::recognizers::{cand, captures_in, M};
 use crate::{Candidate, EntityType, Text};
 
@@ -32,6 +32,7 @@ impl Fields {
                         x.is_alphabetic()
                             || matches!(x, ' ' | '-' | '.' | '\'' | '\u{300}'..='\u{36f}')
                     })
+                    && !identifier(t)
                 {
                     out.push(cand(
                         EntityType::Person,
@@ -46,6 +47,18 @@ impl Fields {
     }
 }
 
+/// A lower-case, hyphenated value without a space whose parts no name list holds: the name of
+/// a thing in code (`name: 'review-changes'`), not of a person.
+fn identifier(value: &str) -> bool {
+    let lex = Lexicon::get();
+    value.contains('-')
+        && !value.contains(' ')
+        && !value.chars().any(char::is_uppercase)
+        && value
+            .split('-')
+            .all(|p| lex.form_bits(p) & (class::FIRST_NAME | class::LAST_NAME) == 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,5 +71,10 @@ mod tests {
         fields.find(&Text::new(s), &mut out);
         let values: Vec<&str> = out.iter().map(|c| &s[c.start..c.end]).collect();
         assert_eq!(values, vec!["Anna", "Nowak"]);
+        // The name of a thing in code is no person's.
+        let s = "export const meta = { name: 'review-changes', owner: 'anna' }";
+        let mut out = Vec::new();
+        fields.find(&Text::new(s), &mut out);
+        assert!(out.is_empty(), "{out:?}");
     }
 }

@@ -169,6 +169,10 @@ fn lower_case_chat(cx: &Ctx<'_>, i: usize, found: &mut Found) -> Option<usize> {
         && cx.previous_sentence_in_lower_case(i)
     {
         push(found, i, i, UNANCHORED_LONE_FIRST_SURNAME);
+    } else if f.first && !f.stop && !f.common && cx.lone_lower_chat_name(i) {
+        // `kannst du anna bitte zurückrufen`: a given name inside a line typed in
+        // lower case throughout.
+        push(found, i, i, UNANCHORED_LONE_FIRST);
     }
     None
 }

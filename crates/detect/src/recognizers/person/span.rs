@@ -7,6 +7,9 @@ use super::facts::{Ctx, Mode, F_ORG, F_PARTICLE, F_PARTICLE_LINK, F_ROLE, F_SALU
 use crate::lexicon::class;
 use crate::words::Shape;
 
+/// Longest line (bytes) read as a chat line by [`Ctx::lone_lower_chat_name`].
+const CHAT_LINE: usize = 200;
+
 impl Ctx<'_> {
     pub(super) fn is_initial(&self, i: usize) -> bool {
         let w = &self.w[i];
@@ -200,7 +203,14 @@ impl Ctx<'_> {
     }
 
     pub(super) fn preceded_by_org(&self, i: usize) -> bool {
-        i > 0 && self.info[i].joined && self.has(i - 1, F_ORG)
+        i > 0 && (self.info[i].joined && self.has(i - 1, F_ORG) || self.after_saint_word(i))
+    }
+
+    /// `St. Maria`, `Sankt Peter`, `Hagia Sophia`: a church, place or school.
+    fn after_saint_word(&self, i: usize) -> bool {
+        let gap = &self.s[self.w[i - 1].end..self.w[i].start];
+        matches!(gap, " " | ". " | " . " | ".")
+            && self.lex.lists.saint_words.contains(&self.low(i - 1))
     }
 
     /// True when the sentence before word `i` (on the same line or the line before) starts with a
@@ -215,6 +225,56 @@ impl Ctx<'_> {
             }
         }
         false
+    }
+
+    /// True when lower-case word `i`, a listed given name, stands alone inside a chat line typed
+    /// in lower case (no capital anywhere on its line, at most [`CHAT_LINE`] bytes), after a
+    /// word that is no article and before another word: `kannst du anna bitte zurückrufen`.
+    /// Not a noun (`die rose`), and in English text not an English word (`use ruby here`).
+    pub(super) fn lone_lower_chat_name(&self, i: usize) -> bool {
+        let n = self.w.len();
+        if i == 0 || i + 1 >= n || self.low(i).chars().count() < 4 {
+            return false;
+        }
+        let (prev, next) = (&self.info[i - 1], &self.info[i + 1]);
+        let facts = self.lexed.facts();
+        // Only the bytes a chat line may hold are read: a longer line is no chat line.
+        let b = self.s.as_bytes();
+        let from = self.w[i].start.saturating_sub(CHAT_LINE);
+        let line_start = match memchr::memrchr(b'\n', &b[from..self.w[i].start]) {
+            Some(p) => from + p + 1,
+            None if from == 0 => 0,
+            None => return false,
+        };
+        let to = (self.w[i].end + CHAT_LINE).min(b.len());
+        let line_end = match memchr::memchr(b'\n', &b[self.w[i].end..to]) {
+            Some(p) => self.w[i].end + p,
+            None if to == b.len() => to,
+            None => return false,
+        };
+        let Some(line) = self.s.get(line_start..line_end) else {
+            return false;
+        };
+        if !self.info[i].joined
+            || !next.joined
+            || prev.flags & class::DETERMINER != 0
+            || self.w[i - 1].shape != Shape::Lower
+            || self.w[i + 1].shape != Shape::Lower
+            || line.len() > CHAT_LINE
+            || line.chars().any(char::is_uppercase)
+        {
+            return false;
+        }
+        let title: String = {
+            let low = self.low(i);
+            let mut c = low.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect())
+                .unwrap_or_default()
+        };
+        let english =
+            facts[i].bits & class::ENGLISH != 0 && crate::tagger::english_at(self.w, facts, i);
+        !english && !crate::tagger::is_common_noun(&title)
     }
 
     /// Skips salutations and titles (`Frau Dr. med.`) starting at `i`; returns the next index.

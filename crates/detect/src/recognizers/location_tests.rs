@@ -1,0 +1,59 @@
+//! Tests of the LOCATION recognizer (a file of their own: location.rs is near the 700-line cap).
+
+use crate::recognizers::person::{detected, places};
+use crate::EntityType;
+
+#[test]
+fn english_street_town_and_postcode() {
+    let text = "Hi, I am John Smith and I live at 42 Baker Street, London NW1 6XE.";
+    assert_eq!(places(text), vec!["42 Baker Street", "London NW1 6XE"]);
+    assert_eq!(
+        places("The office is at 1600 Pennsylvania Ave NW, Washington, DC 20500."),
+        vec!["1600 Pennsylvania Ave NW", "Washington, DC 20500"]
+    );
+}
+
+#[test]
+fn numbers_before_capitalised_words_are_no_english_street() {
+    assert_eq!(
+        places("Wir haben 42 Baker gesehen und 3 Street Fighter."),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        places("Seite 12 Absatz 3, Format A4."),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn a_town_enumeration_shares_its_context() {
+    assert_eq!(
+        places("Ich arbeite in Paris, Wien und Zürich."),
+        vec!["Paris", "Wien", "Zürich"]
+    );
+    // Without a preposition before the first town, none of them is a place.
+    assert_eq!(
+        places("Paris, Wien und Zürich sind schön."),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn german_addresses_still_hold() {
+    assert_eq!(
+        places("Anschrift: Lindenstraße 12, 50667 Köln"),
+        vec!["Lindenstraße 12", "50667 Köln"]
+    );
+}
+
+#[test]
+fn one_value_gets_one_type() {
+    let found = detected("Herr Turan kommt aus Turan. Turan sagte das.");
+    let turan: Vec<EntityType> = found
+        .iter()
+        .filter(|(_, v)| v == "Turan")
+        .map(|(t, _)| *t)
+        .collect();
+    assert_eq!(turan.len(), 3, "{found:?}");
+    assert!(turan.iter().all(|t| *t == turan[0]), "{found:?}");
+}
