@@ -15,195 +15,242 @@ use crate::words::Shape;
 
 /// Appends the anchored names of `cx` to `found`.
 pub(super) fn find(cx: &Ctx<'_>, found: &mut Found) {
-    let (s, n) = (cx.s, cx.w.len());
     // 1. Anchored names.
-    for i in 0..n {
+    for i in 0..cx.w.len() {
         // Every anchor below is one of these classes: most words skip the whole chain.
         if !cx.has(i, F_SALUT | F_GREET | F_LABEL | F_SPEECH | F_ROLE | F_LEAD) {
             continue;
         }
         let l = cx.low(i);
-        // Salutation / title: `Frau Dr. Becker`, `Herrn Koch`, `Mr. Smith`.
-        if cx.has(i, F_SALUT)
-            && (cx.w[i].shape == Shape::Capitalised || cx.w[i].shape == Shape::Lower)
+        // The first anchor whose trigger matches claims the word, found name or not.
+        if salutation(cx, i, l, found)
+            || greeting(cx, i, l, found)
+            || self_introduction(cx, i, l, found)
+            || form_label(cx, i, l, found)
+            || verb_of_saying(cx, i, l, found)
         {
-            if cx.w[i].shape == Shape::Lower && english_word_salutation(cx, i) {
-                continue;
-            }
-            let mut k = cx.skip_titles(i + 1);
-            // `Herr Präsident`, `Frau Ministerin Schulze`: the office is skipped, a name
-            // may follow it on the same line.
-            if k < n && cx.has(k, F_ROLE) && !(cx.info[k].first || cx.info[k].last) {
-                k = cx.skip_titles(k + 1);
-                if k >= n || !cx.info[k].joined || cx.w[k].shape == Shape::Lower {
-                    continue;
-                }
-            }
-            if k < n && k > i && !cx.s[cx.w[k - 1].end..cx.w[k].start].contains('\n') {
-                let mode = Mode::Anchored;
-                // `Herr von Bauer`, `Prof. Dr. zu Zahn`: particles lead the surname.
-                let mut k2 = k;
-                // `der` alone only continues a particle (`von der`): `Herr der Lage` is none.
-                let leads = !cx.has(k, F_PARTICLE_LINK);
-                while leads
-                    && k2 + 1 < n
-                    && cx.has(k2, F_PARTICLE)
-                    && cx.w[k2].shape == Shape::Lower
-                    && cx.info[k2 + 1].joined
-                {
-                    k2 += 1;
-                }
-                if k2 > k && cx.w[k2].shape == Shape::Capitalised {
-                    if let Some(j) = cx.extend(k2, mode, 3) {
-                        push(found, k, j, ANCHORED_STRONG);
-                    }
-                    continue;
-                }
-                if cx.w[k].shape == Shape::Lower && !(cx.info[k].first || cx.info[k].last) {
-                    // Chat in lower case: `frag mal herrn meyer-kruschwitz`.
-                    let f = &cx.info[k];
-                    // Two-letter abbreviations in lower case are no salutation (`hr`, `ms`).
-                    if cx.w[i].shape == Shape::Lower
-                        && l.chars().count() >= 3
-                        && !f.stop
-                        && !f.common
-                        && f.joined
-                        && cx.low(k).chars().count() >= 3
-                        && !cx.has(k, F_PARTICLE)
-                    {
-                        push(found, k, k, ANCHORED_CHAT);
-                    }
-                    continue;
-                }
-                if let Some(mut j) = cx.extend(k, mode, 4) {
-                    // `Herrn Kochs Schreiben`: without a given name the span is the surname,
-                    // unless the next word is a known name too.
-                    if j > k && !cx.info[k].first && !(cx.info[k + 1].last || cx.info[k + 1].first)
-                    {
-                        j = k;
-                    }
-                    if !cx.followed_by_org(j) {
-                        push(found, k, j, ANCHORED_STRONG);
-                        plural_salutation(cx, l, j, found);
-                    }
-                }
-            }
             continue;
         }
-        // Greeting: `Hallo Anna,`, `Liebe Frau …` handled above, `Guten Tag Herr …`.
-        if cx.has(i, F_GREET) && i + 1 < n && cx.info[i + 1].joined {
-            let k = i + 1;
-            if cx.has(k, F_SALUT) {
-                continue;
-            }
-            if matches!(l, "tag" | "morgen" | "abend") && !(i > 0 && cx.low(i - 1) == "guten") {
-                continue;
-            }
-            if let Some(j) = cx.extend(k, Mode::Anchored, 3) {
-                let after = cx.s[cx.w[j].end..].trim_start_matches(' ');
-                let closes = after.is_empty() || after.starts_with([',', '!', '\n', '.', ':', '?']);
-                let (f, shape) = (&cx.info[k], cx.w[k].shape);
-                let gaz = f.first || f.last;
-                // `hey can u help`: a lower-case word that is also an ordinary word names
-                // someone only when the greeting closes after it (`hey can,`).
-                let word_reading = shape == Shape::Lower && (f.stop || f.common) && !closes;
-                // `Hallo Support-Team,`, `Hallo Team`: a common noun no gazetteer lists
-                // greets a group.
-                let group = !gaz && j == k && cx.common_noun(k);
-                if ((closes && shape != Shape::Lower) || gaz) && !word_reading && !group {
-                    push(found, k, j, ANCHORED);
-                }
-            }
-            continue;
+        role_noun(cx, i, found);
+    }
+}
+
+/// Salutation / title: `Frau Dr. Becker`, `Herrn Koch`, `Mr. Smith`. True when word `i`
+/// is one.
+fn salutation(cx: &Ctx<'_>, i: usize, l: &str, found: &mut Found) -> bool {
+    let n = cx.w.len();
+    if !(cx.has(i, F_SALUT)
+        && (cx.w[i].shape == Shape::Capitalised || cx.w[i].shape == Shape::Lower))
+    {
+        return false;
+    }
+    if cx.w[i].shape == Shape::Lower && english_word_salutation(cx, i) {
+        return true;
+    }
+    let mut k = cx.skip_titles(i + 1);
+    // `Herr Präsident`, `Frau Ministerin Schulze`: the office is skipped, a name
+    // may follow it on the same line.
+    if k < n && cx.has(k, F_ROLE) && !(cx.info[k].first || cx.info[k].last) {
+        k = cx.skip_titles(k + 1);
+        if k >= n || !cx.info[k].joined || cx.w[k].shape == Shape::Lower {
+            return true;
         }
-        // Self-introduction.
-        let intro = match l {
-            "ist" | "is" => i > 0 && matches!(cx.low(i - 1), "name" | "hier" | "this"),
-            "its" | "it's" => true,
-            "heiße" | "heisse" | "heißt" => true,
-            "bin" => i > 0 && cx.low(i - 1) == "ich",
-            "am" | "i'm" | "im" => l == "i'm" || (l == "am" && i > 0 && cx.low(i - 1) == "i"),
-            _ => false,
-        };
-        if intro && i + 1 < n && cx.info[i + 1].joined {
-            let k = cx.skip_titles(i + 1);
-            // `Ich bin einer der letzten`: a lower-case common word is no name.
-            if k < n && !(cx.w[k].shape == Shape::Lower && cx.info[k].common) {
-                if let Some(j) = cx.extend(k, Mode::Anchored, 4) {
-                    let gaz = (i + 1..=j).any(|x| cx.info[x].first || cx.info[x].last);
-                    let weak = matches!(l, "bin" | "am" | "i'm" | "im" | "its" | "it's")
-                        || (l == "ist" && cx.low(i - 1) == "hier")
-                        || (l == "is" && cx.low(i - 1) == "this");
-                    if !weak || gaz {
-                        push(found, k, j, ANCHORED_STRONG);
-                    }
-                }
-            }
-            continue;
+    }
+    if k < n && k > i && !cx.s[cx.w[k - 1].end..cx.w[k].start].contains('\n') {
+        name_after_salutation(cx, i, l, k, found);
+    }
+    true
+}
+
+/// The name starting at word `k` after the salutation at word `i` (lower case `l`), on the
+/// same line.
+fn name_after_salutation(cx: &Ctx<'_>, i: usize, l: &str, k: usize, found: &mut Found) {
+    let n = cx.w.len();
+    let mode = Mode::Anchored;
+    // `Herr von Bauer`, `Prof. Dr. zu Zahn`: particles lead the surname.
+    let mut k2 = k;
+    // `der` alone only continues a particle (`von der`): `Herr der Lage` is none.
+    let leads = !cx.has(k, F_PARTICLE_LINK);
+    while leads
+        && k2 + 1 < n
+        && cx.has(k2, F_PARTICLE)
+        && cx.w[k2].shape == Shape::Lower
+        && cx.info[k2 + 1].joined
+    {
+        k2 += 1;
+    }
+    if k2 > k && cx.w[k2].shape == Shape::Capitalised {
+        if let Some(j) = cx.extend(k2, mode, 3) {
+            push(found, k, j, ANCHORED_STRONG);
         }
-        // Form label: `Name: Schmidt, Anna`.
-        if cx.has(i, F_LABEL) && s[cx.w[i].end..].starts_with(':') {
-            let k = cx.skip_titles(i + 1);
-            if k < n && !s[cx.w[i].end..cx.w[k].start].contains('\n') {
-                if let Some(j) = cx.extend(k, Mode::Anchored, 4) {
-                    // inverted `Schmidt, Anna`: a surname before the comma, no given name
-                    // (`Olga Brenner, Miroslaw` is a list of two people)
-                    let mut jj = j;
-                    let surname_only = j == k || !(k..=j).any(|x| cx.info[x].first);
-                    if surname_only
-                        && j + 1 < n
-                        && s[cx.w[j].end..cx.w[j + 1].start] == *", "
-                        && cx.info[j + 1].first
-                    {
-                        jj = cx.extend(j + 1, Mode::Anchored, 3).unwrap_or(j + 1);
-                    }
-                    let gaz = (k..=jj).any(|x| cx.info[x].first || cx.info[x].last);
-                    let strong_label = !cx.lex.lists.weak_labels.contains(&l);
-                    if (strong_label || gaz) && !cx.followed_by_org(jj) {
-                        push(found, k, jj, ANCHORED_STRONG);
-                    }
-                }
-            }
-            continue;
-        }
-        // Verb of saying: `sagte Anna Schmidt`, `laut Müller`.
-        if (cx.has(i, F_SPEECH) || l == "laut" || l == "so") && i + 1 < n && cx.info[i + 1].joined {
-            let k = cx.skip_titles(i + 1);
-            if k < n && cx.w[k].shape == Shape::Capitalised {
-                if let Some(j) = cx.extend(k, Mode::Prose, 4) {
-                    let gaz = (k..=j).any(|x| cx.info[x].first || cx.info[x].last);
-                    let plain = !cx.info[k].common && !cx.info[k].stop;
-                    let needs_gaz = l == "laut" || l == "so";
-                    if (gaz || (plain && !needs_gaz)) && !cx.followed_by_org(j) {
-                        push(found, k, j, ANCHORED_WEAK);
-                    }
-                }
-            }
-            continue;
-        }
-        // Role noun: `Kollegin Petra`, `Kanzler Scholz`.
-        if cx.has(i, F_ROLE)
-            && i + 1 < n
-            && cx.info[i + 1].joined
-            && cx.w[i + 1].shape == Shape::Capitalised
+        return;
+    }
+    if cx.w[k].shape == Shape::Lower && !(cx.info[k].first || cx.info[k].last) {
+        // Chat in lower case: `frag mal herrn meyer-kruschwitz`.
+        let f = &cx.info[k];
+        // Two-letter abbreviations in lower case are no salutation (`hr`, `ms`).
+        if cx.w[i].shape == Shape::Lower
+            && l.chars().count() >= 3
+            && !f.stop
+            && !f.common
+            && f.joined
+            && cx.low(k).chars().count() >= 3
+            && !cx.has(k, F_PARTICLE)
         {
-            let k = i + 1;
-            if let Some(j) = cx.extend(k, Mode::Prose, 4) {
-                let gaz = (k..=j).any(|x| cx.info[x].first || cx.info[x].last);
-                // Two or more plain capitalised words in the shape of a name need no gazetteer:
-                // `Kollegin Małgorzata Kowalska`.
-                let shaped = j > k
-                    && (k..=j).all(|x| {
-                        let f = &cx.info[x];
-                        cx.w[x].shape == Shape::Capitalised
-                            && !f.stop
-                            && !f.common
-                            && !cx.noun_like(x)
-                    });
-                if (gaz || shaped) && !cx.info[k].stop && !cx.followed_by_org(j) {
-                    push(found, k, j, ANCHORED_ROLE);
-                }
+            push(found, k, k, ANCHORED_CHAT);
+        }
+        return;
+    }
+    if let Some(mut j) = cx.extend(k, mode, 4) {
+        // `Herrn Kochs Schreiben`: without a given name the span is the surname,
+        // unless the next word is a known name too.
+        if j > k && !cx.info[k].first && !(cx.info[k + 1].last || cx.info[k + 1].first) {
+            j = k;
+        }
+        if !cx.followed_by_org(j) {
+            push(found, k, j, ANCHORED_STRONG);
+            plural_salutation(cx, l, j, found);
+        }
+    }
+}
+
+/// Greeting: `Hallo Anna,`, `Guten Tag Herr …` (a salutation after it is left to
+/// [`salutation`]). True when word `i` (lower case `l`) opens one.
+fn greeting(cx: &Ctx<'_>, i: usize, l: &str, found: &mut Found) -> bool {
+    let n = cx.w.len();
+    if !(cx.has(i, F_GREET) && i + 1 < n && cx.info[i + 1].joined) {
+        return false;
+    }
+    let k = i + 1;
+    if cx.has(k, F_SALUT) {
+        return true;
+    }
+    if matches!(l, "tag" | "morgen" | "abend") && !(i > 0 && cx.low(i - 1) == "guten") {
+        return true;
+    }
+    if let Some(j) = cx.extend(k, Mode::Anchored, 3) {
+        let after = cx.s[cx.w[j].end..].trim_start_matches(' ');
+        let closes = after.is_empty() || after.starts_with([',', '!', '\n', '.', ':', '?']);
+        let (f, shape) = (&cx.info[k], cx.w[k].shape);
+        let gaz = f.first || f.last;
+        // `hey can u help`: a lower-case word that is also an ordinary word names
+        // someone only when the greeting closes after it (`hey can,`).
+        let word_reading = shape == Shape::Lower && (f.stop || f.common) && !closes;
+        // `Hallo Support-Team,`, `Hallo Team`: a common noun no gazetteer lists
+        // greets a group.
+        let group = !gaz && j == k && cx.common_noun(k);
+        if ((closes && shape != Shape::Lower) || gaz) && !word_reading && !group {
+            push(found, k, j, ANCHORED);
+        }
+    }
+    true
+}
+
+/// Self-introduction: `ich bin`, `mein Name ist`, `I'm`. True when word `i` (lower case
+/// `l`) is one.
+fn self_introduction(cx: &Ctx<'_>, i: usize, l: &str, found: &mut Found) -> bool {
+    let n = cx.w.len();
+    let intro = match l {
+        "ist" | "is" => i > 0 && matches!(cx.low(i - 1), "name" | "hier" | "this"),
+        "its" | "it's" => true,
+        "heiße" | "heisse" | "heißt" => true,
+        "bin" => i > 0 && cx.low(i - 1) == "ich",
+        "am" | "i'm" | "im" => l == "i'm" || (l == "am" && i > 0 && cx.low(i - 1) == "i"),
+        _ => false,
+    };
+    if !(intro && i + 1 < n && cx.info[i + 1].joined) {
+        return false;
+    }
+    let k = cx.skip_titles(i + 1);
+    // `Ich bin einer der letzten`: a lower-case common word is no name.
+    if k < n && !(cx.w[k].shape == Shape::Lower && cx.info[k].common) {
+        if let Some(j) = cx.extend(k, Mode::Anchored, 4) {
+            let gaz = (i + 1..=j).any(|x| cx.info[x].first || cx.info[x].last);
+            let weak = matches!(l, "bin" | "am" | "i'm" | "im" | "its" | "it's")
+                || (l == "ist" && cx.low(i - 1) == "hier")
+                || (l == "is" && cx.low(i - 1) == "this");
+            if !weak || gaz {
+                push(found, k, j, ANCHORED_STRONG);
             }
+        }
+    }
+    true
+}
+
+/// Form label: `Name: Schmidt, Anna`. True when word `i` (lower case `l`) is a label
+/// followed by a colon.
+fn form_label(cx: &Ctx<'_>, i: usize, l: &str, found: &mut Found) -> bool {
+    let (s, n) = (cx.s, cx.w.len());
+    if !(cx.has(i, F_LABEL) && s[cx.w[i].end..].starts_with(':')) {
+        return false;
+    }
+    let k = cx.skip_titles(i + 1);
+    if k < n && !s[cx.w[i].end..cx.w[k].start].contains('\n') {
+        if let Some(j) = cx.extend(k, Mode::Anchored, 4) {
+            // inverted `Schmidt, Anna`: a surname before the comma, no given name
+            // (`Olga Brenner, Miroslaw` is a list of two people)
+            let mut jj = j;
+            let surname_only = j == k || !(k..=j).any(|x| cx.info[x].first);
+            if surname_only
+                && j + 1 < n
+                && s[cx.w[j].end..cx.w[j + 1].start] == *", "
+                && cx.info[j + 1].first
+            {
+                jj = cx.extend(j + 1, Mode::Anchored, 3).unwrap_or(j + 1);
+            }
+            let gaz = (k..=jj).any(|x| cx.info[x].first || cx.info[x].last);
+            let strong_label = !cx.lex.lists.weak_labels.contains(&l);
+            if (strong_label || gaz) && !cx.followed_by_org(jj) {
+                push(found, k, jj, ANCHORED_STRONG);
+            }
+        }
+    }
+    true
+}
+
+/// Verb of saying: `sagte Anna Schmidt`, `laut Müller`. True when word `i` (lower case
+/// `l`) is one.
+fn verb_of_saying(cx: &Ctx<'_>, i: usize, l: &str, found: &mut Found) -> bool {
+    let n = cx.w.len();
+    if !((cx.has(i, F_SPEECH) || l == "laut" || l == "so") && i + 1 < n && cx.info[i + 1].joined) {
+        return false;
+    }
+    let k = cx.skip_titles(i + 1);
+    if k < n && cx.w[k].shape == Shape::Capitalised {
+        if let Some(j) = cx.extend(k, Mode::Prose, 4) {
+            let gaz = (k..=j).any(|x| cx.info[x].first || cx.info[x].last);
+            let plain = !cx.info[k].common && !cx.info[k].stop;
+            let needs_gaz = l == "laut" || l == "so";
+            if (gaz || (plain && !needs_gaz)) && !cx.followed_by_org(j) {
+                push(found, k, j, ANCHORED_WEAK);
+            }
+        }
+    }
+    true
+}
+
+/// Role noun: `Kollegin Petra`, `Kanzler Scholz`.
+fn role_noun(cx: &Ctx<'_>, i: usize, found: &mut Found) {
+    let n = cx.w.len();
+    if !(cx.has(i, F_ROLE)
+        && i + 1 < n
+        && cx.info[i + 1].joined
+        && cx.w[i + 1].shape == Shape::Capitalised)
+    {
+        return;
+    }
+    let k = i + 1;
+    if let Some(j) = cx.extend(k, Mode::Prose, 4) {
+        let gaz = (k..=j).any(|x| cx.info[x].first || cx.info[x].last);
+        // Two or more plain capitalised words in the shape of a name need no gazetteer:
+        // `Kollegin Małgorzata Kowalska`.
+        let shaped = j > k
+            && (k..=j).all(|x| {
+                let f = &cx.info[x];
+                cx.w[x].shape == Shape::Capitalised && !f.stop && !f.common && !cx.noun_like(x)
+            });
+        if (gaz || shaped) && !cx.info[k].stop && !cx.followed_by_org(j) {
+            push(found, k, j, ANCHORED_ROLE);
         }
     }
 }

@@ -13,7 +13,7 @@ use crate::words::Shape;
 
 /// Appends the unanchored names of `cx` to `found`.
 pub(super) fn find(cx: &Ctx<'_>, found: &mut Found) {
-    let (s, n) = (cx.s, cx.w.len());
+    let n = cx.w.len();
     // 3. Unanchored names in prose and chat.
     let mut i = 0;
     while i < n {
@@ -23,157 +23,177 @@ pub(super) fn find(cx: &Ctx<'_>, found: &mut Found) {
             i += 1;
             continue;
         }
-        match w.shape {
-            Shape::Capitalised | Shape::Other => {
-                if f.first && !f.common {
-                    // Given name (+ given names) + surname.
-                    if let Some(j) = cx.extend(i, Mode::Prose, 5) {
-                        if j > i {
-                            let sur_ok = cx.info[j].last || cx.info[j].first || !cx.noun_like(j);
-                            if sur_ok && !cx.followed_by_org(j) && !cx.preceded_by_org(i) {
-                                push(found, i, j, UNANCHORED_FULL);
-                                i = j + 1;
-                                continue;
-                            }
-                        } else if !(cx.followed_by_org(i)
-                            || cx.preceded_by_org(i)
-                            || cx.after_determiner(i)
-                            || (i > 0 && cx.has(i - 1, F_PET)))
-                        {
-                            // A lone given name (not a pet's).
-                            let score = if f.last && !f.sentence_start {
-                                UNANCHORED_LONE_FIRST_SURNAME
-                            } else {
-                                UNANCHORED_LONE_FIRST
-                            };
-                            push(found, i, i, score);
-                        }
-                    }
-                } else if f.first
-                    && f.common
-                    && i + 1 < n
-                    && cx.info[i + 1].joined
-                    && cx.w[i + 1].shape == Shape::Capitalised
-                    && (cx.info[i + 1].last && !cx.info[i + 1].common)
-                {
-                    // `Frank Becker`, `Mark Twain`: ambiguous given name + known surname.
-                    push(found, i, i + 1, UNANCHORED_PAIR);
-                    i += 2;
-                    continue;
-                } else if f.last && !f.common && !f.stop {
-                    // Inverted `Schmidt, Anna`.
-                    if i + 1 < n
-                        && s[w.end..cx.w[i + 1].start] == *", "
-                        && cx.info[i + 1].first
-                        && cx.w[i + 1].shape == Shape::Capitalised
-                    {
-                        let after = s[cx.w[i + 1].end..].trim_start_matches(' ');
-                        if after.is_empty()
-                            || after.starts_with(['\n', ';', ')', '.'])
-                            || after.starts_with(',')
-                        {
-                            push(found, i, i + 1, UNANCHORED_FULL);
-                            i += 2;
-                            continue;
-                        }
-                    }
-                    // Family name first, given names after: `Nguyen Van Minh`.
-                    if let Some(j) = cx.extend(i, Mode::Prose, 4) {
-                        // Given names after it, no particle, no surname-only or common word
-                        // (`Jones House`, `Pont del Diable` are places).
-                        let given = (i + 1..=j).any(|x| cx.info[x].first);
-                        let plain = (i + 1..=j).all(|x| {
-                            let g = &cx.info[x];
-                            cx.w[x].shape == Shape::Capitalised
-                                && (g.first || !(g.last || g.common || g.stop))
-                        });
-                        if j > i
-                            && given
-                            && plain
-                            && !cx.followed_by_org(j)
-                            && !cx.preceded_by_org(i)
-                        {
-                            push(found, i, j, UNANCHORED_PAIR);
-                            i = j + 1;
-                            continue;
-                        }
-                    }
-                    if !cx.followed_by_org(i) && !cx.preceded_by_org(i) && !cx.after_determiner(i) {
-                        let score = if f.sentence_start {
-                            UNANCHORED_LONE_SURNAME_START
-                        } else {
-                            UNANCHORED_LONE_SURNAME
-                        };
-                        push(found, i, i, score);
-                    }
-                } else if cx.is_initial(i)
-                    && i + 1 < n
-                    && cx.w[i + 1].shape == Shape::Capitalised
-                    && cx.info[i + 1].last
-                    && !cx.info[i + 1].common
-                {
-                    let gap = &s[w.end..cx.w[i + 1].start];
-                    if gap == ". " || gap == "." {
-                        push(found, i, i + 1, UNANCHORED_SHAPE);
-                        i += 2;
-                        continue;
-                    }
-                }
-            }
-            Shape::Lower => {
-                // Chat: `tobias meier`, also with a surname that is a word too (`tobias koch`):
-                // after an unambiguous given name it is the surname, as in `Tobias Koch`.
-                if f.first
-                    && !f.stop
-                    && !f.common
-                    && i + 1 < n
-                    && cx.info[i + 1].joined
-                    && cx.w[i + 1].shape == Shape::Lower
-                    && cx.info[i + 1].last
-                    && !cx.info[i + 1].stop
-                {
-                    push(found, i, i + 1, UNANCHORED_SHAPE);
-                    i += 2;
-                    continue;
-                }
-                // Chat in lower case: `… war der zeuge. carmen saß im auto`: a given name
-                // opening a sentence, where sentences start in lower case.
-                if f.first
-                    && !f.stop
-                    && !f.common
-                    && f.sentence_start
-                    && cx.low(i).chars().count() >= 4
-                    && i + 1 < n
-                    && cx.info[i + 1].joined
-                    && cx.w[i + 1].shape == Shape::Lower
-                    && cx.previous_sentence_in_lower_case(i)
-                {
-                    push(found, i, i, UNANCHORED_LONE_FIRST_SURNAME);
-                } else if f.first && !f.stop && !f.common && cx.lone_lower_chat_name(i) {
-                    // `kannst du anna bitte zurückrufen`: a given name inside a line typed in
-                    // lower case throughout.
-                    push(found, i, i, UNANCHORED_LONE_FIRST);
-                }
-            }
-            Shape::Uncased => {
-                // A name in a script without case inside Latin text: `فداء بلقرن`.
-                let mut j = i;
-                while j + 1 < n && cx.w[j + 1].shape == Shape::Uncased && cx.info[j + 1].joined {
-                    j += 1;
-                }
-                if j - i < 4 {
-                    push(found, i, j, UNANCHORED_UNCASED);
-                }
-                i = j + 1;
-                continue;
-            }
-            Shape::Upper => {}
-        }
-        i += 1;
+        // Each step returns the word after a name it took whole, `None` to go on by one word.
+        let next = match w.shape {
+            Shape::Capitalised | Shape::Other => capitalised(cx, i, found),
+            Shape::Lower => lower_case_chat(cx, i, found),
+            Shape::Uncased => Some(uncased_run(cx, i, found)),
+            Shape::Upper => None,
+        };
+        i = next.unwrap_or(i + 1);
     }
+    names_before_speech(cx, found);
+}
 
-    // Names followed by a verb of saying: `Müller sagte`.
-    for i in 0..n.saturating_sub(1) {
+/// A name opening at the capitalised word `i`; the first reading whose trigger matches
+/// decides.
+fn capitalised(cx: &Ctx<'_>, i: usize, found: &mut Found) -> Option<usize> {
+    let n = cx.w.len();
+    let f = &cx.info[i];
+    if f.first && !f.common {
+        given_name_first(cx, i, found)
+    } else if f.first
+        && f.common
+        && i + 1 < n
+        && cx.info[i + 1].joined
+        && cx.w[i + 1].shape == Shape::Capitalised
+        && (cx.info[i + 1].last && !cx.info[i + 1].common)
+    {
+        // `Frank Becker`, `Mark Twain`: ambiguous given name + known surname.
+        push(found, i, i + 1, UNANCHORED_PAIR);
+        Some(i + 2)
+    } else if f.last && !f.common && !f.stop {
+        surname_first(cx, i, found)
+    } else if cx.is_initial(i)
+        && i + 1 < n
+        && cx.w[i + 1].shape == Shape::Capitalised
+        && cx.info[i + 1].last
+        && !cx.info[i + 1].common
+    {
+        // `A. Schmidt`: an initial and a known surname.
+        let gap = &cx.s[cx.w[i].end..cx.w[i + 1].start];
+        if gap == ". " || gap == "." {
+            push(found, i, i + 1, UNANCHORED_SHAPE);
+            return Some(i + 2);
+        }
+        None
+    } else {
+        None
+    }
+}
+
+/// Given name (+ given names) + surname at word `i`, or a lone given name (not a pet's).
+fn given_name_first(cx: &Ctx<'_>, i: usize, found: &mut Found) -> Option<usize> {
+    let j = cx.extend(i, Mode::Prose, 5)?;
+    if j > i {
+        let sur_ok = cx.info[j].last || cx.info[j].first || !cx.noun_like(j);
+        if sur_ok && !cx.followed_by_org(j) && !cx.preceded_by_org(i) {
+            push(found, i, j, UNANCHORED_FULL);
+            return Some(j + 1);
+        }
+    } else if !(cx.followed_by_org(i)
+        || cx.preceded_by_org(i)
+        || cx.after_determiner(i)
+        || (i > 0 && cx.has(i - 1, F_PET)))
+    {
+        let f = &cx.info[i];
+        let score = if f.last && !f.sentence_start {
+            UNANCHORED_LONE_FIRST_SURNAME
+        } else {
+            UNANCHORED_LONE_FIRST
+        };
+        push(found, i, i, score);
+    }
+    None
+}
+
+/// A known surname at word `i`: inverted `Schmidt, Anna`, family name first, or alone.
+fn surname_first(cx: &Ctx<'_>, i: usize, found: &mut Found) -> Option<usize> {
+    let (s, n) = (cx.s, cx.w.len());
+    let (f, w) = (&cx.info[i], cx.w[i]);
+    // Inverted `Schmidt, Anna`.
+    if i + 1 < n
+        && s[w.end..cx.w[i + 1].start] == *", "
+        && cx.info[i + 1].first
+        && cx.w[i + 1].shape == Shape::Capitalised
+    {
+        let after = s[cx.w[i + 1].end..].trim_start_matches(' ');
+        if after.is_empty() || after.starts_with(['\n', ';', ')', '.']) || after.starts_with(',') {
+            push(found, i, i + 1, UNANCHORED_FULL);
+            return Some(i + 2);
+        }
+    }
+    // Family name first, given names after: `Nguyen Van Minh`.
+    if let Some(j) = cx.extend(i, Mode::Prose, 4) {
+        // Given names after it, no particle, no surname-only or common word
+        // (`Jones House`, `Pont del Diable` are places).
+        let given = (i + 1..=j).any(|x| cx.info[x].first);
+        let plain = (i + 1..=j).all(|x| {
+            let g = &cx.info[x];
+            cx.w[x].shape == Shape::Capitalised && (g.first || !(g.last || g.common || g.stop))
+        });
+        if j > i && given && plain && !cx.followed_by_org(j) && !cx.preceded_by_org(i) {
+            push(found, i, j, UNANCHORED_PAIR);
+            return Some(j + 1);
+        }
+    }
+    if !cx.followed_by_org(i) && !cx.preceded_by_org(i) && !cx.after_determiner(i) {
+        let score = if f.sentence_start {
+            UNANCHORED_LONE_SURNAME_START
+        } else {
+            UNANCHORED_LONE_SURNAME
+        };
+        push(found, i, i, score);
+    }
+    None
+}
+
+/// Lower-case chat names at word `i`.
+fn lower_case_chat(cx: &Ctx<'_>, i: usize, found: &mut Found) -> Option<usize> {
+    let n = cx.w.len();
+    let f = &cx.info[i];
+    // Chat: `tobias meier`, also with a surname that is a word too (`tobias koch`):
+    // after an unambiguous given name it is the surname, as in `Tobias Koch`.
+    if f.first
+        && !f.stop
+        && !f.common
+        && i + 1 < n
+        && cx.info[i + 1].joined
+        && cx.w[i + 1].shape == Shape::Lower
+        && cx.info[i + 1].last
+        && !cx.info[i + 1].stop
+    {
+        push(found, i, i + 1, UNANCHORED_SHAPE);
+        return Some(i + 2);
+    }
+    // Chat in lower case: `… war der zeuge. carmen saß im auto`: a given name
+    // opening a sentence, where sentences start in lower case.
+    if f.first
+        && !f.stop
+        && !f.common
+        && f.sentence_start
+        && cx.low(i).chars().count() >= 4
+        && i + 1 < n
+        && cx.info[i + 1].joined
+        && cx.w[i + 1].shape == Shape::Lower
+        && cx.previous_sentence_in_lower_case(i)
+    {
+        push(found, i, i, UNANCHORED_LONE_FIRST_SURNAME);
+    } else if f.first && !f.stop && !f.common && cx.lone_lower_chat_name(i) {
+        // `kannst du anna bitte zurückrufen`: a given name inside a line typed in
+        // lower case throughout.
+        push(found, i, i, UNANCHORED_LONE_FIRST);
+    }
+    None
+}
+
+/// A name in a script without case inside Latin text: `فداء بلقرن`. Returns the word
+/// after the run of uncased words starting at `i`.
+fn uncased_run(cx: &Ctx<'_>, i: usize, found: &mut Found) -> usize {
+    let n = cx.w.len();
+    let mut j = i;
+    while j + 1 < n && cx.w[j + 1].shape == Shape::Uncased && cx.info[j + 1].joined {
+        j += 1;
+    }
+    if j - i < 4 {
+        push(found, i, j, UNANCHORED_UNCASED);
+    }
+    j + 1
+}
+
+/// Names followed by a verb of saying: `Müller sagte`.
+fn names_before_speech(cx: &Ctx<'_>, found: &mut Found) {
+    for i in 0..cx.w.len().saturating_sub(1) {
         if cx.has(i + 1, F_SPEECH) && cx.info[i + 1].joined && cx.w[i].shape == Shape::Capitalised {
             let f = &cx.info[i];
             let article = i > 0 && cx.info[i - 1].stop && cx.info[i].joined;
