@@ -294,10 +294,9 @@ fn drop_features(full: &Features, out: &mut Features, salt: u64, per_mille: u32)
     }
 }
 
-/// Trains the averaged perceptron on `docs`.
-pub fn train(docs: &[Document], cfg: Config) -> Model {
-    let mask = (1u32 << cfg.log2) - 1;
-    let mut data: Vec<(Features, Vec<u8>)> = Vec::with_capacity(docs.len());
+/// The features and gold labels of every document that has a word the tagger judges.
+fn labelled_features(docs: &[Document], mask: u32) -> Vec<(Features, Vec<u8>)> {
+    let mut data = Vec::with_capacity(docs.len());
     for d in docs {
         let text = Text::new(&d.text);
         let mut f = Features::default();
@@ -308,6 +307,31 @@ pub fn train(docs: &[Document], cfg: Config) -> Model {
         let gold = gold_labels(&text, &d.spans, &f);
         data.push((f, gold));
     }
+    data
+}
+
+/// Per word, the label scores under the current weights `w` (`None` for words that are `O` by
+/// construction), into `em`.
+fn emissions(f: &Features, w: &[f32], em: &mut Vec<Option<[f32; LABELS]>>) {
+    em.clear();
+    em.extend((0..f.spans.len()).map(|i| {
+        f.of(i).map(|fs| {
+            let mut e = [0f32; LABELS];
+            for &x in fs {
+                let row = &w[x as usize * LABELS..x as usize * LABELS + LABELS];
+                for (a, b) in e.iter_mut().zip(row) {
+                    *a += b;
+                }
+            }
+            e
+        })
+    }));
+}
+
+/// Trains the averaged perceptron on `docs`.
+pub fn train(docs: &[Document], cfg: Config) -> Model {
+    let mask = (1u32 << cfg.log2) - 1;
+    let data = labelled_features(docs, mask);
     let nw = (1usize << cfg.log2) * LABELS;
     let nt = (LABELS + 1) * LABELS;
     let mut w = vec![0f32; nw];
@@ -333,19 +357,7 @@ pub fn train(docs: &[Document], cfg: Config) -> Model {
             } else {
                 full
             };
-            em.clear();
-            em.extend((0..f.spans.len()).map(|i| {
-                f.of(i).map(|fs| {
-                    let mut e = [0f32; LABELS];
-                    for &x in fs {
-                        let row = &w[x as usize * LABELS..x as usize * LABELS + LABELS];
-                        for (a, b) in e.iter_mut().zip(row) {
-                            *a += b;
-                        }
-                    }
-                    e
-                })
-            }));
+            emissions(f, &w, &mut em);
             let pred = viterbi(&em, &t);
             if pred != *gold {
                 for i in 0..gold.len() {
