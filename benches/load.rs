@@ -37,9 +37,14 @@ use std::time::{Duration, Instant};
 #[allow(dead_code)]
 mod prose;
 
+#[path = "support/external.rs"]
+mod external;
+
 const EMAIL: &str = "maria.keller@example.org";
 const IBAN: &str = "DE89370400440532013000";
 const STREAM_EVENTS: usize = 40;
+/// The upstream's chat completion: both tokens are the first values of every bench body.
+const CHAT_REPLY: &str = r#"{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Ich schreibe an [[EMAIL_1]] wegen [[IBAN_1]]."},"finish_reason":"stop"}]}"#;
 
 // ------------------------------------------------------------------------------------------
 // Fast upstream
@@ -61,7 +66,7 @@ fn upstream_conn(stream: TcpStream) {
         return;
     };
     let mut r = BufReader::with_capacity(256 * 1024, stream);
-    let json_reply = r#"{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Ich schreibe an [[EMAIL_1]] wegen [[IBAN_1]]."},"finish_reason":"stop"}]}"#;
+    let json_reply = CHAT_REPLY;
     let plain = format!(
         "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{}",
         json_reply.len(),
@@ -465,6 +470,10 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
+fn us(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -674,35 +683,134 @@ fn main() {
         * scale;
     let n = |k: usize| ((k as f64 * scale) as usize).max(3);
 
+    let bodies = Bodies {
+        sparse: chat_body(2000, false),
+        dense: dense_body(),
+        large: chat_body(100_000, false),
+    };
+    if std::env::var(IN_PROCESS_ENV).is_ok_and(|v| v == "1") {
+        in_process_phases(&bodies, secs, &n);
+    } else {
+        external_phases(&bodies, secs);
+    }
+    streaming_phase(&n);
+}
+
+/// The request bodies of the latency and throughput phases.
+struct Bodies {
+    /// A 2 KB chat request with a few values.
+    sparse: String,
+    /// A 2 KB chat request with about 80 values.
+    dense: String,
+    /// A 100 000-code-point chat request.
+    large: String,
+}
+
+/// The environment variable that drives the latency and throughput phases with this bench's
+/// own client and upstream instead of wrk and nginx: a profile aid (the client's CPU on the same
+/// two cores pulls the throughput ratio towards 1).
+const IN_PROCESS_ENV: &str = "TARNKAPPE_LOAD_INPROCESS";
+
+/// The figures the issue's goals are stated in: wrk as the client, nginx as the upstream.
+fn external_phases(bodies: &Bodies, secs: f64) {
+    let secs = secs.ceil().max(1.0); // wrk runs whole seconds
+    let scratch = external::Scratch::new();
+    let up = free_addr();
+    let _nginx = external::Nginx::start(&scratch, up, CHAT_REPLY);
+    wait_listening(up, "nginx");
+    let t = Targets {
+        up,
+        bare: start_bare(up),
+        proxy: start_proxy(up),
+    };
+    println!(
+        "Tarnkappe proxy load bench (client: wrk; upstream: nginx answering a fixed chat completion; bare: empty pingora ProxyHttp, 2 threads; proxy: the tarnkappe binary of this build profile)"
+    );
+    for body in [&bodies.sparse, &bodies.dense, &bodies.large] {
+        // every reply through the proxy is restored (Conn checks): wrk cannot look at bodies
+        Conn::new(t.proxy.addr, true).request(&request_bytes(t.proxy.addr, body));
+    }
+    for (label, body, big) in [
+        ("sparse 2 KB", &bodies.sparse, false),
+        ("dense 2 KB", &bodies.dense, false),
+        ("100000 code points", &bodies.large, true),
+    ] {
+        let one = |target| external::wrk(&scratch, target, body, 1, 1, secs);
+        let (direct, bare, proxied) = (one(t.up), one(t.bare.addr), one(t.proxy.addr));
+        println!("{label} ({} B), 1 connection, {secs:.1} s each", body.len());
+        println!(
+            "  p50: direct {:.0} µs, bare {:.0} µs, proxied {:.0} µs; added over bare {:+.0} µs (p99 bare {:.0} µs, proxied {:.0} µs)",
+            us(direct.p50),
+            us(bare.p50),
+            us(proxied.p50),
+            us(proxied.p50) - us(bare.p50),
+            us(bare.p99),
+            us(proxied.p99),
+        );
+        if big {
+            continue;
+        }
+        let conns = 32;
+        let many = |target, pid: Option<u32>| {
+            let cpu0 = pid.map_or(0, cpu_ticks);
+            let run = external::wrk(&scratch, target, body, conns, 2, secs);
+            let cpu = pid.map_or(0, cpu_ticks) - cpu0;
+            let cpu_us = cpu as f64 / clock_ticks_per_second() * 1e6 / run.requests.max(1) as f64;
+            (run.requests_per_second, cpu_us)
+        };
+        let (direct, _) = many(t.up, None);
+        let (bare, bare_cpu) = many(t.bare.addr, Some(t.bare.child.id()));
+        let (proxied, proxy_cpu) = many(t.proxy.addr, Some(t.proxy.child.id()));
+        println!("{label}, {conns} connections (2 wrk threads), {secs:.1} s each");
+        println!(
+            "  req/s: direct {direct:.0}, bare {bare:.0}, proxied {proxied:.0}; proxied / bare {:.2}; CPU per request: bare {bare_cpu:.0} µs, proxy {proxy_cpu:.0} µs",
+            proxied / bare
+        );
+    }
+}
+
+/// The bench's own client against its own upstream (`TARNKAPPE_LOAD_INPROCESS=1`).
+fn in_process_phases(bodies: &Bodies, secs: f64, n: &dyn Fn(usize) -> usize) {
     let up = start_upstream();
     let t = Targets {
         up,
         bare: start_bare(up),
         proxy: start_proxy(up),
     };
-    let sparse = chat_body(2000, false);
-    let dense = dense_body();
-    let large = chat_body(100_000, false);
     println!(
-        "Tarnkappe proxy load bench (upstream: local Rust responder; bare: empty pingora ProxyHttp; proxy: the tarnkappe binary of this build profile)"
+        "Tarnkappe proxy load bench, in-process client (upstream: local Rust responder; bare: empty pingora ProxyHttp; proxy: the tarnkappe binary of this build profile)"
     );
-
     latency(
         "1 connection, sparse 2 KB chat request",
         &t,
-        &sparse,
+        &bodies.sparse,
         n(3000),
     );
-    latency("1 connection, dense 2 KB chat request", &t, &dense, n(3000));
+    latency(
+        "1 connection, dense 2 KB chat request",
+        &t,
+        &bodies.dense,
+        n(3000),
+    );
     latency(
         "1 connection, 100000-code-point request",
         &t,
-        &large,
+        &bodies.large,
         n(200),
     );
-    load("sparse 2 KB", &t, &sparse, secs);
-    load("dense 2 KB", &t, &dense, secs);
+    load("sparse 2 KB", &t, &bodies.sparse, secs);
+    load("dense 2 KB", &t, &bodies.dense, secs);
+}
 
+/// Time to first byte and per chunk of an SSE reply (wrk cannot see either): this bench's
+/// client against its own upstream, which writes every event on its own.
+fn streaming_phase(n: &dyn Fn(usize) -> usize) {
+    let up = start_upstream();
+    let t = Targets {
+        up,
+        bare: start_bare(up),
+        proxy: start_proxy(up),
+    };
     let sbody = chat_body(2000, true);
     let (dt, dc) = streaming("direct", up, &request_bytes(up, &sbody), n(500));
     let (bt, bc) = streaming(
@@ -717,7 +825,6 @@ fn main() {
         &request_bytes(t.proxy.addr, &sbody),
         n(500),
     );
-    let us = |d: Duration| d.as_secs_f64() * 1e6;
     println!("streaming: SSE, {STREAM_EVENTS} events per reply, each its own write");
     println!(
         "  TTFB medians: direct {:.3} ms, bare {:.3} ms, proxied {:.3} ms; per chunk: direct {:.1} µs, bare {:.1} µs, proxied {:.1} µs",
