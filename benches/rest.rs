@@ -1,5 +1,5 @@
 //! The REST path end to end: `POST /api/v1/anonymize` with 100 000 code points of generated
-//! German prose (and of a generated CSV export) against the real binary (bench profile) over
+//! German prose (sparse, and dense: about 2,000 values) and of a generated CSV export against the real binary (bench profile) over
 //! loopback, one keep-alive connection, a minimal HTTP/1.1 client written here so that the
 //! client's own cost stays out of the figure. Reported beside the engine alone
 //! (`tokens::anonymize` in this process) on the same text: the difference is what HTTP, JSON,
@@ -17,7 +17,7 @@ use tarnkappe::tokens::anonymize;
 
 #[path = "support/prose.rs"]
 mod prose;
-use prose::{csv, prose};
+use prose::{csv, dense_prose, prose};
 
 const KEY: &str = "bench-key";
 
@@ -154,6 +154,9 @@ fn main() {
     let detector = Detector::new();
     if "prose_100k".contains(filter.as_str()) {
         measure("prose_100k", &server, &detector, &prose(100_000), runs);
+    }
+    if "dense_100k".contains(filter.as_str()) {
+        measure("dense_100k", &server, &detector, &dense_prose(100_000), runs);
     }
     if "csv_100k".contains(filter.as_str()) {
         measure("csv_100k", &server, &detector, &csv(100_000), runs);

@@ -95,11 +95,23 @@ fn sentence_with_entity(r: &mut Rng) -> String {
 
 /// German prose of exactly `chars` code points, about one entity per 250 characters.
 pub fn prose(chars: usize) -> String {
+    prose_with(chars, 3)
+}
+
+/// German prose of exactly `chars` code points in which every sentence holds values: about one
+/// entity per 50 characters, the density of prompts that paste customer correspondence.
+#[allow(dead_code)] // the other benches include this file too
+pub fn dense_prose(chars: usize) -> String {
+    prose_with(chars, 1)
+}
+
+/// Prose in which one sentence in `every` holds values; the others are filler.
+fn prose_with(chars: usize, every: u64) -> String {
     let mut r = Rng(0x9E37_79B9_7F4A_7C15);
     let mut out = String::with_capacity(chars * 2);
     let mut count = 0;
     while count < chars {
-        let piece = if r.next().is_multiple_of(3) {
+        let piece = if r.next().is_multiple_of(every) {
             sentence_with_entity(&mut r)
         } else {
             r.pick(FILLER).to_owned()
