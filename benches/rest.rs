@@ -156,7 +156,13 @@ fn main() {
         measure("prose_100k", &server, &detector, &prose(100_000), runs);
     }
     if "dense_100k".contains(filter.as_str()) {
-        measure("dense_100k", &server, &detector, &dense_prose(100_000), runs);
+        measure(
+            "dense_100k",
+            &server,
+            &detector,
+            &dense_prose(100_000),
+            runs,
+        );
     }
     if "csv_100k".contains(filter.as_str()) {
         measure("csv_100k", &server, &detector, &csv(100_000), runs);

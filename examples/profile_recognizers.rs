@@ -1,5 +1,6 @@
 //! Times each recognizer alone over generated prose (a development aid for the bench).
-//! `cargo run --release --example profile_recognizers [FILE]`
+//! `cargo run --release --example profile_recognizers [FILE | --dense]` (`--dense`: the REST
+//! bench's dense prose, a value in every sentence)
 //!
 //! `… profile_recognizers -- --dump OUT` writes instead the findings on the bench's two texts
 //! (100k code points of prose and of CSV), one per line, so that a speed change can be shown
@@ -59,7 +60,8 @@ fn main() {
         }
         _ => {}
     }
-    let text = match std::env::args().nth(1) {
+    let text = match std::env::args().nth(1).as_deref() {
+        Some("--dense") => prose::dense_prose(100_000),
         Some(path) => std::fs::read_to_string(path).unwrap_or_default(),
         None => prose::prose(100_000),
     };
