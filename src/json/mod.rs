@@ -51,6 +51,35 @@ impl Node {
         }
     }
 
+    /// The member `key` of an object with its index among the members (the member `get`
+    /// finds).
+    pub fn member_mut(&mut self, key: &str) -> Option<(usize, &mut Node)> {
+        match self {
+            Node::Obj(members) => members
+                .iter_mut()
+                .enumerate()
+                .find(|(_, (k, _))| k == key)
+                .map(|(i, (_, v))| (i, v)),
+            _ => None,
+        }
+    }
+
+    /// The member indices that lead from this object along `keys` (each the member `get`
+    /// finds).
+    pub fn member_path(&self, keys: &[&str]) -> Option<Vec<usize>> {
+        let mut node = self;
+        let mut path = Vec::with_capacity(keys.len());
+        for key in keys {
+            let Node::Obj(members) = node else {
+                return None;
+            };
+            let i = members.iter().position(|(k, _)| k == key)?;
+            path.push(i);
+            node = &members[i].1;
+        }
+        Some(path)
+    }
+
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Node::Str(s) => Some(s),
