@@ -28,17 +28,17 @@ const REPLY_SKIP: &[&str] = &[
     "done_reason",
 ];
 
-/// Restores every token of `ex` in a whole reply document (or event), except in structural
+/// Restores every token of `restorer` in a whole reply document (or event), except in structural
 /// values and in the strings at the positions in `handled` (already restored by a stream
 /// channel: see [`EventRestore`]).
-pub fn restore_tree(node: &mut Node, ex: &TolerantRestorer, handled: &[Vec<usize>]) {
-    restore_walk(node, ex, false, handled, &mut Vec::new());
+pub fn restore_tree(node: &mut Node, restorer: &TolerantRestorer, handled: &[Vec<usize>]) {
+    restore_walk(node, restorer, false, handled, &mut Vec::new());
 }
 
 /// `at` is the position of `node`, kept up to date as the walk descends.
 fn restore_walk(
     node: &mut Node,
-    ex: &TolerantRestorer,
+    restorer: &TolerantRestorer,
     json_source: bool,
     handled: &[Vec<usize>],
     at: &mut Vec<usize>,
@@ -46,7 +46,7 @@ fn restore_walk(
     match node {
         Node::Str(s) => {
             if !handled.contains(at) {
-                if let Some(r) = ex.restored(s, json_source) {
+                if let Some(r) = restorer.restored(s, json_source) {
                     *s = r;
                 }
             }
@@ -54,7 +54,7 @@ fn restore_walk(
         Node::Arr(items) => {
             for (i, item) in items.iter_mut().enumerate() {
                 at.push(i);
-                restore_walk(item, ex, json_source, handled, at);
+                restore_walk(item, restorer, json_source, handled, at);
                 at.pop();
             }
         }
@@ -68,11 +68,11 @@ fn restore_walk(
                 }
                 let js = matches!(value, Node::Str(_)) && (k == "arguments" || k == "partial_json");
                 // a token used as a key (`{"[[EMAIL_1]]": "top"}` in tool input, JSON content)
-                if let Some(restored_key) = ex.restored(k, false) {
+                if let Some(restored_key) = restorer.restored(k, false) {
                     *key = restored_key;
                 }
                 at.push(i);
-                restore_walk(value, ex, js, handled, at);
+                restore_walk(value, restorer, js, handled, at);
                 at.pop();
             }
         }
@@ -144,7 +144,7 @@ impl Channels {
     /// Restores `text` through channel `key` (created on first use).
     pub fn push(
         &mut self,
-        ex: &Arc<TolerantRestorer>,
+        restorer: &Arc<TolerantRestorer>,
         key: &str,
         json_source: bool,
         text: &str,
@@ -152,7 +152,7 @@ impl Channels {
         if let Some((_, r)) = self.list.iter_mut().find(|(k, _)| k == key) {
             return r.push(text);
         }
-        let mut r = StreamRestorer::new(ex.clone(), json_source);
+        let mut r = StreamRestorer::new(restorer.clone(), json_source);
         let out = r.push(text);
         self.list.push((key.to_owned(), r));
         out

@@ -87,8 +87,8 @@ enum Step {
 
 impl TolerantRestorer {
     pub fn new(entries: &[MappingEntry]) -> TolerantRestorer {
-        let mut ex = TolerantRestorer::default();
-        ex.values.reserve(entries.len());
+        let mut restorer = TolerantRestorer::default();
+        restorer.values.reserve(entries.len());
         for e in entries {
             let Some(inner) = e
                 .token
@@ -101,20 +101,21 @@ impl TolerantRestorer {
                 continue;
             };
             let Ok(n) = num.parse::<u64>() else { continue };
-            ex.values
+            restorer
+                .values
                 .entry((prefix.to_owned(), n))
                 .or_insert_with(|| e.value.clone());
-            ex.longest_prefix = ex.longest_prefix.max(prefix.len());
+            restorer.longest_prefix = restorer.longest_prefix.max(prefix.len());
             if let Some(&b) = prefix.as_bytes().first() {
                 if b.is_ascii_uppercase() {
-                    ex.first_letters[(b - b'A') as usize] = true;
+                    restorer.first_letters[(b - b'A') as usize] = true;
                 }
             }
-            if !ex.prefixes.contains(prefix) {
-                ex.prefixes.insert(prefix.to_owned());
+            if !restorer.prefixes.contains(prefix) {
+                restorer.prefixes.insert(prefix.to_owned());
             }
         }
-        ex
+        restorer
     }
 
     pub fn is_empty(&self) -> bool {
@@ -348,7 +349,7 @@ fn bare_boundary_before(before: Option<u8>, before2: Option<u8>) -> bool {
 mod tests {
     use super::*;
 
-    fn ex() -> TolerantRestorer {
+    fn restorer() -> TolerantRestorer {
         TolerantRestorer::new(&[
             MappingEntry {
                 token: "[[NAME_1]]".into(),
@@ -365,7 +366,7 @@ mod tests {
 
     #[test]
     fn canonical_and_tolerant_forms() {
-        let e = ex();
+        let e = restorer();
         let cases = [
             ("Hi [[NAME_1]]!", "Hi Jörg \"J\" Maier!"),
             ("[NAME_1]", "Jörg \"J\" Maier"),
@@ -386,7 +387,7 @@ mod tests {
 
     #[test]
     fn never_touches_foreign_or_non_boundary() {
-        let e = ex();
+        let e = restorer();
         for input in [
             "[[NAME_2]]",
             "[[EMAIL_1]]",
@@ -406,7 +407,7 @@ mod tests {
 
     #[test]
     fn forms_the_client_wrote_are_restored_only_canonically() {
-        let mut e = ex();
+        let mut e = restorer();
         e.note_client_text("Vorlage: **NAME_1** und [EMAIL_12], sonst nichts");
         for kept in [
             "NAME_1",
@@ -420,7 +421,7 @@ mod tests {
         assert_eq!(e.restore("[[NAME_1]]", false), "Jörg \"J\" Maier");
         assert_eq!(e.restore("[[EMAIL_12]]", false), "a@b.de");
         // a token the client wrote no form of keeps its tolerant restore
-        let mut e = ex();
+        let mut e = restorer();
         e.note_client_text("[NAME_1]");
         assert_eq!(e.restore("EMAIL_12", false), "a@b.de");
     }
@@ -430,7 +431,7 @@ mod tests {
         let filler = "Sehr geehrte Damen und Herren, bitte prüfen Sie den Vorgang. ".repeat(20);
         // the widest form: escaped openers, two spaces, lower case, escaped underscore
         let wide = format!("{filler}\\[\\[  name\\_1  \\]\\] {filler}");
-        let mut e = ex();
+        let mut e = restorer();
         e.note_client_text(&wide);
         assert_eq!(e.restore("[NAME_1]", false), "[NAME_1]", "noted: kept");
         assert_eq!(
@@ -440,12 +441,12 @@ mod tests {
         );
         // underscores of other words before it, and a bare form right after one
         let snake = format!("{filler}my_var and_more_EMAIL_12 x_EMAIL_12 {filler}EMAIL_12.");
-        let mut e = ex();
+        let mut e = restorer();
         e.note_client_text(&snake);
         assert_eq!(e.restore("[EMAIL_12]", false), "[EMAIL_12]");
         assert_eq!(e.restore("[NAME_1]", false), "Jörg \"J\" Maier");
         // no underscore at all: nothing noted
-        let mut e = ex();
+        let mut e = restorer();
         e.note_client_text(&format!("{filler}[[NAME 1]] EMAIL12"));
         assert_eq!(e.restore("[NAME_1]", false), "Jörg \"J\" Maier");
         assert_eq!(e.restore("EMAIL_12", false), "a@b.de");
@@ -453,7 +454,7 @@ mod tests {
 
     #[test]
     fn restored_is_none_exactly_when_nothing_changes() {
-        let e = ex();
+        let e = restorer();
         assert_eq!(e.restored("Hallo [[NAME 1]] und NAME1", false), None);
         assert_eq!(e.restored("snake_case ohne Token", false), None);
         assert_eq!(
@@ -468,7 +469,7 @@ mod tests {
 
     #[test]
     fn the_growth_budget_stops_restoring_and_says_so() {
-        let mut e = ex();
+        let mut e = restorer();
         // "Jörg \"J\" Maier" escapes to 17 bytes and replaces 10: 7 bytes of growth each
         e.limit_growth(20);
         let out = e.restore(&"[[NAME_1]]".repeat(4), false);
@@ -481,7 +482,7 @@ mod tests {
 
     #[test]
     fn json_escape_mode() {
-        let e = ex();
+        let e = restorer();
         assert_eq!(
             e.restore(r#"{"to":"[[NAME_1]]"}"#, true),
             r#"{"to":"Jörg \"J\" Maier"}"#
@@ -490,7 +491,7 @@ mod tests {
 
     #[test]
     fn scan_holds_back_partial_forms() {
-        let e = ex();
+        let e = restorer();
         for (input, held_from) in [
             ("Hi [[NA", 3),
             ("Hi [", 3),

@@ -136,10 +136,10 @@ impl MessagesStream {
 }
 
 impl StreamHandler for MessagesStream {
-    fn on_event(&mut self, ex: &Arc<TolerantRestorer>, mut ev: Node, out: &mut Vec<Node>) {
+    fn on_event(&mut self, restorer: &Arc<TolerantRestorer>, mut ev: Node, out: &mut Vec<Node>) {
         let kind = ev.str_of("type").unwrap_or("").to_owned();
         let index = ev.key_of("index").unwrap_or_else(|| "0".into());
-        let mut pass = EventRestore::new(ex);
+        let mut pass = EventRestore::new(restorer);
         match kind.as_str() {
             "content_block_delta" => {
                 let dk = ev
@@ -156,14 +156,14 @@ impl StreamHandler for MessagesStream {
                 }
             }
             "content_block_stop" => self.flush(&index, out),
-            "message_stop" | "error" | "message_delta" => self.on_end(ex, out),
+            "message_stop" | "error" | "message_delta" => self.on_end(restorer, out),
             _ => {}
         }
         pass.finish(&mut ev);
         out.push(ev);
     }
 
-    fn on_end(&mut self, _ex: &Arc<TolerantRestorer>, out: &mut Vec<Node>) {
+    fn on_end(&mut self, _restorer: &Arc<TolerantRestorer>, out: &mut Vec<Node>) {
         let open: Vec<String> = self.kinds.iter().map(|(k, _)| k.clone()).collect();
         for index in open {
             self.flush(&index, out);

@@ -45,14 +45,14 @@ struct NdjsonStream {
 }
 
 impl StreamHandler for NdjsonStream {
-    fn on_event(&mut self, ex: &Arc<TolerantRestorer>, ev: Node, out: &mut Vec<Node>) {
-        let Some(mut ev) = self.pass_error(ex, ev, out) else {
+    fn on_event(&mut self, restorer: &Arc<TolerantRestorer>, ev: Node, out: &mut Vec<Node>) {
+        let Some(mut ev) = self.pass_error(restorer, ev, out) else {
             return;
         };
         if let Some(m) = ev.get("model") {
             self.model = Some(m.clone());
         }
-        let mut pass = EventRestore::new(ex);
+        let mut pass = EventRestore::new(restorer);
         let finished = matches!(ev.get("done"), Some(Node::Bool(true)));
         if let Some((m, msg)) = ev.member_mut("message") {
             for f in ["content", "thinking"] {
@@ -97,7 +97,7 @@ impl StreamHandler for NdjsonStream {
         out.push(ev);
     }
 
-    fn on_end(&mut self, _ex: &Arc<TolerantRestorer>, out: &mut Vec<Node>) {
+    fn on_end(&mut self, _restorer: &Arc<TolerantRestorer>, out: &mut Vec<Node>) {
         for (chan, tail) in self.chans.finish_prefix("") {
             let mut line = Node::Obj(Vec::new());
             if let Some(m) = &self.model {

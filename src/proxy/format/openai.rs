@@ -290,15 +290,15 @@ fn append_arguments(call: &mut Node, extra: &Node) {
 }
 
 impl StreamHandler for ChatStream {
-    fn on_event(&mut self, ex: &Arc<TolerantRestorer>, ev: Node, out: &mut Vec<Node>) {
-        let Some(mut ev) = self.pass_error(ex, ev, out) else {
+    fn on_event(&mut self, restorer: &Arc<TolerantRestorer>, ev: Node, out: &mut Vec<Node>) {
+        let Some(mut ev) = self.pass_error(restorer, ev, out) else {
             return;
         };
         self.template = ["id", "object", "created", "model", "system_fingerprint"]
             .iter()
             .filter_map(|k| ev.get(k).map(|v| ((*k).to_owned(), v.clone())))
             .collect();
-        let mut pass = EventRestore::new(ex);
+        let mut pass = EventRestore::new(restorer);
         if let Some((c, Node::Arr(choices))) = ev.member_mut("choices") {
             for (i, choice) in choices.iter_mut().enumerate() {
                 self.choice(&mut pass, choice, &[c, i]);
@@ -308,7 +308,7 @@ impl StreamHandler for ChatStream {
         out.push(ev);
     }
 
-    fn on_end(&mut self, _ex: &Arc<TolerantRestorer>, out: &mut Vec<Node>) {
+    fn on_end(&mut self, _restorer: &Arc<TolerantRestorer>, out: &mut Vec<Node>) {
         let tails = self.chans.finish_prefix("");
         let mut by_choice: Vec<(String, Vec<(String, String)>)> = Vec::new();
         for (key, tail) in tails {
@@ -370,16 +370,16 @@ impl ResponsesStream {
 }
 
 impl StreamHandler for ResponsesStream {
-    fn on_event(&mut self, ex: &Arc<TolerantRestorer>, mut ev: Node, out: &mut Vec<Node>) {
+    fn on_event(&mut self, restorer: &Arc<TolerantRestorer>, mut ev: Node, out: &mut Vec<Node>) {
         let kind = ev.str_of("type").unwrap_or("").to_owned();
         let seq = ev.get("sequence_number").and_then(|n| match n {
             Node::Num(s) => s.parse::<i64>().ok(),
             _ => None,
         });
         if kind == "error" || kind == "response.failed" {
-            self.on_end(ex, out);
+            self.on_end(restorer, out);
         }
-        let mut pass = EventRestore::new(ex);
+        let mut pass = EventRestore::new(restorer);
         if let Some(family) = kind.strip_suffix(".delta") {
             if matches!(ev.get("delta"), Some(Node::Str(_))) {
                 let key = responses_channel(&ev, family);
@@ -423,7 +423,7 @@ impl StreamHandler for ResponsesStream {
         out.push(ev);
     }
 
-    fn on_end(&mut self, _ex: &Arc<TolerantRestorer>, out: &mut Vec<Node>) {
+    fn on_end(&mut self, _restorer: &Arc<TolerantRestorer>, out: &mut Vec<Node>) {
         for (key, tail) in self.chans.finish_prefix("") {
             if let Some(extra) = self.synthetic(&key, tail, None) {
                 out.push(extra);
@@ -439,11 +439,11 @@ mod tests {
     use crate::proxy::restore::tests::restorer_of;
 
     fn run(handler: &mut dyn StreamHandler, events: &[&str]) -> Vec<String> {
-        let ex = restorer_of("[[EMAIL_1]]", "z@x.de");
+        let restorer = restorer_of("[[EMAIL_1]]", "z@x.de");
         let mut out = Vec::new();
         for ev in events {
             let node = json::parse(ev).expect("test event parses");
-            handler.on_event(&ex, node, &mut out);
+            handler.on_event(&restorer, node, &mut out);
         }
         out.iter().map(Node::to_json_string).collect()
     }
