@@ -154,6 +154,13 @@ mod tests {
         .unwrap()
     }
 
+    /// Keys with the given ids, each key all bytes of its id.
+    fn keys(ids: &[u8]) -> Vec<SealingKey> {
+        ids.iter()
+            .map(|&id| SealingKey { id, key: [id; 32] })
+            .collect()
+    }
+
     #[test]
     fn round_trip() {
         let s = sealer();
@@ -196,23 +203,9 @@ mod tests {
 
     #[test]
     fn older_keys_still_open_after_rotation() {
-        let old = Sealer::new(&[SealingKey {
-            id: 1,
-            key: [1; 32],
-        }])
-        .unwrap();
+        let old = Sealer::new(&keys(&[1])).unwrap();
         let rec = old.seal("i", "t", b"m");
-        let rotated = Sealer::new(&[
-            SealingKey {
-                id: 1,
-                key: [1; 32],
-            },
-            SealingKey {
-                id: 2,
-                key: [2; 32],
-            },
-        ])
-        .unwrap();
+        let rotated = Sealer::new(&keys(&[1, 2])).unwrap();
         assert_eq!(rotated.open("i", "t", &rec).unwrap(), b"m");
         assert_eq!(rotated.seal("i", "t", b"m")[1], 2);
         assert_eq!(
@@ -223,16 +216,7 @@ mod tests {
 
     #[test]
     fn an_older_key_can_be_chosen_to_seal() {
-        let keys = [
-            SealingKey {
-                id: 1,
-                key: [1; 32],
-            },
-            SealingKey {
-                id: 2,
-                key: [2; 32],
-            },
-        ];
+        let keys = keys(&[1, 2]);
         let s = Sealer::with_sealing_key(&keys, 1).unwrap();
         let rec = s.seal("i", "t", b"m");
         assert_eq!(rec[1], 1);
@@ -245,16 +229,7 @@ mod tests {
 
     #[test]
     fn keyed_hashes_follow_the_sealing_key_and_separate_parts() {
-        let keys = [
-            SealingKey {
-                id: 1,
-                key: [1; 32],
-            },
-            SealingKey {
-                id: 2,
-                key: [2; 32],
-            },
-        ];
+        let keys = keys(&[1, 2]);
         let a = Sealer::with_sealing_key(&keys, 1).unwrap();
         let same = Sealer::new(&keys[..1]).unwrap();
         let other = Sealer::new(&keys).unwrap();
