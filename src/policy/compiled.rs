@@ -31,7 +31,7 @@ const CONTEXT_AFTER: usize = 25;
 ///
 /// The automaton holds the terms ASCII-lowercased and searches an ASCII-lowercased copy of the
 /// text (same byte offsets), rather than using the automaton's own case folding: folded
-/// patterns defeat its SIMD prefilter, and the whole text was then walked byte by byte.
+/// patterns defeat its SIMD prefilter, and the whole text would be walked byte by byte.
 struct Terms {
     matcher: AhoCorasick,
     types: Vec<EntityType>,

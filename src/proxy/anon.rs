@@ -121,8 +121,8 @@ fn anonymize(
     let mut root = match json::parse_unique(text) {
         Ok(Some(root)) => root,
         Ok(None) => return Err(RewriteError::DuplicateMember),
-        // as before the check moved into the parser: a duplicate anywhere in the body is the
-        // reason given, even when the parser stopped earlier
+        // a duplicate anywhere in the body is the reason given, even when the parser stopped
+        // earlier: the refusal does not depend on how far parsing got
         Err(_) if crate::json::checks::has_duplicate_key(body) => {
             return Err(RewriteError::DuplicateMember)
         }

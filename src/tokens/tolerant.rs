@@ -31,7 +31,7 @@ const MAX_SPACES: usize = 2;
 const MAX_DIGITS: usize = 6;
 
 /// All known prefixes (every built-in type of `GET /entities`), to count unrestored foreign
-/// tokens: built once, not per exchange (18 hashed inserts per request before).
+/// tokens: built once for the process, since the set is the same for every exchange.
 static KNOWN_PREFIXES: LazyLock<HashSet<&'static str>> =
     LazyLock::new(|| EntityType::ALL.iter().map(|t| t.token_prefix()).collect());
 
@@ -53,8 +53,8 @@ pub struct RestoreCounts {
 /// The issued tokens of one exchange and the tolerant grammar over them.
 #[derive(Debug, Default)]
 pub struct TolerantRestorer {
-    /// `(PREFIX, number)` → value (aHash: built per exchange, 80 entries for a dense request,
-    /// where SipHash was most of the build).
+    /// `(PREFIX, number)` → value (aHash: the map is built per exchange, up to 80 entries for a
+    /// dense request, and SipHash would be most of that build).
     values: AHashMap<(String, u64), String>,
     /// Upper-case prefixes issued in this exchange.
     prefixes: AHashSet<String>,
