@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use pingora::listeners::TcpSocketOptions;
 use pingora::server::configuration::ServerConf;
-use pingora::server::{RunArgs, Server, ShutdownSignalWatch};
+use pingora::server::{RunArgs, Server};
 use pingora::services::listening::Service;
 use socket2::{Domain, Socket, Type};
 
@@ -50,13 +50,13 @@ pub enum StartError {
 }
 
 /// A server ready to run, and the claim on its port, held until it stops.
-pub struct Ready {
+pub(crate) struct Ready {
     pub server: Server,
     _claim: Claim,
 }
 
 /// Builds a ready-to-run server for `app`.
-pub fn build(app: Arc<App>) -> Result<Ready, StartError> {
+pub(crate) fn build(app: Arc<App>) -> Result<Ready, StartError> {
     let config = &app.config;
     let threads = config.server.threads.max(1);
     let per_thread = !config.server.work_stealing && threads > 1;
@@ -152,18 +152,6 @@ impl Claim {
 pub fn run(app: Arc<App>) -> Result<(), StartError> {
     let ready = build(app)?;
     ready.server.run(RunArgs::default());
-    Ok(())
-}
-
-/// Runs until `shutdown` fires; for embedding in tests and benches.
-pub fn run_with_signal(
-    app: Arc<App>,
-    shutdown: Box<dyn ShutdownSignalWatch>,
-) -> Result<(), StartError> {
-    let ready = build(app)?;
-    ready.server.run(RunArgs {
-        shutdown_signal: shutdown,
-    });
     Ok(())
 }
 
