@@ -15,22 +15,22 @@
 pub mod anon;
 pub(crate) mod conversation;
 pub(crate) mod ctx;
-pub mod embedded;
+pub(crate) mod embedded;
 pub(crate) mod fail;
 pub mod format;
-pub mod ndjson;
+pub(crate) mod ndjson;
 mod plan;
-pub mod policy;
+pub(crate) mod policy;
 pub(crate) mod prepare;
 pub(crate) mod refuse;
 pub mod reply;
 pub(crate) mod response;
 pub mod restore;
 pub(crate) mod rewrite;
-pub mod routes;
+pub(crate) mod routes;
 mod runs;
-pub mod sse;
+pub(crate) mod sse;
 pub(crate) mod upstream;
-pub mod walk;
+pub(crate) mod walk;
 
 pub use ctx::RequestCtx;

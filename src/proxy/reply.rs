@@ -17,9 +17,9 @@ use crate::json::{self, Node};
 use crate::tokens::{MappingEntry, TolerantRestorer};
 
 /// Bytes restoring may add per byte of the upstream's reply.
-pub const GROWTH_PER_BYTE: u64 = 16;
+pub(crate) const GROWTH_PER_BYTE: u64 = 16;
 /// Bytes restoring may add to any reply regardless of its size (one long value in a short reply).
-pub const GROWTH_ALLOWANCE: u64 = 1024 * 1024;
+pub(crate) const GROWTH_ALLOWANCE: u64 = 1024 * 1024;
 
 /// The exchange of one proxied request: the tokens its anonymization issued (`entries`), told
 /// which of them the client's own request (`original`, the body as received, parsed) already
@@ -64,7 +64,7 @@ pub enum Framing {
 }
 
 impl Framing {
-    pub fn from_content_type(ct: &str) -> Framing {
+    pub(crate) fn from_content_type(ct: &str) -> Framing {
         let ct = ct.to_ascii_lowercase();
         if ct.starts_with("text/event-stream") {
             Framing::Sse
@@ -126,12 +126,12 @@ impl ReplyRewriter {
     }
 
     /// Reads the reply's own id from its body or first events ([`Self::take_reply_id`]).
-    pub fn watch_reply_id(&mut self) {
+    pub(crate) fn watch_reply_id(&mut self) {
         self.watch_id = true;
     }
 
     /// The reply's id, once, when it has been read.
-    pub fn take_reply_id(&mut self) -> Option<String> {
+    pub(crate) fn take_reply_id(&mut self) -> Option<String> {
         self.reply_id.take()
     }
 
@@ -144,7 +144,7 @@ impl ReplyRewriter {
         }
     }
 
-    pub fn framing(&self) -> Framing {
+    pub(crate) fn framing(&self) -> Framing {
         self.framing
     }
 
@@ -193,7 +193,7 @@ impl ReplyRewriter {
 
     /// The upstream failed mid-reply: release held-back text and end with an error frame in
     /// the stream's own framing.
-    pub fn abort(&mut self, message: &str) -> Vec<u8> {
+    pub(crate) fn abort(&mut self, message: &str) -> Vec<u8> {
         if self.finished {
             return Vec::new();
         }

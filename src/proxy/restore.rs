@@ -88,13 +88,13 @@ fn restore_walk(
 /// it from the event's root. Between marking and finishing, handlers only replace values and
 /// append members, so a position stays true where an address would not (an appended member
 /// may move the whole list).
-pub struct EventRestore<'r> {
+pub(crate) struct EventRestore<'r> {
     restorer: &'r Arc<TolerantRestorer>,
     handled: Vec<Vec<usize>>,
 }
 
 impl<'r> EventRestore<'r> {
-    pub fn new(restorer: &'r Arc<TolerantRestorer>) -> EventRestore<'r> {
+    pub(crate) fn new(restorer: &'r Arc<TolerantRestorer>) -> EventRestore<'r> {
         EventRestore {
             restorer,
             handled: Vec::new(),
@@ -103,7 +103,7 @@ impl<'r> EventRestore<'r> {
 
     /// Restores the string member `key` of `obj`, which sits at position `at`, through
     /// channel `chan`.
-    pub fn push_member(
+    pub(crate) fn push_member(
         &mut self,
         chans: &mut Channels,
         obj: &mut Node,
@@ -119,30 +119,30 @@ impl<'r> EventRestore<'r> {
     }
 
     /// Marks the string at position `at` as written by a channel.
-    pub fn mark(&mut self, at: Vec<usize>) {
+    pub(crate) fn mark(&mut self, at: Vec<usize>) {
         self.handled.push(at);
     }
 
     /// Restores everything in `ev` the channels did not write.
-    pub fn finish(self, ev: &mut Node) {
+    pub(crate) fn finish(self, ev: &mut Node) {
         restore_tree(ev, self.restorer, &self.handled);
     }
 }
 
 /// The position `rest` below the node at position `at`.
-pub fn below(at: &[usize], rest: &[usize]) -> Vec<usize> {
+pub(crate) fn below(at: &[usize], rest: &[usize]) -> Vec<usize> {
     [at, rest].concat()
 }
 
 /// Per-channel restorers keyed by a channel id, in creation order.
 #[derive(Default)]
-pub struct Channels {
+pub(crate) struct Channels {
     list: Vec<(String, StreamRestorer)>,
 }
 
 impl Channels {
     /// Restores `text` through channel `key` (created on first use).
-    pub fn push(
+    pub(crate) fn push(
         &mut self,
         restorer: &Arc<TolerantRestorer>,
         key: &str,
@@ -159,7 +159,7 @@ impl Channels {
     }
 
     /// Ends channel `key`; returns its held-back tail (possibly empty).
-    pub fn finish(&mut self, key: &str) -> String {
+    pub(crate) fn finish(&mut self, key: &str) -> String {
         match self.list.iter().position(|(k, _)| k == key) {
             Some(i) => self.list.remove(i).1.finish(),
             None => String::new(),
@@ -168,7 +168,7 @@ impl Channels {
 
     /// Ends every channel whose key starts with `prefix`, returning `(key, tail)` for non-empty
     /// tails in creation order.
-    pub fn finish_prefix(&mut self, prefix: &str) -> Vec<(String, String)> {
+    pub(crate) fn finish_prefix(&mut self, prefix: &str) -> Vec<(String, String)> {
         let mut tails = Vec::new();
         let mut i = 0;
         while i < self.list.len() {
