@@ -76,10 +76,6 @@ impl StreamRestorer {
         out
     }
 
-    pub fn has_pending(&self) -> bool {
-        !self.pending.is_empty()
-    }
-
     fn remember(&mut self, buf: &str, held: usize) {
         let b = buf.as_bytes();
         match held {
@@ -142,7 +138,7 @@ mod tests {
         assert_eq!(s.push("{\"to\":\"[["), "{\"to\":\"");
         assert_eq!(s.push("NAME"), "");
         assert_eq!(s.push("_1]]\"}"), "Zoë \\\"Z\\\"\"}");
-        assert!(!s.has_pending());
+        assert!(s.pending.is_empty());
         assert_eq!(s.push("plain text. "), "plain text. ");
         assert_eq!(s.finish(), "");
     }

@@ -118,10 +118,6 @@ impl TolerantRestorer {
         restorer
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
-    }
-
     /// Records the tolerant forms of this exchange's tokens that occur in `text`, a string of
     /// the client's own request (before anonymization): those tokens are then restored only
     /// from their canonical `[[PREFIX_n]]` form, so that a reply quoting the client's
@@ -188,14 +184,14 @@ impl TolerantRestorer {
     }
 
     /// Raises the growth budget by `bytes` (no-op without a budget).
-    pub fn grant(&self, bytes: u64) {
+    pub(crate) fn grant(&self, bytes: u64) {
         if let Some(b) = &self.budget {
             b.grant(bytes);
         }
     }
 
     /// Whether a form was left unrestored because of the growth budget.
-    pub fn budget_exhausted(&self) -> bool {
+    pub(crate) fn budget_exhausted(&self) -> bool {
         self.budget.as_ref().is_some_and(GrowthBudget::exhausted)
     }
 
@@ -229,7 +225,7 @@ impl TolerantRestorer {
     /// Returns the byte offset from which a possible partial token was held back (`text.len()`
     /// when nothing is held). With `at_end` nothing is held. `links` has read the text before
     /// and reads what is released: a form in a link or image target stays as written.
-    pub fn scan(
+    pub(crate) fn scan(
         &self,
         text: &str,
         prev: [Option<u8>; 2],
