@@ -33,4 +33,4 @@ pub(crate) mod sse;
 pub(crate) mod upstream;
 pub(crate) mod walk;
 
-pub use ctx::RequestCtx;
+pub(crate) use ctx::RequestCtx;

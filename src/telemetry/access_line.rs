@@ -23,7 +23,7 @@ pub(super) fn use_for_text_format() {
 
 /// What the access line of a proxied exchange adds: names and counts, never content.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct ExchangeLine {
+pub(crate) struct ExchangeLine {
     /// The wire format's name (`openai`, `anthropic`, …).
     pub format: &'static str,
     /// The endpoint within the format (`chat`, `embeddings`, …), empty when nothing was read.
