@@ -38,7 +38,7 @@ impl Sealer {
     /// Like [`Sealer::new`], but key `sealing_id` seals (the first step of a rotation without a
     /// window: every replica learns the new key before any of them seals with it). `None` when
     /// no key has that id.
-    pub fn with_sealing_key(keys: &[SealingKey], sealing_id: u8) -> Option<Sealer> {
+    pub(crate) fn with_sealing_key(keys: &[SealingKey], sealing_id: u8) -> Option<Sealer> {
         let hash_key = derive_hash_key(&keys.iter().find(|k| k.id == sealing_id)?.key);
         let keys: Vec<(u8, Aes256Gcm)> = keys
             .iter()
@@ -55,7 +55,7 @@ impl Sealer {
     /// HMAC-SHA256 of `parts` (each length-prefixed, so no two lists share an input) under a
     /// key derived from the sealing key: names for records that must not be guessable from
     /// what they are named after (a client credential, a provider id).
-    pub fn keyed_hash(&self, parts: &[&[u8]]) -> [u8; 32] {
+    pub(crate) fn keyed_hash(&self, parts: &[&[u8]]) -> [u8; 32] {
         let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&self.hash_key)
             .expect("HMAC takes a key of any length");
         for part in parts {
@@ -66,7 +66,7 @@ impl Sealer {
     }
 
     /// A sealer with one random key, for processes without a configured key.
-    pub fn random() -> Sealer {
+    pub(crate) fn random() -> Sealer {
         let key: [u8; 32] = Aes256Gcm::generate_key(&mut OsRng).into();
         Sealer::new(&[SealingKey { id: 1, key }]).expect("one key")
     }
