@@ -26,16 +26,23 @@
 //! TARNKAPPE_LOAD_CLIENT=target,sparse|dense|stream,N[,proxied] only sends N requests over one
 //! keep-alive connection.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+#[path = "support/http1.rs"]
+#[allow(dead_code)]
+mod http1;
 #[path = "support/prose.rs"]
 #[allow(dead_code)]
 mod prose;
+#[path = "support/service.rs"]
+mod service;
+use http1::{read_chunked, read_head, read_request, sse_event, wants_stream};
+use service::{free_addr, proxy_bin, serve, Service};
 
 #[path = "support/external.rs"]
 mod external;
@@ -43,8 +50,6 @@ mod external;
 const EMAIL: &str = "maria.keller@example.org";
 const IBAN: &str = "DE89370400440532013000";
 const STREAM_EVENTS: usize = 40;
-/// The upstream's chat completion: both tokens are the first values of every bench body.
-const CHAT_REPLY: &str = r#"{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Ich schreibe an [[EMAIL_1]] wegen [[IBAN_1]]."},"finish_reason":"stop"}]}"#;
 
 // ------------------------------------------------------------------------------------------
 // Fast upstream
@@ -66,62 +71,20 @@ fn upstream_conn(stream: TcpStream) {
         return;
     };
     let mut r = BufReader::with_capacity(256 * 1024, stream);
-    let json_reply = CHAT_REPLY;
-    let plain = format!(
-        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{}",
-        json_reply.len(),
-        json_reply
-    );
-    let mut events: Vec<Vec<u8>> = Vec::new();
-    for i in 0..STREAM_EVENTS {
-        let text = if i % 10 == 5 {
-            "an [[EMAIL_1]] "
-        } else {
-            "etwas Text "
-        };
-        let ev = format!("data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{text}\"}},\"finish_reason\":null}}]}}\n\n");
-        events.push(format!("{:x}\r\n{}\r\n", ev.len(), ev).into_bytes());
-    }
-    let done = "data: [DONE]\n\n";
-    let done = format!("{:x}\r\n{}\r\n0\r\n\r\n", done.len(), done);
-    loop {
-        let mut line = String::new();
-        if r.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
-        }
-        let mut len = 0usize;
-        let mut chunked = false;
-        loop {
-            let mut h = String::new();
-            if r.read_line(&mut h).unwrap_or(0) == 0 {
-                return;
-            }
-            let t = h.trim_end();
-            if t.is_empty() {
-                break;
-            }
-            let lower = t.to_ascii_lowercase();
-            if let Some(v) = lower.strip_prefix("content-length:") {
-                len = v.trim().parse().unwrap_or(0);
-            } else if lower.starts_with("transfer-encoding:") && lower.contains("chunked") {
-                chunked = true;
-            }
-        }
-        let mut body = Vec::with_capacity(len);
-        if chunked {
-            if read_chunked(&mut r, &mut body, |_| {}).is_err() {
-                return;
-            }
-        } else {
-            body.resize(len, 0);
-            if r.read_exact(&mut body).is_err() {
-                return;
-            }
-        }
-        let stream = body.windows(13).any(|w| w == b"\"stream\":true");
-        let ok = if stream {
-            let head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
-            let mut ok = w.write_all(head).is_ok();
+    let plain = http1::chat_reply();
+    let events: Vec<Vec<u8>> = (0..STREAM_EVENTS)
+        .map(|i| {
+            sse_event(if i % 10 == 5 {
+                "an [[EMAIL_1]] "
+            } else {
+                "etwas Text "
+            })
+        })
+        .collect();
+    let done = http1::sse_done();
+    while let Some(body) = read_request(&mut r).ok().flatten() {
+        let ok = if wants_stream(&body) {
+            let mut ok = w.write_all(http1::STREAM_HEAD).is_ok();
             for ev in &events {
                 ok = ok && w.write_all(ev).is_ok() && w.flush().is_ok();
             }
@@ -239,32 +202,11 @@ fn run_bare(spec: &str) {
 }
 
 /// Starts the bare pass-through as a child process (this binary again) on a free port.
-fn start_bare(upstream: SocketAddr) -> Proxy {
+fn start_bare(upstream: SocketAddr) -> Service {
     let addr = free_addr();
-    let child = Command::new(std::env::current_exe().expect("own path"))
-        .env(BARE_ENV, format!("{upstream},{addr}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn the bare pass-through");
-    wait_listening(addr, "bare pass-through");
-    Proxy { child, addr }
-}
-
-fn free_addr() -> SocketAddr {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("port")
-        .port();
-    format!("127.0.0.1:{port}").parse().expect("addr")
-}
-
-fn wait_listening(addr: SocketAddr, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while TcpStream::connect(addr).is_err() {
-        assert!(Instant::now() < deadline, "{what} did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let mut command = Command::new(std::env::current_exe().expect("own path"));
+    command.env(BARE_ENV, format!("{upstream},{addr}"));
+    service::start(command, addr, "bare pass-through")
 }
 
 // ------------------------------------------------------------------------------------------
@@ -297,31 +239,16 @@ impl Conn {
     fn request(&mut self, req: &[u8]) -> Timing {
         let t0 = Instant::now();
         self.w.write_all(req).expect("write");
-        let mut line = String::new();
-        self.r.read_line(&mut line).expect("status");
+        let head = read_head(&mut self.r).expect("head").expect("a reply");
         assert!(
-            line.starts_with("HTTP/1.1 200"),
-            "unexpected status: {line}"
+            head.first.starts_with("HTTP/1.1 200"),
+            "unexpected status: {}",
+            head.first
         );
-        let mut len = None;
-        let mut chunked = false;
-        loop {
-            let mut h = String::new();
-            self.r.read_line(&mut h).expect("header");
-            let t = h.trim_end().to_ascii_lowercase();
-            if t.is_empty() {
-                break;
-            }
-            if let Some(v) = t.strip_prefix("content-length:") {
-                len = v.trim().parse::<usize>().ok();
-            } else if t.starts_with("transfer-encoding:") && t.contains("chunked") {
-                chunked = true;
-            }
-        }
         let mut first = None;
         let mut last = Duration::ZERO;
         let mut body = Vec::new();
-        if chunked {
+        if head.chunked {
             read_chunked(&mut self.r, &mut body, |_| {
                 let now = t0.elapsed();
                 first.get_or_insert(now);
@@ -329,7 +256,7 @@ impl Conn {
             })
             .expect("chunked body");
         } else {
-            let n = len.expect("a length");
+            let n = head.len.expect("a length");
             body.resize(n, 0);
             self.r.read_exact(&mut body).expect("body");
             last = t0.elapsed();
@@ -350,29 +277,6 @@ impl Conn {
             first_body_byte: first.unwrap_or(last),
             last_body_byte: last,
         }
-    }
-}
-
-fn read_chunked(
-    r: &mut impl BufRead,
-    body: &mut Vec<u8>,
-    mut on_data: impl FnMut(usize),
-) -> std::io::Result<()> {
-    loop {
-        let mut size = String::new();
-        if r.read_line(&mut size)? == 0 {
-            return Err(std::io::ErrorKind::UnexpectedEof.into());
-        }
-        let n = usize::from_str_radix(size.trim().split(';').next().unwrap_or(""), 16)
-            .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidData))?;
-        let start = body.len();
-        body.resize(start + n + 2, 0);
-        r.read_exact(&mut body[start..])?;
-        body.truncate(start + n);
-        if n == 0 {
-            return Ok(());
-        }
-        on_data(n);
     }
 }
 
@@ -415,33 +319,11 @@ fn chat_json(text: &str, stream: bool) -> String {
 // ------------------------------------------------------------------------------------------
 // Proxy process
 
-struct Proxy {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl Drop for Proxy {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_proxy(upstream: SocketAddr) -> Proxy {
-    let addr = free_addr();
-    // TARNKAPPE_LOAD_BIN: another build of the proxy (to compare builds in one sitting)
-    let bin = std::env::var("TARNKAPPE_LOAD_BIN")
-        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_tarnkappe").to_owned());
-    let child = Command::new(bin)
-        .arg("serve")
-        .env("TARNKAPPE_LISTEN", addr.to_string())
-        .env("TARNKAPPE_OPENAI_UPSTREAM", format!("http://{upstream}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn tarnkappe");
-    wait_listening(addr, "proxy");
-    Proxy { child, addr }
+fn start_proxy(upstream: SocketAddr) -> Service {
+    serve(
+        &proxy_bin(),
+        &[("TARNKAPPE_OPENAI_UPSTREAM", format!("http://{upstream}"))],
+    )
 }
 
 /// utime + stime of a process, in clock ticks.
@@ -507,8 +389,8 @@ fn in_process(body: &str, n: usize) -> (Duration, usize) {
 
 struct Targets {
     up: SocketAddr,
-    bare: Proxy,
-    proxy: Proxy,
+    bare: Service,
+    proxy: Service,
 }
 
 fn latency(title: &str, t: &Targets, body: &str, n: usize) {
@@ -715,9 +597,8 @@ const IN_PROCESS_ENV: &str = "TARNKAPPE_LOAD_INPROCESS";
 fn external_phases(bodies: &Bodies, secs: f64) {
     let secs = secs.ceil().max(1.0); // wrk runs whole seconds
     let scratch = external::Scratch::new();
-    let up = free_addr();
-    let _nginx = external::Nginx::start(&scratch, up, CHAT_REPLY);
-    wait_listening(up, "nginx");
+    let nginx = external::nginx(&scratch, http1::CHAT_REPLY);
+    let up = nginx.addr;
     let t = Targets {
         up,
         bare: start_bare(up),
@@ -726,30 +607,15 @@ fn external_phases(bodies: &Bodies, secs: f64) {
     println!(
         "Tarnkappe proxy load bench (client: wrk; upstream: nginx answering a fixed chat completion; bare: empty pingora ProxyHttp, 2 threads; proxy: the tarnkappe binary of this build profile)"
     );
-    for body in [&bodies.sparse, &bodies.dense, &bodies.large] {
+    for body in [&bodies.sparse, &bodies.dense] {
         // every reply through the proxy is restored (Conn checks): wrk cannot look at bodies
         Conn::new(t.proxy.addr, true).request(&request_bytes(t.proxy.addr, body));
     }
-    for (label, body, big) in [
-        ("sparse 2 KB", &bodies.sparse, false),
-        ("dense 2 KB", &bodies.dense, false),
-        ("100000 code points", &bodies.large, true),
+    for (label, body) in [
+        ("sparse 2 KB", &bodies.sparse),
+        ("dense 2 KB", &bodies.dense),
     ] {
-        let one = |target| external::wrk(&scratch, target, body, 1, 1, secs);
-        let (direct, bare, proxied) = (one(t.up), one(t.bare.addr), one(t.proxy.addr));
-        println!("{label} ({} B), 1 connection, {secs:.1} s each", body.len());
-        println!(
-            "  p50: direct {:.0} µs, bare {:.0} µs, proxied {:.0} µs; added over bare {:+.0} µs (p99 bare {:.0} µs, proxied {:.0} µs)",
-            us(direct.p50),
-            us(bare.p50),
-            us(proxied.p50),
-            us(proxied.p50) - us(bare.p50),
-            us(bare.p99),
-            us(proxied.p99),
-        );
-        if big {
-            continue;
-        }
+        wrk_latency(&scratch, label, &t, body, secs);
         let conns = 32;
         let many = |target, pid: Option<u32>| {
             let cpu0 = pid.map_or(0, cpu_ticks);
@@ -767,6 +633,34 @@ fn external_phases(bodies: &Bodies, secs: f64) {
             proxied / bare
         );
     }
+    drop(t);
+    // nginx answers once it has the header, before the body: a large body, which the proxy
+    // rewrites only after the header is sent (docs/llm-proxy.md), would be answered before it was
+    // anonymized. This bench's own upstream reads every body first, as an LLM does.
+    let up = start_upstream();
+    let t = Targets {
+        up,
+        bare: start_bare(up),
+        proxy: start_proxy(up),
+    };
+    Conn::new(t.proxy.addr, true).request(&request_bytes(t.proxy.addr, &bodies.large));
+    wrk_latency(&scratch, "100000 code points", &t, &bodies.large, secs);
+}
+
+/// p50 and p99 at one connection: direct, bare and proxied.
+fn wrk_latency(scratch: &external::Scratch, label: &str, t: &Targets, body: &str, secs: f64) {
+    let one = |target| external::wrk(scratch, target, body, 1, 1, secs);
+    let (direct, bare, proxied) = (one(t.up), one(t.bare.addr), one(t.proxy.addr));
+    println!("{label} ({} B), 1 connection, {secs:.1} s each", body.len());
+    println!(
+        "  p50: direct {:.0} µs, bare {:.0} µs, proxied {:.0} µs; added over bare {:+.0} µs (p99 bare {:.0} µs, proxied {:.0} µs)",
+        us(direct.p50),
+        us(bare.p50),
+        us(proxied.p50),
+        us(proxied.p50) - us(bare.p50),
+        us(bare.p99),
+        us(proxied.p99),
+    );
 }
 
 /// The bench's own client against its own upstream (`TARNKAPPE_LOAD_INPROCESS=1`).

@@ -7,84 +7,44 @@
 //!
 //! `cargo bench --bench rest` (TARNKAPPE_BENCH_RUNS sets the number of timed requests).
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::io::{BufReader, Write};
+use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use tarnkappe::detect::Detector;
 use tarnkappe::tokens::anonymize;
 
+#[path = "support/http1.rs"]
+#[allow(dead_code)]
+mod http1;
 #[path = "support/prose.rs"]
 mod prose;
+#[path = "support/service.rs"]
+#[allow(dead_code)]
+mod service;
+use http1::{read_body, read_head};
 use prose::{csv, dense_prose, prose};
+use service::{serve, Service};
 
 const KEY: &str = "bench-key";
 
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start() -> Server {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("port")
-        .port();
-    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().expect("addr");
-    let child = Command::new(env!("CARGO_BIN_EXE_tarnkappe"))
-        .arg("serve")
-        .env("TARNKAPPE_LISTEN", addr.to_string())
-        .env("TARNKAPPE_API_KEYS", format!("bench:{KEY}"))
-        // Both cases together send more than the default 120 requests a minute from one key.
-        .env("TARNKAPPE_RATE_LIMIT", "100000")
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn tarnkappe");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while TcpStream::connect(addr).is_err() {
-        assert!(Instant::now() < deadline, "server did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    Server { child, addr }
+fn start() -> Service {
+    serve(
+        env!("CARGO_BIN_EXE_tarnkappe"),
+        &[
+            ("TARNKAPPE_API_KEYS", format!("bench:{KEY}")),
+            // Both cases together send more than the default 120 requests a minute from one key.
+            ("TARNKAPPE_RATE_LIMIT", "100000".into()),
+            ("RUST_LOG", "warn".into()),
+        ],
+    )
 }
 
 /// One request on a kept-alive connection; returns the status and the body.
 fn exchange(conn: &mut BufReader<TcpStream>, request: &[u8]) -> (u16, Vec<u8>) {
     conn.get_mut().write_all(request).expect("write request");
-    let mut line = String::new();
-    conn.read_line(&mut line).expect("status line");
-    let status: u16 = line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("status code");
-    let mut length = 0usize;
-    loop {
-        line.clear();
-        conn.read_line(&mut line).expect("header line");
-        let header = line.trim_end();
-        if header.is_empty() {
-            break;
-        }
-        if let Some((name, value)) = header.split_once(':') {
-            if name.eq_ignore_ascii_case("content-length") {
-                length = value.trim().parse().expect("content-length");
-            }
-        }
-    }
-    let mut body = vec![0u8; length];
-    conn.read_exact(&mut body).expect("body");
-    (status, body)
+    let head = read_head(conn).expect("head").expect("a reply");
+    (head.status(), read_body(conn, &head).expect("body"))
 }
 
 fn request(text: &str) -> Vec<u8> {
@@ -107,7 +67,7 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-fn measure(label: &str, server: &Server, detector: &Detector, text: &str, runs: usize) {
+fn measure(label: &str, server: &Service, detector: &Detector, text: &str, runs: usize) {
     let req = request(text);
     let stream = TcpStream::connect(server.addr).expect("connect");
     stream.set_nodelay(true).expect("nodelay");

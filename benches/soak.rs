@@ -12,12 +12,19 @@
 //! another build of the proxy. Loopback only; every loop ends when the time is up, every read
 //! has a timeout. `cargo test --benches` runs it for a few seconds with 20 streams.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+#[path = "support/http1.rs"]
+mod http1;
+#[path = "support/service.rs"]
+#[allow(dead_code)]
+mod service;
+use http1::{chat_reply, read_body, read_head, read_request, sse_done, sse_event, wants_stream};
+use service::{proxy_bin, serve, Service};
 
 const EMAIL: &str = "maria.keller@example.org";
 const IBAN: &str = "DE89370400440532013000";
@@ -54,11 +61,6 @@ fn spawn_small<T: Send + 'static>(
         .expect("spawn thread")
 }
 
-fn sse_event(text: &str) -> Vec<u8> {
-    let ev = format!("data: {{\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{text}\"}},\"finish_reason\":null}}]}}\n\n");
-    format!("{:x}\r\n{}\r\n", ev.len(), ev).into_bytes()
-}
-
 fn upstream_conn(stream: TcpStream) {
     let _ = stream.set_nodelay(true);
     let _ = stream.set_read_timeout(Some(Duration::from_secs(120)));
@@ -66,18 +68,11 @@ fn upstream_conn(stream: TcpStream) {
         return;
     };
     let mut r = BufReader::new(stream);
-    let json_reply = r#"{"id":"c","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"Ich schreibe an [[EMAIL_1]] wegen [[IBAN_1]]."},"finish_reason":"stop"}]}"#;
-    let plain = format!(
-        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{}",
-        json_reply.len(),
-        json_reply
-    );
-    let done = "data: [DONE]\n\n";
-    let done = format!("{:x}\r\n{}\r\n0\r\n\r\n", done.len(), done);
+    let plain = chat_reply();
+    let done = sse_done();
     while let Some(body) = read_request(&mut r).ok().flatten() {
-        let ok = if body.windows(13).any(|w| w == b"\"stream\":true") {
-            let head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
-            let mut ok = w.write_all(head).is_ok() && w.flush().is_ok();
+        let ok = if wants_stream(&body) {
+            let mut ok = w.write_all(http1::STREAM_HEAD).is_ok() && w.flush().is_ok();
             for i in 0..STREAM_EVENTS {
                 std::thread::sleep(EVENT_PAUSE);
                 let text = match i % 10 {
@@ -98,73 +93,7 @@ fn upstream_conn(stream: TcpStream) {
 }
 
 // ------------------------------------------------------------------------------------------
-// HTTP/1.1 on both sides
-
-/// The head of a message: the status or request line, the content length and chunking.
-struct Head {
-    first: String,
-    len: usize,
-    chunked: bool,
-}
-
-fn read_head(r: &mut impl BufRead) -> std::io::Result<Option<Head>> {
-    let mut first = String::new();
-    if r.read_line(&mut first)? == 0 {
-        return Ok(None);
-    }
-    let (mut len, mut chunked) = (0, false);
-    loop {
-        let mut h = String::new();
-        if r.read_line(&mut h)? == 0 {
-            return Err(std::io::ErrorKind::UnexpectedEof.into());
-        }
-        let t = h.trim_end().to_ascii_lowercase();
-        if t.is_empty() {
-            break;
-        }
-        if let Some(v) = t.strip_prefix("content-length:") {
-            len = v.trim().parse().unwrap_or(0);
-        } else if t.starts_with("transfer-encoding:") && t.contains("chunked") {
-            chunked = true;
-        }
-    }
-    Ok(Some(Head {
-        first,
-        len,
-        chunked,
-    }))
-}
-
-fn read_body(r: &mut impl BufRead, head: &Head) -> std::io::Result<Vec<u8>> {
-    let mut body = Vec::new();
-    if head.chunked {
-        loop {
-            let mut size = String::new();
-            if r.read_line(&mut size)? == 0 {
-                return Err(std::io::ErrorKind::UnexpectedEof.into());
-            }
-            let n = usize::from_str_radix(size.trim().split(';').next().unwrap_or(""), 16)
-                .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidData))?;
-            let start = body.len();
-            body.resize(start + n + 2, 0);
-            r.read_exact(&mut body[start..])?;
-            body.truncate(start + n);
-            if n == 0 {
-                return Ok(body);
-            }
-        }
-    }
-    body.resize(head.len, 0);
-    r.read_exact(&mut body)?;
-    Ok(body)
-}
-
-fn read_request(r: &mut impl BufRead) -> std::io::Result<Option<Vec<u8>>> {
-    match read_head(r)? {
-        Some(head) => read_body(r, &head).map(Some),
-        None => Ok(None),
-    }
-}
+// Client
 
 /// One keep-alive client connection, opened again after an error.
 struct Conn {
@@ -202,13 +131,7 @@ impl Conn {
         };
         w.write_all(req)?;
         let head = read_head(r)?.ok_or(std::io::ErrorKind::UnexpectedEof)?;
-        let status = head
-            .first
-            .split_whitespace()
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
-        Ok((status, read_body(r, &head)?))
+        Ok((head.status(), read_body(r, &head)?))
     }
 }
 
@@ -327,43 +250,16 @@ fn rest_worker(proxy: SocketAddr, stop: Arc<AtomicBool>, counts: Arc<Counts>) {
 // ------------------------------------------------------------------------------------------
 // Proxy process and memory
 
-struct Proxy {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl Drop for Proxy {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_proxy(upstream: SocketAddr) -> Proxy {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("port")
-        .port();
-    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().expect("addr");
-    let bin = std::env::var("TARNKAPPE_LOAD_BIN")
-        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_tarnkappe").to_owned());
-    let child = Command::new(bin)
-        .arg("serve")
-        .env("TARNKAPPE_LISTEN", addr.to_string())
-        .env("TARNKAPPE_OPENAI_UPSTREAM", format!("http://{upstream}"))
-        .env("TARNKAPPE_API_KEYS", format!("soak:{KEY}"))
-        .env("TARNKAPPE_RATE_LIMIT", "1000000")
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn tarnkappe");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while TcpStream::connect(addr).is_err() {
-        assert!(Instant::now() < deadline, "proxy did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    Proxy { child, addr }
+fn start_proxy(upstream: SocketAddr) -> Service {
+    serve(
+        &proxy_bin(),
+        &[
+            ("TARNKAPPE_OPENAI_UPSTREAM", format!("http://{upstream}")),
+            ("TARNKAPPE_API_KEYS", format!("soak:{KEY}")),
+            ("TARNKAPPE_RATE_LIMIT", "1000000".into()),
+            ("RUST_LOG", "warn".into()),
+        ],
+    )
 }
 
 /// VmRSS of a process in KiB (0 when it cannot be read).

@@ -14,18 +14,18 @@ use crate::redis_client::{RedisClient, RedisFailure};
 use crate::vault::{MemoryStore, RedisStore, Sealer, Store};
 
 pub struct App {
-    pub config: Config,
-    pub detector: Detector,
+    pub(crate) config: Config,
+    pub(crate) detector: Detector,
     /// The compiled policies and who gets which.
-    pub policies: Policies,
-    pub sealer: Sealer,
-    pub store: Arc<dyn Store>,
+    pub(crate) policies: Policies,
+    pub(crate) sealer: Sealer,
+    pub(crate) store: Arc<dyn Store>,
     /// The API keys (hashes decoded), including a generated one when none is configured.
-    pub keys: KeyRing,
-    pub limiter: Arc<dyn RateLimiter>,
+    pub(crate) keys: KeyRing,
+    pub(crate) limiter: Arc<dyn RateLimiter>,
     /// `/entities` and the OpenAPI document, serialized once.
     /// The web page: on/off and the tenant cookie key.
-    pub web: WebAccess,
+    pub(crate) web: WebAccess,
 }
 
 /// Why the process cannot start (printed, then exit 1). Every message names the setting at
@@ -47,7 +47,7 @@ pub enum AppError {
 
 impl App {
     /// What the admission gate needs of this state.
-    pub fn gate(&self) -> Gate<'_> {
+    pub(crate) fn gate(&self) -> Gate<'_> {
         Gate {
             keys: &self.keys,
             web: &self.web,

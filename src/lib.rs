@@ -19,23 +19,23 @@
 //!
 //! `docs/architecture.md` draws the same picture and follows one request through the files.
 
-pub mod access;
-pub mod api;
+pub(crate) mod access;
+pub(crate) mod api;
 pub mod app;
 pub mod config;
-pub mod endpoints;
-pub mod gateway;
+pub(crate) mod endpoints;
+pub(crate) mod gateway;
 /// The detection engine, its own crate of the workspace (`crates/detect`), so that the compiler
 /// keeps it free of the service: no I/O, no async, no import from here.
 pub use tarnkappe_detect as detect;
-pub mod http;
+pub(crate) mod http;
 pub mod json;
 pub mod policy;
 pub mod proxy;
 pub mod ratelimit;
 pub mod redis_client;
 pub mod server;
-pub mod slow_clients;
+pub(crate) mod slow_clients;
 pub mod telemetry;
 pub mod tokens;
 pub mod vault;

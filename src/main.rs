@@ -9,11 +9,10 @@ use clap::{Parser, Subcommand};
 use tarnkappe::app::App;
 use tarnkappe::config::{hash_key, Config};
 
-/// The allocator is jemalloc: per proxied request it runs 7 % fewer instructions than glibc's
-/// malloc for a sparse 2 KB request and 12 % fewer for a dense one (callgrind), and the service
-/// holds 68.7 MB resident 3 s after start against glibc's 65.8 MB (budget 80 MB). mimalloc was
-/// dropped: ~111 MB resident after start (its arenas are committed eagerly and keep what
-/// start-up freed), for a CPU gain of 0-15 % (docs/performance.md, "Allocator").
+/// The allocator is jemalloc: less CPU per proxied request than glibc's malloc at a resident
+/// size within the 80 MB budget. Not mimalloc: it commits its arenas eagerly and keeps what
+/// start-up freed, which puts the service over that budget (figures: docs/performance.md,
+/// "Allocator").
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 

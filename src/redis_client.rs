@@ -257,7 +257,10 @@ impl RedisClient {
     }
 
     /// Runs one command within the command timeout.
-    pub async fn query<T: FromRedisValue + Send>(&self, cmd: &Cmd) -> Result<T, RedisFailure> {
+    pub(crate) async fn query<T: FromRedisValue + Send>(
+        &self,
+        cmd: &Cmd,
+    ) -> Result<T, RedisFailure> {
         let conn = self.connection().await?;
         let timeout = self.inner.command_timeout;
         let result = tokio::time::timeout(timeout, async move {
@@ -271,7 +274,7 @@ impl RedisClient {
     }
 
     /// Runs a Lua script (EVALSHA, loading it when Redis does not know it) within the timeout.
-    pub async fn run_script<T: FromRedisValue + Send>(
+    pub(crate) async fn run_script<T: FromRedisValue + Send>(
         &self,
         script: &Script,
         keys: &[&str],
@@ -296,7 +299,7 @@ impl RedisClient {
     }
 
     /// `PING` within the timeouts.
-    pub async fn ping(&self) -> bool {
+    pub(crate) async fn ping(&self) -> bool {
         self.query::<String>(&redis::cmd("PING"))
             .await
             .is_ok_and(|pong| pong == "PONG")

@@ -6,17 +6,15 @@
 //! Without work stealing (the default) pingora gives every worker thread a runtime of its own,
 //! but places work on them at random: each accepted connection is spawned on a random thread,
 //! and so is the idle watcher of every upstream connection put back into the keep-alive pool,
-//! which all threads share. So a request usually crossed threads: the watcher on the other
-//! thread had to wake to hand the pooled connection back, a socket registered with the other
-//! thread's reactor needed that thread to report it ready, and now and then the hand-back lost
-//! the race and a fresh upstream connection was opened. Instead every worker thread runs a
-//! service of its own: one thread, its own listening socket on the same address
-//! (`SO_REUSEPORT`: the kernel spreads the connections over them), its own upstream pool. A
-//! connection, its upstream connections and their watchers then stay on one thread. Measured
-//! with `strace -f -c` over 1000 sparse requests on one keep-alive connection
-//! (docs/performance.md, "Worker threads"): `epoll_wait` 3.7 → 2.0 per request, wake-up writes
-//! 1.7 → 0, upstream connects 157 → 0. With work stealing on, or one thread, one service runs
-//! them all as before.
+//! which all threads share. A request would then usually cross threads: the watcher on the
+//! other thread wakes to hand the pooled connection back, a socket registered with the other
+//! thread's reactor needs that thread to report it ready, and now and then the hand-back loses
+//! the race and a fresh upstream connection is opened. So every worker thread runs a service
+//! of its own: one thread, its own listening socket on the same address (`SO_REUSEPORT`: the
+//! kernel spreads the connections over them), its own upstream pool. A connection, its
+//! upstream connections and their watchers stay on one thread (figures: docs/performance.md,
+//! "Worker threads"). With work stealing on, or one thread, there is nothing to keep together:
+//! one service runs them all.
 //!
 //! `SO_REUSEPORT` would also let a second process of the same user share the port without a
 //! word, so the address is claimed first ([`Claim`]): a port in use is a start error.
@@ -27,7 +25,7 @@ use std::time::Duration;
 
 use pingora::listeners::TcpSocketOptions;
 use pingora::server::configuration::ServerConf;
-use pingora::server::{RunArgs, Server, ShutdownSignalWatch};
+use pingora::server::{RunArgs, Server};
 use pingora::services::listening::Service;
 use socket2::{Domain, Socket, Type};
 
@@ -52,13 +50,13 @@ pub enum StartError {
 }
 
 /// A server ready to run, and the claim on its port, held until it stops.
-pub struct Ready {
+pub(crate) struct Ready {
     pub server: Server,
     _claim: Claim,
 }
 
 /// Builds a ready-to-run server for `app`.
-pub fn build(app: Arc<App>) -> Result<Ready, StartError> {
+pub(crate) fn build(app: Arc<App>) -> Result<Ready, StartError> {
     let config = &app.config;
     let threads = config.server.threads.max(1);
     let per_thread = !config.server.work_stealing && threads > 1;
@@ -154,18 +152,6 @@ impl Claim {
 pub fn run(app: Arc<App>) -> Result<(), StartError> {
     let ready = build(app)?;
     ready.server.run(RunArgs::default());
-    Ok(())
-}
-
-/// Runs until `shutdown` fires; for embedding in tests and benches.
-pub fn run_with_signal(
-    app: Arc<App>,
-    shutdown: Box<dyn ShutdownSignalWatch>,
-) -> Result<(), StartError> {
-    let ready = build(app)?;
-    ready.server.run(RunArgs {
-        shutdown_signal: shutdown,
-    });
     Ok(())
 }
 

@@ -6,8 +6,10 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
+
+use super::service::{self, free_addr, Service};
 
 /// A scratch directory for the configuration, Lua and body files; removed on drop.
 pub struct Scratch(PathBuf);
@@ -30,45 +32,30 @@ impl Drop for Scratch {
     }
 }
 
-/// nginx answering every request on `addr` with `reply` (JSON), one worker process, no logs.
-pub struct Nginx(Child);
-
-impl Nginx {
-    pub fn start(scratch: &Scratch, addr: SocketAddr, reply: &str) -> Nginx {
-        let prefix = scratch.path("nginx");
-        std::fs::create_dir_all(prefix.join("logs")).expect("nginx prefix");
-        // nginx's `return` takes the body as a quoted string: escape what the quotes need
-        let body = reply.replace('\\', "\\\\").replace('\'', "\\'");
-        let conf = format!(
-            "worker_processes 1;\ndaemon off;\nmaster_process off;\nerror_log stderr error;\n\
-             pid {pid};\nevents {{ worker_connections 4096; }}\n\
-             http {{\n  access_log off;\n  client_body_temp_path {tmp}/body;\n\
-               keepalive_requests 1000000;\n  client_max_body_size 64m;\n\
-               server {{\n    listen {addr} reuseport backlog=4096;\n\
-                 location / {{ default_type application/json; return 200 '{body}'; }}\n  }}\n}}\n",
-            pid = prefix.join("nginx.pid").display(),
-            tmp = prefix.display(),
-        );
-        let conf_path = prefix.join("nginx.conf");
-        std::fs::write(&conf_path, conf).expect("write nginx.conf");
-        let child = Command::new(program("nginx", "/usr/sbin/nginx"))
-            .arg("-p")
-            .arg(&prefix)
-            .arg("-c")
-            .arg(&conf_path)
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start nginx (scripts/setup installs it with TARNKAPPE_SETUP_TESTS=1)");
-        Nginx(child)
-    }
-}
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
+/// nginx answering every request on a free port with `reply` (JSON), one worker process, no
+/// logs; once it accepts connections.
+pub fn nginx(scratch: &Scratch, reply: &str) -> Service {
+    let prefix = scratch.path("nginx");
+    std::fs::create_dir_all(prefix.join("logs")).expect("nginx prefix");
+    let addr = free_addr();
+    // nginx's `return` takes the body as a quoted string: escape what the quotes need
+    let body = reply.replace('\\', "\\\\").replace('\'', "\\'");
+    let conf = format!(
+        "worker_processes 1;\ndaemon off;\nmaster_process off;\nerror_log stderr error;\n\
+         pid {pid};\nevents {{ worker_connections 4096; }}\n\
+         http {{\n  access_log off;\n  client_body_temp_path {tmp}/body;\n\
+           keepalive_requests 1000000;\n  client_max_body_size 64m;\n\
+           server {{\n    listen {addr} backlog=4096;\n\
+             location / {{ default_type application/json; return 200 '{body}'; }}\n  }}\n}}\n",
+        pid = prefix.join("nginx.pid").display(),
+        tmp = prefix.display(),
+    );
+    let conf_path = prefix.join("nginx.conf");
+    std::fs::write(&conf_path, conf).expect("write nginx.conf");
+    let mut command = Command::new(program("nginx", "/usr/sbin/nginx"));
+    command.arg("-p").arg(&prefix).arg("-c").arg(&conf_path);
+    // scripts/setup installs nginx with TARNKAPPE_SETUP_TESTS=1
+    service::start(command, addr, "nginx")
 }
 
 /// What one `wrk` run measured.

@@ -14,7 +14,11 @@ use crate::ratelimit::Decision;
 use crate::telemetry::{metrics, AuthLabel};
 
 /// Counts one request in `window` against `limit` per minute and refuses it with 429 when over.
-pub async fn check_rate(gate: &Gate<'_>, window: &str, limit: u32) -> Result<Decision, Refused> {
+pub(crate) async fn check_rate(
+    gate: &Gate<'_>,
+    window: &str,
+    limit: u32,
+) -> Result<Decision, Refused> {
     let decision = gate.limiter.check(window, limit).await?;
     if decision.allowed {
         Ok(decision)
@@ -27,14 +31,18 @@ pub async fn check_rate(gate: &Gate<'_>, window: &str, limit: u32) -> Result<Dec
 /// A request that passed the gate: who it is and the rate-limit state to report in the
 /// `X-RateLimit-*` headers of its response.
 #[derive(Debug, Clone)]
-pub struct Admitted {
+pub(crate) struct Admitted {
     pub caller: Caller,
     pub decision: Decision,
 }
 
 /// 401 unless authenticated, then 429 unless within the limit: the key's, or for a cookie the
 /// calls window of the client address behind `peer`.
-pub async fn admit(req: &RequestHeader, peer: Peer, gate: &Gate<'_>) -> Result<Admitted, Refused> {
+pub(crate) async fn admit(
+    req: &RequestHeader,
+    peer: Peer,
+    gate: &Gate<'_>,
+) -> Result<Admitted, Refused> {
     let caller = authenticate(req, gate)?;
     let (label, decision) = match caller.credential {
         Credential::Key => (

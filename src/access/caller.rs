@@ -11,7 +11,7 @@ use super::web::CookieAuth;
 
 /// The authenticated caller of one request.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Caller {
+pub(crate) struct Caller {
     /// Tenant id: sessions are bound to it, rate limits of keys are counted per tenant.
     pub tenant: String,
     /// Requests per minute.
@@ -22,7 +22,7 @@ pub struct Caller {
 
 /// How a caller authenticated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Credential {
+pub(crate) enum Credential {
     /// `X-API-Key`.
     Key,
     /// The web page's tenant cookie.
@@ -32,7 +32,7 @@ pub enum Credential {
 /// Resolves the request to its caller, or 401 `unauthorized` (header missing, empty, not
 /// visible ASCII, unknown, or sent more than once: with two keys it is ambiguous which one
 /// speaks, and components that read the first or the last would disagree).
-pub fn authenticate(req: &RequestHeader, gate: &Gate<'_>) -> Result<Caller, Refused> {
+pub(crate) fn authenticate(req: &RequestHeader, gate: &Gate<'_>) -> Result<Caller, Refused> {
     if req.headers.get_all("x-api-key").iter().nth(1).is_some() {
         return Err(Refused::Unauthorized);
     }

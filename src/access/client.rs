@@ -21,7 +21,7 @@ use crate::config::ForwardedHeader;
 
 /// The socket's side of a request: the peer address and whether the connection is TLS.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Peer {
+pub(crate) struct Peer {
     /// `None` for a peer without an IP address (a Unix socket).
     pub addr: Option<IpAddr>,
     pub tls: bool,
@@ -29,7 +29,7 @@ pub struct Peer {
 
 impl Peer {
     /// The peer of a pingora session.
-    pub fn of(session: &pingora::proxy::Session) -> Peer {
+    pub(crate) fn of(session: &pingora::proxy::Session) -> Peer {
         Peer {
             addr: session
                 .client_addr()
@@ -42,7 +42,7 @@ impl Peer {
 
 /// The client as far as it can be known (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Client {
+pub(crate) struct Client {
     pub addr: Option<IpAddr>,
     /// The browser's connection is https: ours is TLS, or a trusted proxy says so.
     pub https: bool,
@@ -51,7 +51,7 @@ pub struct Client {
 impl Client {
     /// The name of this client's rate-limit window for `what` (`cookie` or `call`): the
     /// address, an IPv6 address reduced to its /64.
-    pub fn window(&self, what: &str) -> String {
+    pub(crate) fn window(&self, what: &str) -> String {
         match self.addr {
             Some(IpAddr::V4(v4)) => format!("web-client:{what}:{v4}"),
             Some(IpAddr::V6(v6)) => {
@@ -70,14 +70,17 @@ pub struct TrustedProxyError(pub usize);
 
 /// The configured trusted proxies and the header they set.
 #[derive(Debug, Clone)]
-pub struct TrustedProxies {
+pub(crate) struct TrustedProxies {
     nets: Vec<IpNet>,
     header: ForwardedHeader,
 }
 
 impl TrustedProxies {
     /// Parses `web.trusted_proxies`: each entry an address (`192.0.2.7`, `::1`) or a CIDR.
-    pub fn parse(entries: &[String], header: ForwardedHeader) -> Result<Self, TrustedProxyError> {
+    pub(crate) fn parse(
+        entries: &[String],
+        header: ForwardedHeader,
+    ) -> Result<Self, TrustedProxyError> {
         let nets = entries
             .iter()
             .enumerate()
@@ -93,16 +96,12 @@ impl TrustedProxies {
         Ok(TrustedProxies { nets, header })
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.nets.is_empty()
-    }
-
     fn trusts(&self, addr: IpAddr) -> bool {
         self.nets.iter().any(|n| n.contains(&addr))
     }
 
     /// The client of a request that arrived from `peer` with `headers`.
-    pub fn client(&self, peer: Peer, headers: &HeaderMap) -> Client {
+    pub(crate) fn client(&self, peer: Peer, headers: &HeaderMap) -> Client {
         let Some(peer_addr) = peer.addr.filter(|a| self.trusts(*a)) else {
             return Client {
                 addr: peer.addr,

@@ -8,7 +8,7 @@ use super::keys::KeyRing;
 /// The parts of the process state that decide who may call: the keys, the web page's cookie,
 /// the rate limiter.
 #[derive(Clone, Copy)]
-pub struct Gate<'a> {
+pub(crate) struct Gate<'a> {
     pub keys: &'a KeyRing,
     pub web: &'a WebAccess,
     pub limiter: &'a dyn RateLimiter,
@@ -16,7 +16,7 @@ pub struct Gate<'a> {
 
 /// Why a request is not admitted (never carries the presented credential).
 #[derive(Debug, thiserror::Error)]
-pub enum Refused {
+pub(crate) enum Refused {
     /// 401: no valid key or cookie.
     #[error("unauthorized")]
     Unauthorized,
@@ -30,13 +30,14 @@ pub enum Refused {
 
 /// The one-sentence messages of a refusal, shared by every door that answers one (the REST API's
 /// error table and the proxy's provider-shaped errors).
-pub const UNAUTHORIZED_MESSAGE: &str = "A valid API key is required in the X-API-Key header.";
-pub const RATE_LIMITED_MESSAGE: &str = "Too many requests for this key; retry later.";
-pub const STORE_UNAVAILABLE_MESSAGE: &str = "The session store is unavailable; retry later.";
+pub(crate) const UNAUTHORIZED_MESSAGE: &str =
+    "A valid API key is required in the X-API-Key header.";
+pub(crate) const RATE_LIMITED_MESSAGE: &str = "Too many requests for this key; retry later.";
+pub(crate) const STORE_UNAVAILABLE_MESSAGE: &str = "The session store is unavailable; retry later.";
 
 impl Refused {
     /// The HTTP status this refusal is answered with.
-    pub fn status(&self) -> u16 {
+    pub(crate) fn status(&self) -> u16 {
         match self {
             Refused::Unauthorized => 401,
             Refused::RateLimited(_) => 429,
@@ -45,7 +46,7 @@ impl Refused {
     }
 
     /// The message this refusal is answered with (never the credential).
-    pub fn message(&self) -> &'static str {
+    pub(crate) fn message(&self) -> &'static str {
         match self {
             Refused::Unauthorized => UNAUTHORIZED_MESSAGE,
             Refused::RateLimited(_) => RATE_LIMITED_MESSAGE,
@@ -54,7 +55,7 @@ impl Refused {
     }
 
     /// Seconds for `Retry-After` (at least one), for a rate-limit refusal.
-    pub fn retry_after_secs(&self) -> Option<u64> {
+    pub(crate) fn retry_after_secs(&self) -> Option<u64> {
         match self {
             Refused::RateLimited(d) => Some(d.retry_after.as_secs().max(1)),
             _ => None,

@@ -19,17 +19,17 @@ pub(super) struct KeyEntry {
 }
 
 /// The configured keys, decoded once at start-up.
-pub struct KeyRing {
+pub(crate) struct KeyRing {
     entries: Vec<KeyEntry>,
 }
 
 /// Tenant name of the key generated when none is configured.
-pub const GENERATED_TENANT: &str = "default";
+pub(crate) const GENERATED_TENANT: &str = "default";
 
 impl KeyRing {
     /// Decodes the configured hashes. With no key configured at all, generates one random key and
     /// returns it (the caller prints it once).
-    pub fn from_config(config: &Config) -> Result<(KeyRing, Option<String>), KeyError> {
+    pub(crate) fn from_config(config: &Config) -> Result<(KeyRing, Option<String>), KeyError> {
         let default_limit = config.api.rate_limit_per_minute;
         let mut entries = Vec::with_capacity(config.api.keys.len().max(1));
         for (i, k) in config.api.keys.iter().enumerate() {
@@ -68,16 +68,8 @@ impl KeyRing {
     }
 
     /// Whether `presented` is one of Tarnkappe's own keys (so it must never leave the process).
-    pub fn holds(&self, presented: &[u8]) -> bool {
+    pub(crate) fn holds(&self, presented: &[u8]) -> bool {
         self.find(presented).is_some()
-    }
-
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
     }
 }
 
@@ -143,7 +135,7 @@ mod tests {
         let (ring, generated) = KeyRing::from_config(&config(&[])).unwrap();
         let key = generated.unwrap();
         assert!(key.len() > 40);
-        assert_eq!(ring.len(), 1);
+        assert_eq!(ring.entries.len(), 1);
         assert_eq!(ring.find(key.as_bytes()).unwrap().tenant, GENERATED_TENANT);
         let (_, other) = KeyRing::from_config(&config(&[])).unwrap();
         assert_ne!(other.unwrap(), key);

@@ -10,10 +10,10 @@ mod gate;
 mod keys;
 pub mod web;
 
-pub use admit::{admit, check_rate, Admitted};
-pub use caller::{authenticate, Caller, Credential};
-pub use gate::{
+pub(crate) use admit::{admit, check_rate, Admitted};
+pub(crate) use caller::{Caller, Credential};
+pub(crate) use gate::{
     Gate, Refused, RATE_LIMITED_MESSAGE, STORE_UNAVAILABLE_MESSAGE, UNAUTHORIZED_MESSAGE,
 };
-pub use keys::{KeyError, KeyRing, GENERATED_TENANT};
-pub use web::{CookieAuth, WebAccess, WebConfigError, COOKIE_NAME};
+pub(crate) use keys::{KeyError, KeyRing};
+pub(crate) use web::{WebAccess, WebConfigError, COOKIE_NAME};

@@ -25,13 +25,13 @@ use super::client::{Client, Peer, TrustedProxies, TrustedProxyError};
 use crate::config::WebConfig;
 
 /// Name of the tenant cookie.
-pub const COOKIE_NAME: &str = "tarnkappe_tenant";
+pub(crate) const COOKIE_NAME: &str = "tarnkappe_tenant";
 
 /// The only paths on which the cookie identifies a caller: the REST API the page calls.
-pub const API_PREFIX: &str = "/api/v1/";
+pub(crate) const API_PREFIX: &str = "/api/v1/";
 
 /// Prefix of the tenant id of a page caller, e.g. `web:3f…`.
-pub const TENANT_PREFIX: &str = "web:";
+pub(crate) const TENANT_PREFIX: &str = "web:";
 
 /// Domain separation for the cookie MAC, so the secret signs nothing else by accident.
 const MAC_CONTEXT: &[u8] = b"tarnkappe web tenant v1\0";
@@ -52,13 +52,13 @@ pub enum WebConfigError {
 /// Whether the page is served: as configured, else only on a loopback listener (127.0.0.0/8,
 /// `::1`). Any other address — `0.0.0.0` included — faces a network, where a keyless door to
 /// the API must be opened on purpose.
-pub fn resolve_enabled(configured: Option<bool>, listen: IpAddr) -> bool {
+pub(crate) fn resolve_enabled(configured: Option<bool>, listen: IpAddr) -> bool {
     configured.unwrap_or_else(|| listen.is_loopback())
 }
 
 /// The web page's process-wide state: whether it is on, the cookie signing key, the per-address
 /// limit and the trusted proxies that name client addresses.
-pub struct WebAccess {
+pub(crate) struct WebAccess {
     enabled: bool,
     secret: Vec<u8>,
     cookie_max_age: u64,
@@ -78,7 +78,7 @@ impl std::fmt::Debug for WebAccess {
 
 /// What the cookie of a request without `X-API-Key` amounts to.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CookieAuth {
+pub(crate) enum CookieAuth {
     /// No tenant cookie at all.
     Absent,
     /// A valid cookie on a same-origin request: the caller is this tenant (`web:<id>`).
@@ -92,7 +92,7 @@ impl WebAccess {
     /// session lifetime, so a browser keeps its tenant as long as its sessions live), `listen`
     /// the listener's address (for the default of `enabled`), `default_rate` the per-address
     /// limit when `[web]` sets none.
-    pub fn new(
+    pub(crate) fn new(
         config: &WebConfig,
         cookie_max_age: u64,
         listen: IpAddr,
@@ -126,22 +126,17 @@ impl WebAccess {
     }
 
     /// Whether the page is served and its cookie accepted.
-    pub fn enabled(&self) -> bool {
+    pub(crate) fn enabled(&self) -> bool {
         self.enabled
     }
 
     /// Fresh cookies, and cookie calls, per minute per client address (two windows).
-    pub fn rate_limit(&self) -> u32 {
+    pub(crate) fn rate_limit(&self) -> u32 {
         self.rate_limit
     }
 
-    /// Whether any trusted proxy is configured.
-    pub fn has_trusted_proxies(&self) -> bool {
-        !self.proxies.is_empty()
-    }
-
     /// The client of a request from `peer` (a trusted proxy's forwarding header considered).
-    pub fn client(&self, peer: Peer, headers: &HeaderMap) -> Client {
+    pub(crate) fn client(&self, peer: Peer, headers: &HeaderMap) -> Client {
         self.proxies.client(peer, headers)
     }
 
@@ -157,7 +152,7 @@ impl WebAccess {
     }
 
     /// A fresh tenant: its cookie value `<id>.<tag>`.
-    pub fn issue(&self) -> String {
+    pub(crate) fn issue(&self) -> String {
         let mut raw = [0u8; ID_BYTES];
         rand::rngs::OsRng.fill_bytes(&mut raw);
         let id: String = raw.iter().map(|b| format!("{b:02x}")).collect();
@@ -169,7 +164,7 @@ impl WebAccess {
     }
 
     /// The tenant id (`web:<id>`) of a cookie value, if its signature is ours.
-    pub fn verify(&self, value: &str) -> Option<String> {
+    pub(crate) fn verify(&self, value: &str) -> Option<String> {
         let (id, tag) = value.split_once('.')?;
         let well_formed = id.len() == 2 * ID_BYTES
             && id
@@ -188,7 +183,7 @@ impl WebAccess {
 
     /// The `Set-Cookie` header value for a cookie value from [`Web::issue`]; `secure` when the
     /// browser's connection is https (so the cookie never travels in clear text afterwards).
-    pub fn set_cookie(&self, value: &str, secure: bool) -> String {
+    pub(crate) fn set_cookie(&self, value: &str, secure: bool) -> String {
         format!(
             "{COOKIE_NAME}={value}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}{}",
             self.cookie_max_age,
@@ -203,7 +198,7 @@ impl WebAccess {
     /// The cookie is handed to anyone who loads the page, so it must never open anything but
     /// the API the page uses: proxy routes that require a key (and may inject a provider
     /// credential) share the API's gate, and a cookie there is refused.
-    pub fn authenticate(&self, req: &RequestHeader) -> CookieAuth {
+    pub(crate) fn authenticate(&self, req: &RequestHeader) -> CookieAuth {
         let values = cookie_values(&req.headers, COOKIE_NAME);
         if values.is_empty() {
             return CookieAuth::Absent;
@@ -227,7 +222,7 @@ impl WebAccess {
 }
 
 /// Every value of cookie `name` in the request's `Cookie` header(s).
-pub fn cookie_values(headers: &HeaderMap, name: &str) -> Vec<String> {
+pub(crate) fn cookie_values(headers: &HeaderMap, name: &str) -> Vec<String> {
     headers
         .get_all(http::header::COOKIE)
         .iter()
@@ -257,7 +252,7 @@ fn request_host(req: &RequestHeader) -> Option<String> {
 ///
 /// The listener speaks plain HTTP, but a TLS-terminating reverse proxy in front of it makes the
 /// browser's origin `https://<host>`; both schemes are accepted for exactly the request's host.
-pub fn is_same_origin(req: &RequestHeader) -> bool {
+pub(crate) fn is_same_origin(req: &RequestHeader) -> bool {
     let mut origins = req.headers.get_all(http::header::ORIGIN).iter();
     if let Some(first) = origins.next() {
         // Exactly one readable `Origin`, naming this server; anything else fails.

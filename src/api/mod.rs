@@ -26,7 +26,7 @@ use pingora::proxy::Session;
 use crate::access::{self, Admitted};
 use crate::app::App;
 use crate::endpoints::Local;
-pub use crate::http::{respond_json, send, Reply};
+pub use crate::http::{send, Reply};
 use body::{BodyState, Declared};
 use call::Call;
 pub use error::ApiError;

@@ -64,7 +64,7 @@ impl Config {
     }
 
     /// Parses `text`, applies overrides from `env`, validates.
-    pub fn from_toml_and_env(
+    pub(crate) fn from_toml_and_env(
         text: &str,
         env: &HashMap<String, String>,
     ) -> Result<Config, ConfigError> {
@@ -261,7 +261,7 @@ impl Config {
         Ok(())
     }
 
-    pub fn listen_addr(&self) -> Result<SocketAddr, ConfigError> {
+    pub(crate) fn listen_addr(&self) -> Result<SocketAddr, ConfigError> {
         use std::net::ToSocketAddrs;
         self.server
             .listen
@@ -272,7 +272,7 @@ impl Config {
     }
 
     /// Decoded encryption keys (empty when none are configured).
-    pub fn sealing_keys(&self) -> Result<Vec<SealingKey>, ConfigError> {
+    pub(crate) fn sealing_keys(&self) -> Result<Vec<SealingKey>, ConfigError> {
         let engine = base64::engine::general_purpose::STANDARD;
         self.session
             .encryption_keys

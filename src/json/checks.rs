@@ -10,11 +10,11 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 /// Deepest nesting of arrays and objects accepted (the top-level object counts as 1).
-pub const MAX_DEPTH: usize = 64;
+pub(crate) const MAX_DEPTH: usize = 64;
 
 /// True when `body` nests arrays/objects deeper than `max`. A linear scan that skips strings, so
 /// the parser never sees a deep document. Malformed input is left for the parser to refuse.
-pub fn too_deep(body: &[u8], max: usize) -> bool {
+pub(crate) fn too_deep(body: &[u8], max: usize) -> bool {
     let mut depth = 0usize;
     let mut in_string = false;
     let mut escaped = false;

@@ -16,9 +16,9 @@ use crate::detect::{validate, Candidate, CustomType, EntityType, Scope, Text};
 /// Number of built-in types: the length of the per-type tables.
 const TYPE_COUNT: usize = EntityType::ALL.len();
 
-pub use super::types::REQUEST_TERM_PREFIX;
+pub(crate) use super::types::REQUEST_TERM_PREFIX;
 /// Type name of a request's own `deny_terms`.
-pub const REQUEST_TERM_TYPE: &str = "DENY_TERM";
+pub(crate) const REQUEST_TERM_TYPE: &str = "DENY_TERM";
 
 /// Longest regex program a policy may compile (bytes of the compiled form).
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
@@ -31,7 +31,7 @@ const CONTEXT_AFTER: usize = 25;
 ///
 /// The automaton holds the terms ASCII-lowercased and searches an ASCII-lowercased copy of the
 /// text (same byte offsets), rather than using the automaton's own case folding: folded
-/// patterns defeat its SIMD prefilter, and the whole text was then walked byte by byte.
+/// patterns defeat its SIMD prefilter, and the whole text would be walked byte by byte.
 struct Terms {
     matcher: AhoCorasick,
     types: Vec<EntityType>,
@@ -167,7 +167,7 @@ fn ceil_boundary(s: &str, mut i: usize) -> usize {
 }
 
 /// The check digit rule `v` over `value`.
-pub fn check(v: Validator, value: &str) -> bool {
+pub(crate) fn check(v: Validator, value: &str) -> bool {
     let digits: Vec<u8> = value
         .bytes()
         .filter(u8::is_ascii_digit)
@@ -203,7 +203,7 @@ pub struct Policy {
 
 /// What `GET /api/v1/policy` shows of a policy: its shape, never its terms or patterns.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Summary {
+pub(crate) struct Summary {
     pub name: String,
     /// Types detected: the built-in ones switched on, then the policy's own.
     pub types: Vec<TypeSummary>,
@@ -214,7 +214,7 @@ pub struct Summary {
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct TypeSummary {
+pub(crate) struct TypeSummary {
     pub entity_type: EntityType,
     pub token_prefix: &'static str,
     pub min_score: f32,
@@ -284,13 +284,16 @@ impl Policy {
         })
     }
 
-    pub fn summary(&self) -> &Summary {
+    pub(crate) fn summary(&self) -> &Summary {
         &self.summary
     }
 
     /// The names of the blocked types among `found`, each once, in the order of the policy's
     /// summary. Empty: the request may pass.
-    pub fn blocked_among(&self, found: impl IntoIterator<Item = EntityType>) -> Vec<&'static str> {
+    pub(crate) fn blocked_among(
+        &self,
+        found: impl IntoIterator<Item = EntityType>,
+    ) -> Vec<&'static str> {
         if self.blocked.is_empty() {
             return Vec::new();
         }
@@ -308,12 +311,12 @@ impl Policy {
     }
 
     /// Whether `text` already holds a literal token of one of the policy's own prefixes.
-    pub fn holds_reserved_token(&self, text: &str) -> bool {
+    pub(crate) fn holds_reserved_token(&self, text: &str) -> bool {
         self.reserved.as_ref().is_some_and(|r| r.is_match(text))
     }
 
     /// The literal tokens of the policy's own prefixes in `text`.
-    pub fn reserved_tokens<'t>(
+    pub(crate) fn reserved_tokens<'t>(
         &self,
         text: &'t str,
     ) -> impl Iterator<Item = &'t str> + use<'_, 't> {
@@ -591,26 +594,26 @@ impl Scope for Policy {
 }
 
 /// A request's own `deny_terms` (REST `/anonymize`), all of the type [`REQUEST_TERM_TYPE`].
-pub struct RequestTerms {
+pub(crate) struct RequestTerms {
     terms: Option<Terms>,
     entity_type: EntityType,
 }
 
 impl RequestTerms {
-    pub fn new(terms: &[String]) -> Option<RequestTerms> {
+    pub(crate) fn new(terms: &[String]) -> Option<RequestTerms> {
         let entity_type =
             EntityType::Custom(CustomType::intern(REQUEST_TERM_TYPE, REQUEST_TERM_PREFIX));
         let terms = Terms::new(terms.iter().map(|t| (t.clone(), entity_type)).collect()).ok()?;
         Some(RequestTerms { terms, entity_type })
     }
 
-    pub fn entity_type(&self) -> EntityType {
+    pub(crate) fn entity_type(&self) -> EntityType {
         self.entity_type
     }
 }
 
 /// A policy plus a request's own deny terms.
-pub struct WithTerms<'a> {
+pub(crate) struct WithTerms<'a> {
     pub policy: &'a Policy,
     pub terms: &'a RequestTerms,
 }

@@ -14,7 +14,7 @@
 //! is configured, otherwise the built-in behaviour under that name. The web page's tenants get
 //! `[web] policy` or the default.
 
-pub mod compiled;
+pub(crate) mod compiled;
 mod error;
 mod types;
 
@@ -22,14 +22,15 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 pub use crate::config::policies::PolicyConfig;
-pub use compiled::{Policy, RequestTerms, Summary, WithTerms};
+pub use compiled::Policy;
+pub(crate) use compiled::{RequestTerms, WithTerms};
 pub use error::PolicyError;
 
 /// Name of the policy that applies when none is named.
-pub const DEFAULT_POLICY: &str = "default";
+pub(crate) const DEFAULT_POLICY: &str = "default";
 
 /// Every compiled policy and who gets which.
-pub struct Policies {
+pub(crate) struct Policies {
     default: Arc<Policy>,
     web: Arc<Policy>,
     by_route: HashMap<String, Arc<Policy>>,
@@ -105,13 +106,9 @@ impl Policies {
         })
     }
 
-    pub fn default_policy(&self) -> &Arc<Policy> {
-        &self.default
-    }
-
     /// The policy of an API caller: its key's (`tenant` is the key's name), or for the web
     /// page's cookie tenants the web policy.
-    pub fn for_caller(&self, tenant: &str, cookie: bool) -> &Arc<Policy> {
+    pub(crate) fn for_caller(&self, tenant: &str, cookie: bool) -> &Arc<Policy> {
         if cookie {
             return &self.web;
         }
@@ -120,7 +117,7 @@ impl Policies {
 
     /// The policy of a proxied exchange: the key's when the route requires one and the key
     /// names a policy (`tenant`), else the route's, else the default.
-    pub fn for_exchange(&self, route_prefix: &str, tenant: Option<&str>) -> &Arc<Policy> {
+    pub(crate) fn for_exchange(&self, route_prefix: &str, tenant: Option<&str>) -> &Arc<Policy> {
         if let Some(p) = tenant.and_then(|t| self.by_key.get(t)) {
             return p;
         }
@@ -146,10 +143,7 @@ mod tests {
     }
 
     fn one(extra: &str) -> Arc<Policy> {
-        Policies::compile(&config(extra))
-            .unwrap()
-            .default_policy()
-            .clone()
+        Policies::compile(&config(extra)).unwrap().default.clone()
     }
 
     fn found(policy: &Policy, text: &str) -> Vec<(String, String)> {
@@ -241,10 +235,7 @@ mod tests {
         assert_eq!(p.for_caller("team", false).name, "strict");
         assert_eq!(p.for_caller("team", true).name, "default");
         assert_eq!(
-            Policies::compile(&config(""))
-                .unwrap()
-                .default_policy()
-                .name,
+            Policies::compile(&config("")).unwrap().default.name,
             "default"
         );
     }

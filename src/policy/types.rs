@@ -7,7 +7,7 @@ use super::error::PolicyError;
 use crate::detect::{CustomType, EntityType};
 
 /// Prefix of the tokens of a request's own `deny_terms` (`[[TERM_1]]`); no policy may use it.
-pub const REQUEST_TERM_PREFIX: &str = "TERM";
+pub(crate) const REQUEST_TERM_PREFIX: &str = "TERM";
 
 /// Index of a built-in type in [`EntityType::ALL`]; `None` for a custom type.
 pub(super) fn slot(t: EntityType) -> Option<usize> {

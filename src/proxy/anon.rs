@@ -21,7 +21,7 @@ use crate::json::{self, Node};
 use crate::policy::Policy;
 use crate::tokens::{RowIndex, TokenTable};
 use collect::Collector;
-pub use error::RewriteError;
+pub(crate) use error::RewriteError;
 use replace::Replacer;
 use values::Values;
 
@@ -45,7 +45,7 @@ pub fn anonymize_body(
 
 /// [`anonymize_body`] under a policy (`None`: every type, nothing added or allowed). Literal
 /// tokens of the policy's own prefixes are reserved like the built-in ones.
-pub fn anonymize_body_in(
+pub(crate) fn anonymize_body_in(
     detector: &Detector,
     policy: Option<&Policy>,
     format: &dyn WireFormat,
@@ -62,7 +62,7 @@ pub fn anonymize_body_in(
 
 /// Bounds on the work one request may cause.
 #[derive(Debug, Clone, Copy)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// The most distinct values (`api.max_values_per_request`).
     pub values: usize,
 }
@@ -87,7 +87,7 @@ struct Job {
 /// value was replaced: the reply side reads the client's own token forms from it
 /// ([`crate::proxy::reply::exchange_for`]) instead of parsing the body a second time. Tokens
 /// are issued from `seed` on (the table of a conversation's earlier turns, or a fresh one).
-pub fn anonymize_keeping_original(
+pub(crate) fn anonymize_keeping_original(
     detector: &Detector,
     policy: Option<&Policy>,
     format: &dyn WireFormat,
@@ -121,8 +121,8 @@ fn anonymize(
     let mut root = match json::parse_unique(text) {
         Ok(Some(root)) => root,
         Ok(None) => return Err(RewriteError::DuplicateMember),
-        // as before the check moved into the parser: a duplicate anywhere in the body is the
-        // reason given, even when the parser stopped earlier
+        // a duplicate anywhere in the body is the reason given, even when the parser stopped
+        // earlier: the refusal does not depend on how far parsing got
         Err(_) if crate::json::checks::has_duplicate_key(body) => {
             return Err(RewriteError::DuplicateMember)
         }

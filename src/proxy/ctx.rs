@@ -47,16 +47,16 @@ impl RequestCtx {
     /// The exchange's part of the access line: `None` for what no proxy route served.
     pub fn exchange_line(&self) -> Option<ExchangeLine> {
         let route = self.route.as_ref()?;
-        let ex = self.exchange.as_deref();
-        let count = |pick: fn(&TolerantRestorer) -> usize| ex.map_or(0, pick);
+        let restorer = self.exchange.as_deref();
+        let count = |pick: fn(&TolerantRestorer) -> usize| restorer.map_or(0, pick);
         Some(ExchangeLine {
             format: route.format.name(),
             endpoint: self.endpoint,
             entities: self.entities,
-            restored: count(|ex| ex.counts.restored.load(Ordering::Relaxed)),
-            tolerant_restores: count(|ex| ex.counts.tolerant.load(Ordering::Relaxed)),
-            unrestored_tokens: count(|ex| ex.counts.unrestored.load(Ordering::Relaxed)),
-            restore_limited: ex.is_some_and(TolerantRestorer::budget_exhausted),
+            restored: count(|r| r.counts.restored.load(Ordering::Relaxed)),
+            tolerant_restores: count(|r| r.counts.tolerant.load(Ordering::Relaxed)),
+            unrestored_tokens: count(|r| r.counts.unrestored.load(Ordering::Relaxed)),
+            restore_limited: restorer.is_some_and(TolerantRestorer::budget_exhausted),
             conversation_state: self
                 .conversation
                 .as_ref()

@@ -17,36 +17,36 @@ use crate::json::{self, Node};
 use crate::tokens::{MappingEntry, TolerantRestorer};
 
 /// Bytes restoring may add per byte of the upstream's reply.
-pub const GROWTH_PER_BYTE: u64 = 16;
+pub(crate) const GROWTH_PER_BYTE: u64 = 16;
 /// Bytes restoring may add to any reply regardless of its size (one long value in a short reply).
-pub const GROWTH_ALLOWANCE: u64 = 1024 * 1024;
+pub(crate) const GROWTH_ALLOWANCE: u64 = 1024 * 1024;
 
 /// The exchange of one proxied request: the tokens its anonymization issued (`entries`), told
 /// which of them the client's own request (`original`, the body as received, parsed) already
 /// wrote in a tolerant form, with the reply growth budget.
 pub fn exchange_for(entries: &[MappingEntry], original: &Node) -> TolerantRestorer {
-    let mut ex = TolerantRestorer::new(entries);
-    note_strings(&mut ex, original);
-    ex.limit_growth(GROWTH_ALLOWANCE);
-    ex
+    let mut restorer = TolerantRestorer::new(entries);
+    note_strings(&mut restorer, original);
+    restorer.limit_growth(GROWTH_ALLOWANCE);
+    restorer
 }
 
-fn note_strings(ex: &mut TolerantRestorer, node: &Node) {
+fn note_strings(restorer: &mut TolerantRestorer, node: &Node) {
     match node {
         Node::Str(s) => {
-            ex.note_client_text(s);
+            restorer.note_client_text(s);
             // JSON source inside a string (tool-call arguments): its strings too
             if s.starts_with('{') || s.starts_with('[') {
                 if let Ok(inner) = json::parse(s) {
-                    note_strings(ex, &inner);
+                    note_strings(restorer, &inner);
                 }
             }
         }
-        Node::Arr(items) => items.iter().for_each(|i| note_strings(ex, i)),
+        Node::Arr(items) => items.iter().for_each(|i| note_strings(restorer, i)),
         Node::Obj(members) => {
             for (k, v) in members {
-                ex.note_client_text(k);
-                note_strings(ex, v);
+                restorer.note_client_text(k);
+                note_strings(restorer, v);
             }
         }
         Node::Null | Node::Bool(_) | Node::Num(_) => {}
@@ -64,7 +64,7 @@ pub enum Framing {
 }
 
 impl Framing {
-    pub fn from_content_type(ct: &str) -> Framing {
+    pub(crate) fn from_content_type(ct: &str) -> Framing {
         let ct = ct.to_ascii_lowercase();
         if ct.starts_with("text/event-stream") {
             Framing::Sse
@@ -85,7 +85,7 @@ enum State {
 }
 
 pub struct ReplyRewriter {
-    ex: Arc<TolerantRestorer>,
+    restorer: Arc<TolerantRestorer>,
     format: &'static dyn WireFormat,
     framing: Framing,
     named: bool,
@@ -101,7 +101,7 @@ pub struct ReplyRewriter {
 
 impl ReplyRewriter {
     pub fn new(
-        ex: Arc<TolerantRestorer>,
+        restorer: Arc<TolerantRestorer>,
         format: &'static dyn WireFormat,
         endpoint: &str,
         framing: Framing,
@@ -112,7 +112,7 @@ impl ReplyRewriter {
             Framing::Json | Framing::Text => State::Buffer(Vec::new()),
         };
         ReplyRewriter {
-            ex,
+            restorer,
             format,
             framing,
             named: format.named_events(endpoint),
@@ -126,12 +126,12 @@ impl ReplyRewriter {
     }
 
     /// Reads the reply's own id from its body or first events ([`Self::take_reply_id`]).
-    pub fn watch_reply_id(&mut self) {
+    pub(crate) fn watch_reply_id(&mut self) {
         self.watch_id = true;
     }
 
     /// The reply's id, once, when it has been read.
-    pub fn take_reply_id(&mut self) -> Option<String> {
+    pub(crate) fn take_reply_id(&mut self) -> Option<String> {
         self.reply_id.take()
     }
 
@@ -144,7 +144,7 @@ impl ReplyRewriter {
         }
     }
 
-    pub fn framing(&self) -> Framing {
+    pub(crate) fn framing(&self) -> Framing {
         self.framing
     }
 
@@ -153,7 +153,7 @@ impl ReplyRewriter {
         if self.finished {
             return Vec::new();
         }
-        self.ex
+        self.restorer
             .grant(GROWTH_PER_BYTE.saturating_mul(bytes.len() as u64));
         let mut out = Vec::with_capacity(bytes.len() + 64);
         match &mut self.state {
@@ -193,7 +193,7 @@ impl ReplyRewriter {
 
     /// The upstream failed mid-reply: release held-back text and end with an error frame in
     /// the stream's own framing.
-    pub fn abort(&mut self, message: &str) -> Vec<u8> {
+    pub(crate) fn abort(&mut self, message: &str) -> Vec<u8> {
         if self.finished {
             return Vec::new();
         }
@@ -226,11 +226,11 @@ impl ReplyRewriter {
         if self.framing == Framing::Json {
             if let Ok(mut node) = json::parse(text) {
                 self.note_id(&node);
-                restore_tree(&mut node, &self.ex, &[]);
+                restore_tree(&mut node, &self.restorer, &[]);
                 return node.to_bytes();
             }
         }
-        self.ex.restore(text, false).into_bytes()
+        self.restorer.restore(text, false).into_bytes()
     }
 
     fn sse_item(&mut self, item: sse::Item, out: &mut Vec<u8>) {
@@ -258,7 +258,7 @@ impl ReplyRewriter {
             Ok(node) => {
                 self.note_id(&node);
                 let mut nodes = Vec::with_capacity(1);
-                self.handler.on_event(&self.ex, node, &mut nodes);
+                self.handler.on_event(&self.restorer, node, &mut nodes);
                 let last = nodes.len().saturating_sub(1);
                 for (i, n) in nodes.into_iter().enumerate() {
                     let text = n.to_json_string();
@@ -271,7 +271,7 @@ impl ReplyRewriter {
                 }
             }
             Err(_) => {
-                let restored = self.ex.restore(&data, false);
+                let restored = self.restorer.restore(&data, false);
                 ev.write_with_data(&restored, out);
             }
         }
@@ -279,7 +279,7 @@ impl ReplyRewriter {
 
     fn sse_flush(&mut self, out: &mut Vec<u8>) {
         let mut nodes = Vec::new();
-        self.handler.on_end(&self.ex, &mut nodes);
+        self.handler.on_end(&self.restorer, &mut nodes);
         for n in nodes {
             let name = if self.named { n.str_of("type") } else { None };
             sse::write_event(name, &n.to_json_string(), self.term, out);
@@ -295,7 +295,7 @@ impl ReplyRewriter {
         match json::parse(line) {
             Ok(node) => {
                 let mut nodes = Vec::with_capacity(1);
-                self.handler.on_event(&self.ex, node, &mut nodes);
+                self.handler.on_event(&self.restorer, node, &mut nodes);
                 let last = nodes.len().saturating_sub(1);
                 for (i, n) in nodes.into_iter().enumerate() {
                     out.extend_from_slice(n.to_json_string().as_bytes());
@@ -303,7 +303,7 @@ impl ReplyRewriter {
                 }
             }
             Err(_) => {
-                out.extend_from_slice(self.ex.restore(line, false).as_bytes());
+                out.extend_from_slice(self.restorer.restore(line, false).as_bytes());
                 out.extend_from_slice(term.as_bytes());
             }
         }
@@ -311,7 +311,7 @@ impl ReplyRewriter {
 
     fn ndjson_flush(&mut self, out: &mut Vec<u8>) {
         let mut nodes: Vec<Node> = Vec::new();
-        self.handler.on_end(&self.ex, &mut nodes);
+        self.handler.on_end(&self.restorer, &mut nodes);
         for n in nodes {
             out.extend_from_slice(n.to_json_string().as_bytes());
             out.push(b'\n');

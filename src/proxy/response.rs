@@ -30,13 +30,13 @@ pub(crate) fn begin(resp: &mut ResponseHeader, ctx: &mut RequestCtx) -> Result<(
         .conversation
         .as_ref()
         .is_some_and(|t| t.wants_reply_id());
-    let ex = match ctx.exchange.clone() {
-        Some(ex) => ex,
+    let restorer = match ctx.exchange.clone() {
+        Some(restorer) => restorer,
         None if watch => {
             // nothing to restore yet the id is read; the reply's tokens are counted as foreign
-            let ex = Arc::new(TolerantRestorer::new(&[]));
-            ctx.exchange = Some(ex.clone());
-            ex
+            let restorer = Arc::new(TolerantRestorer::new(&[]));
+            ctx.exchange = Some(restorer.clone());
+            restorer
         }
         None => return Ok(()),
     };
@@ -56,7 +56,7 @@ pub(crate) fn begin(resp: &mut ResponseHeader, ctx: &mut RequestCtx) -> Result<(
         ctx.reply_error = Some(Bytes::from(body.to_bytes()));
         return Ok(());
     }
-    let mut reply = ReplyRewriter::new(ex, format, ctx.endpoint, framing);
+    let mut reply = ReplyRewriter::new(restorer, format, ctx.endpoint, framing);
     if watch {
         reply.watch_reply_id();
     }

@@ -28,28 +28,38 @@ const REPLY_SKIP: &[&str] = &[
     "done_reason",
 ];
 
-/// Restores every token of `ex` in a whole reply document (or event), except in structural
-/// values and in the string nodes listed in `done` (already handled by a stream channel).
-pub fn restore_tree(node: &mut Node, ex: &TolerantRestorer, done: &[*const String]) {
-    restore_walk(node, ex, false, done);
+/// Restores every token of `restorer` in a whole reply document (or event), except in structural
+/// values and in the strings at the positions in `handled` (already restored by a stream
+/// channel: see [`EventRestore`]).
+pub fn restore_tree(node: &mut Node, restorer: &TolerantRestorer, handled: &[Vec<usize>]) {
+    restore_walk(node, restorer, false, handled, &mut Vec::new());
 }
 
-fn restore_walk(node: &mut Node, ex: &TolerantRestorer, json_source: bool, done: &[*const String]) {
+/// `at` is the position of `node`, kept up to date as the walk descends.
+fn restore_walk(
+    node: &mut Node,
+    restorer: &TolerantRestorer,
+    json_source: bool,
+    handled: &[Vec<usize>],
+    at: &mut Vec<usize>,
+) {
     match node {
         Node::Str(s) => {
-            if !done.contains(&(s as *const String)) {
-                if let Some(r) = ex.restored(s, json_source) {
+            if !handled.contains(at) {
+                if let Some(r) = restorer.restored(s, json_source) {
                     *s = r;
                 }
             }
         }
         Node::Arr(items) => {
-            for item in items {
-                restore_walk(item, ex, json_source, done);
+            for (i, item) in items.iter_mut().enumerate() {
+                at.push(i);
+                restore_walk(item, restorer, json_source, handled, at);
+                at.pop();
             }
         }
         Node::Obj(members) => {
-            for (key, value) in members.iter_mut() {
+            for (i, (key, value)) in members.iter_mut().enumerate() {
                 let k = key.as_str();
                 // `data` is opaque as a string (media, redacted thinking), a list's items as an array
                 let items = k == "data" && matches!(value, Node::Arr(_));
@@ -58,27 +68,83 @@ fn restore_walk(node: &mut Node, ex: &TolerantRestorer, json_source: bool, done:
                 }
                 let js = matches!(value, Node::Str(_)) && (k == "arguments" || k == "partial_json");
                 // a token used as a key (`{"[[EMAIL_1]]": "top"}` in tool input, JSON content)
-                if let Some(restored_key) = ex.restored(k, false) {
+                if let Some(restored_key) = restorer.restored(k, false) {
                     *key = restored_key;
                 }
-                restore_walk(value, ex, js, done);
+                at.push(i);
+                restore_walk(value, restorer, js, handled, at);
+                at.pop();
             }
         }
         Node::Null | Node::Bool(_) | Node::Num(_) => {}
     }
 }
 
+/// Restoring one stream event: its text members go through their channels
+/// ([`EventRestore::push_member`]), then [`EventRestore::finish`] restores the rest of the
+/// event and leaves what the channels wrote as they wrote it.
+///
+/// What the channels wrote is known by position: the member and element indices that lead to
+/// it from the event's root. Between marking and finishing, handlers only replace values and
+/// append members, so a position stays true where an address would not (an appended member
+/// may move the whole list).
+pub(crate) struct EventRestore<'r> {
+    restorer: &'r Arc<TolerantRestorer>,
+    handled: Vec<Vec<usize>>,
+}
+
+impl<'r> EventRestore<'r> {
+    pub(crate) fn new(restorer: &'r Arc<TolerantRestorer>) -> EventRestore<'r> {
+        EventRestore {
+            restorer,
+            handled: Vec::new(),
+        }
+    }
+
+    /// Restores the string member `key` of `obj`, which sits at position `at`, through
+    /// channel `chan`.
+    pub(crate) fn push_member(
+        &mut self,
+        chans: &mut Channels,
+        obj: &mut Node,
+        at: &[usize],
+        key: &str,
+        chan: &str,
+        json_source: bool,
+    ) {
+        if let Some((i, Node::Str(s))) = obj.member_mut(key) {
+            *s = chans.push(self.restorer, chan, json_source, s);
+            self.mark(below(at, &[i]));
+        }
+    }
+
+    /// Marks the string at position `at` as written by a channel.
+    pub(crate) fn mark(&mut self, at: Vec<usize>) {
+        self.handled.push(at);
+    }
+
+    /// Restores everything in `ev` the channels did not write.
+    pub(crate) fn finish(self, ev: &mut Node) {
+        restore_tree(ev, self.restorer, &self.handled);
+    }
+}
+
+/// The position `rest` below the node at position `at`.
+pub(crate) fn below(at: &[usize], rest: &[usize]) -> Vec<usize> {
+    [at, rest].concat()
+}
+
 /// Per-channel restorers keyed by a channel id, in creation order.
 #[derive(Default)]
-pub struct Channels {
+pub(crate) struct Channels {
     list: Vec<(String, StreamRestorer)>,
 }
 
 impl Channels {
     /// Restores `text` through channel `key` (created on first use).
-    pub fn push(
+    pub(crate) fn push(
         &mut self,
-        ex: &Arc<TolerantRestorer>,
+        restorer: &Arc<TolerantRestorer>,
         key: &str,
         json_source: bool,
         text: &str,
@@ -86,14 +152,14 @@ impl Channels {
         if let Some((_, r)) = self.list.iter_mut().find(|(k, _)| k == key) {
             return r.push(text);
         }
-        let mut r = StreamRestorer::new(ex.clone(), json_source);
+        let mut r = StreamRestorer::new(restorer.clone(), json_source);
         let out = r.push(text);
         self.list.push((key.to_owned(), r));
         out
     }
 
     /// Ends channel `key`; returns its held-back tail (possibly empty).
-    pub fn finish(&mut self, key: &str) -> String {
+    pub(crate) fn finish(&mut self, key: &str) -> String {
         match self.list.iter().position(|(k, _)| k == key) {
             Some(i) => self.list.remove(i).1.finish(),
             None => String::new(),
@@ -102,7 +168,7 @@ impl Channels {
 
     /// Ends every channel whose key starts with `prefix`, returning `(key, tail)` for non-empty
     /// tails in creation order.
-    pub fn finish_prefix(&mut self, prefix: &str) -> Vec<(String, String)> {
+    pub(crate) fn finish_prefix(&mut self, prefix: &str) -> Vec<(String, String)> {
         let mut tails = Vec::new();
         let mut i = 0;
         while i < self.list.len() {
@@ -120,19 +186,53 @@ impl Channels {
     }
 }
 
-/// Restores the string member `key` of `obj` through channel `chan`; records the node as done.
-pub fn push_member(
-    obj: &mut Node,
-    key: &str,
-    chans: &mut Channels,
-    ex: &Arc<TolerantRestorer>,
-    chan: &str,
-    json_source: bool,
-    done: &mut Vec<*const String>,
-) {
-    if let Some(Node::Str(s)) = obj.get_mut(key) {
-        let out = chans.push(ex, chan, json_source, s);
-        *s = out;
-        done.push(s as *const String);
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::detect::EntityType;
+    use crate::tokens::MappingEntry;
+
+    /// A restorer that knows the one token `token` (its type plays no part in restoring).
+    pub(crate) fn restorer_of(token: &str, value: &str) -> Arc<TolerantRestorer> {
+        Arc::new(TolerantRestorer::new(&[MappingEntry {
+            token: token.into(),
+            entity_type: EntityType::Person,
+            value: value.into(),
+        }]))
+    }
+
+    fn text(s: &str) -> Node {
+        Node::Str(s.into())
+    }
+
+    /// A string a channel wrote stays its own when its member list grows afterwards (a
+    /// reallocation moves every member, as `Node::set` appending a tail may do).
+    #[test]
+    fn a_channel_written_string_stays_so_when_its_list_grows() {
+        let restorer = restorer_of("[[NAME_1]]", "Anna");
+        let mut chans = Channels::default();
+        let mut first = Node::Obj(vec![("content".into(), text("![x](https://e.example/?d="))]);
+        EventRestore::new(&restorer).push_member(
+            &mut chans,
+            &mut first,
+            &[],
+            "content",
+            "c",
+            false,
+        );
+        // the channel knows this token lies in a link target; the event alone does not
+        let mut delta = Node::Obj(vec![("content".into(), text("[[NAME_1]]"))]);
+        let mut pass = EventRestore::new(&restorer);
+        pass.push_member(&mut chans, &mut delta, &[], "content", "c", false);
+        assert_eq!(delta.str_of("content"), Some("[[NAME_1]]"));
+        if let Node::Obj(members) = &mut delta {
+            let mut grown = Vec::with_capacity(members.len() + 8);
+            grown.append(members);
+            *members = grown;
+        }
+        delta.set("refusal", text("[[NAME_1]]"));
+        pass.finish(&mut delta);
+        assert_eq!(delta.str_of("content"), Some("[[NAME_1]]"));
+        assert_eq!(delta.str_of("refusal"), Some("Anna"));
     }
 }

@@ -17,7 +17,7 @@ const PRUNE_EVERY: u64 = 4096;
 /// Windows of tenants (or client addresses) that went quiet are dropped from time to time, so
 /// that many one-off callers do not accumulate.
 #[derive(Default)]
-pub struct MemoryLimiter {
+pub(crate) struct MemoryLimiter {
     windows: DashMap<String, VecDeque<Instant>>,
     checks: AtomicU64,
 }

@@ -8,5 +8,5 @@ mod memory;
 mod redis;
 
 pub use decision::{Decision, LimitError, RateLimiter};
-pub use memory::MemoryLimiter;
+pub(crate) use memory::MemoryLimiter;
 pub use redis::RedisLimiter;

@@ -62,7 +62,7 @@ impl RedisLimiter {
 
     /// The tenant's window key. Tenants are hashed: cookie tenants of the web page are opaque ids
     /// that need not appear in Redis, and the key stays short whatever the name.
-    pub fn key(&self, tenant: &str) -> String {
+    pub(crate) fn key(&self, tenant: &str) -> String {
         let digest = Sha256::digest(tenant.as_bytes());
         let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
         format!("{}ratelimit:{hex}", self.client.prefix())

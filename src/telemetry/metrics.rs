@@ -13,7 +13,8 @@ use prometheus_client::registry::Registry;
 use crate::detect::EntityType;
 
 /// What `GET /metrics` answers with (the OpenMetrics text format, which Prometheus scrapes).
-pub const METRICS_CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+pub(crate) const METRICS_CONTENT_TYPE: &str =
+    "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
@@ -31,7 +32,7 @@ struct RouteLabels {
 /// What a policy did with a request, in `tarnkappe_policy_requests_total{policy, outcome}`.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
 #[allow(non_camel_case_types)]
-pub enum PolicyOutcome {
+pub(crate) enum PolicyOutcome {
     applied,
     blocked,
 }
@@ -51,7 +52,7 @@ struct EntityLabels {
 /// A session lifecycle event, counted in `tarnkappe_sessions_total{event}`.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
 #[allow(non_camel_case_types)]
-pub enum SessionEvent {
+pub(crate) enum SessionEvent {
     created,
     restored,
     deleted,
@@ -68,7 +69,7 @@ struct SessionLabels {
 /// the keeping of its table (`saved`, `save_failed`, `too_large`).
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
 #[allow(non_camel_case_types)]
-pub enum ConversationEvent {
+pub(crate) enum ConversationEvent {
     new,
     found,
     missing,
@@ -86,7 +87,7 @@ struct ConversationLabels {
 /// What authenticated a keyed request, in `tarnkappe_authenticated_requests_total{auth}`.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
 #[allow(non_camel_case_types)]
-pub enum AuthLabel {
+pub(crate) enum AuthLabel {
     /// `X-API-Key`.
     key,
     /// The web page's tenant cookie.
@@ -110,7 +111,7 @@ struct AuthLabels {
 /// What became of a request for a fresh web-page cookie, in `tarnkappe_web_cookies_total`.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
 #[allow(non_camel_case_types)]
-pub enum CookieOutcome {
+pub(crate) enum CookieOutcome {
     issued,
     rate_limited,
 }
@@ -123,7 +124,7 @@ struct CookieLabels {
 /// Why an exchange with an upstream LLM failed, counted in `tarnkappe_upstream_errors_total{kind}`.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
 #[allow(non_camel_case_types)]
-pub enum UpstreamErrorKind {
+pub(crate) enum UpstreamErrorKind {
     connect,
     timeout,
     tls,
@@ -133,7 +134,7 @@ pub enum UpstreamErrorKind {
 
 impl UpstreamErrorKind {
     /// Classifies a pingora error by its type.
-    pub fn of(e: &pingora::Error) -> UpstreamErrorKind {
+    pub(crate) fn of(e: &pingora::Error) -> UpstreamErrorKind {
         use pingora::ErrorType::*;
         match e.etype() {
             ConnectTimedout | ReadTimedout | WriteTimedout | TLSHandshakeTimedout => {
@@ -167,7 +168,7 @@ impl MetricConstructor<Histogram> for LatencyBuckets {
     }
 }
 
-pub struct Metrics {
+pub(crate) struct Metrics {
     registry: Registry,
     requests: Family<RequestLabels, Counter>,
     latency: Family<RouteLabels, Histogram, LatencyBuckets>,
@@ -191,7 +192,7 @@ impl Default for Metrics {
 
 impl Metrics {
     /// A fresh registry (the process uses [`metrics()`]; tests may build their own).
-    pub fn new() -> Metrics {
+    pub(crate) fn new() -> Metrics {
         let mut registry = Registry::with_prefix("tarnkappe");
         let requests = Family::<RequestLabels, Counter>::default();
         registry.register(
@@ -283,7 +284,7 @@ impl Metrics {
     }
 
     /// One text (REST) or exchange (proxy) checked under `policy`; `blocked` when refused.
-    pub fn policy_applied(&self, policy: &str, blocked: bool) {
+    pub(crate) fn policy_applied(&self, policy: &str, blocked: bool) {
         let outcome = if blocked {
             PolicyOutcome::blocked
         } else {
@@ -298,13 +299,19 @@ impl Metrics {
     }
 
     /// A proxied reply reached the restore growth bound.
-    pub fn restore_limited(&self) {
+    pub(crate) fn restore_limited(&self) {
         self.restore_limited.inc();
     }
 
     /// One answered request. `route` must come from [`super::route_template`], `method` from
     /// [`super::method_label`].
-    pub fn record_request(&self, route: &str, method: &'static str, status: u16, took: Duration) {
+    pub(crate) fn record_request(
+        &self,
+        route: &str,
+        method: &'static str,
+        status: u16,
+        took: Duration,
+    ) {
         self.requests
             .get_or_create(&RequestLabels {
                 route: route.to_owned(),
@@ -321,7 +328,7 @@ impl Metrics {
     }
 
     /// `count` findings of `entity_type` were replaced.
-    pub fn entities_detected(&self, entity_type: EntityType, count: u64) {
+    pub(crate) fn entities_detected(&self, entity_type: EntityType, count: u64) {
         self.entities
             .get_or_create(&EntityLabels {
                 entity_type: entity_type.name(),
@@ -329,22 +336,22 @@ impl Metrics {
             .inc_by(count);
     }
 
-    pub fn session(&self, event: SessionEvent) {
+    pub(crate) fn session(&self, event: SessionEvent) {
         self.sessions.get_or_create(&SessionLabels { event }).inc();
     }
 
-    pub fn conversation(&self, event: ConversationEvent) {
+    pub(crate) fn conversation(&self, event: ConversationEvent) {
         self.conversations
             .get_or_create(&ConversationLabels { event })
             .inc();
     }
 
-    pub fn rate_limited(&self) {
+    pub(crate) fn rate_limited(&self) {
         self.rate_limited.inc();
     }
 
     /// One request authenticated by `auth`; `admitted` unless its rate limit refused it.
-    pub fn authenticated(&self, auth: AuthLabel, admitted: bool) {
+    pub(crate) fn authenticated(&self, auth: AuthLabel, admitted: bool) {
         let outcome = if admitted {
             Outcome::admitted
         } else {
@@ -355,22 +362,22 @@ impl Metrics {
             .inc();
     }
 
-    pub fn web_cookie(&self, outcome: CookieOutcome) {
+    pub(crate) fn web_cookie(&self, outcome: CookieOutcome) {
         self.cookies.get_or_create(&CookieLabels { outcome }).inc();
     }
 
-    pub fn upstream_error(&self, kind: UpstreamErrorKind) {
+    pub(crate) fn upstream_error(&self, kind: UpstreamErrorKind) {
         self.upstream_errors
             .get_or_create(&UpstreamLabels { kind })
             .inc();
     }
 
-    pub fn store_error(&self) {
+    pub(crate) fn store_error(&self) {
         self.store_errors.inc();
     }
 
     /// The registry in the OpenMetrics text format.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut out = String::new();
         // Writing into a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
@@ -381,7 +388,7 @@ impl Metrics {
 static METRICS: LazyLock<Metrics> = LazyLock::new(Metrics::new);
 
 /// The process-wide metrics.
-pub fn metrics() -> &'static Metrics {
+pub(crate) fn metrics() -> &'static Metrics {
     &METRICS
 }
 

@@ -13,23 +13,23 @@ use std::time::{Duration, Instant};
 
 use pingora::http::{RequestHeader, ResponseHeader};
 
-pub use access_line::ExchangeLine;
+pub(crate) use access_line::ExchangeLine;
 pub use logging::{init_logging, LogInitError};
-pub use metrics::{
-    metrics, AuthLabel, ConversationEvent, CookieOutcome, Metrics, SessionEvent, UpstreamErrorKind,
+pub(crate) use metrics::{
+    metrics, AuthLabel, ConversationEvent, CookieOutcome, SessionEvent, UpstreamErrorKind,
     METRICS_CONTENT_TYPE,
 };
 
 /// The response header (and, towards upstreams, request header) that carries the request id.
-pub const REQUEST_ID_HEADER: &str = "x-request-id";
+pub(crate) const REQUEST_ID_HEADER: &str = "x-request-id";
 /// Our request id on proxied responses, beside the provider's own `X-Request-Id`.
-pub const PROXY_REQUEST_ID_HEADER: &str = "x-tarnkappe-request-id";
+pub(crate) const PROXY_REQUEST_ID_HEADER: &str = "x-tarnkappe-request-id";
 
 /// A fresh request id: 32 lower-case hex digits (a random UUID v4 without dashes). Ids sent by
 /// clients are not trusted: they could carry anything into the logs. The random bytes come
 /// from the thread's userspace generator (seeded from the OS): `Uuid::new_v4` asks the kernel
 /// on every call, one system call per request for nothing that needs it.
-pub fn new_request_id() -> String {
+pub(crate) fn new_request_id() -> String {
     uuid::Builder::from_random_bytes(rand::random())
         .into_uuid()
         .simple()
@@ -38,7 +38,7 @@ pub fn new_request_id() -> String {
 
 /// Per-request telemetry state, kept in the proxy's request context.
 #[derive(Debug, Clone)]
-pub struct RequestTelemetry {
+pub(crate) struct RequestTelemetry {
     pub id: String,
     pub started: Instant,
     /// The `X-Request-Id` an upstream LLM sent with its reply (kept for the client, logged).
@@ -70,12 +70,12 @@ fn plausible_upstream_id(id: &str) -> bool {
 impl RequestTelemetry {
     /// Puts the id into the request header (replacing one a client sent), so that local handlers
     /// can copy it into their responses ([`copy_request_id`]) and upstreams see it too.
-    pub fn tag_request(&self, req: &mut RequestHeader) {
+    pub(crate) fn tag_request(&self, req: &mut RequestHeader) {
         let _ = req.insert_header(REQUEST_ID_HEADER, self.id.as_str());
     }
 
     /// Puts the id into a response header as `X-Request-Id`.
-    pub fn tag_response(&self, resp: &mut ResponseHeader) {
+    pub(crate) fn tag_response(&self, resp: &mut ResponseHeader) {
         let _ = resp.insert_header(REQUEST_ID_HEADER, self.id.as_str());
     }
 
@@ -83,7 +83,7 @@ impl RequestTelemetry {
     /// `X-Request-Id` (SDKs show it, the provider's support asks for it) is kept and logged
     /// beside ours as `upstream_request_id`; without one (or with one that is not a plain
     /// token), ours is set as `X-Request-Id` too.
-    pub fn tag_proxied_response(&mut self, resp: &mut ResponseHeader) {
+    pub(crate) fn tag_proxied_response(&mut self, resp: &mut ResponseHeader) {
         let _ = resp.insert_header(PROXY_REQUEST_ID_HEADER, self.id.as_str());
         let upstream = resp
             .headers
@@ -97,13 +97,13 @@ impl RequestTelemetry {
         }
     }
 
-    pub fn elapsed(&self) -> Duration {
+    pub(crate) fn elapsed(&self) -> Duration {
         self.started.elapsed()
     }
 }
 
 /// Copies the request id that [`RequestTelemetry::tag_request`] put into `req` onto `resp`.
-pub fn copy_request_id(req: &RequestHeader, resp: &mut ResponseHeader) {
+pub(crate) fn copy_request_id(req: &RequestHeader, resp: &mut ResponseHeader) {
     if let Some(id) = req.headers.get(REQUEST_ID_HEADER) {
         let _ = resp.insert_header(REQUEST_ID_HEADER, id.clone());
     }
@@ -112,7 +112,10 @@ pub fn copy_request_id(req: &RequestHeader, resp: &mut ResponseHeader) {
 /// The route template of `path` for logs and metric labels: a fixed string for every local
 /// endpoint, the configured prefix for a proxy route (operator configuration, not request data),
 /// and placeholders for everything else. Never returns any part of the path that a client chose.
-pub fn route_template<'a>(path: &str, proxy_prefixes: impl IntoIterator<Item = &'a str>) -> String {
+pub(crate) fn route_template<'a>(
+    path: &str,
+    proxy_prefixes: impl IntoIterator<Item = &'a str>,
+) -> String {
     if let Some(local) = crate::endpoints::template(path) {
         return local.to_owned();
     }
@@ -124,7 +127,7 @@ pub fn route_template<'a>(path: &str, proxy_prefixes: impl IntoIterator<Item = &
 }
 
 /// The request method as a label: the standard ones by name, anything else as `OTHER`.
-pub fn method_label(method: &http::Method) -> &'static str {
+pub(crate) fn method_label(method: &http::Method) -> &'static str {
     match *method {
         http::Method::GET => "GET",
         http::Method::POST => "POST",
@@ -140,7 +143,7 @@ pub fn method_label(method: &http::Method) -> &'static str {
 /// Records the end of one request: its one access log line and the request metrics. `error` is
 /// the error pingora ended the request with, if any (upstream errors are counted by kind);
 /// `exchange` adds a proxied exchange's counts to the same line.
-pub fn finish_request(
+pub(crate) fn finish_request(
     telemetry: &RequestTelemetry,
     route: &str,
     method: &http::Method,
@@ -188,14 +191,14 @@ pub fn finish_request(
 }
 
 /// Counts one stored session and its findings by type (REST `/anonymize`).
-pub fn record_anonymized(entities: &[crate::tokens::Entity]) {
+pub(crate) fn record_anonymized(entities: &[crate::tokens::Entity]) {
     let m = metrics();
     m.session(SessionEvent::created);
     record_entities(entities.iter().map(|e| e.entity_type));
 }
 
 /// Counts findings by type (REST API and LLM proxy alike).
-pub fn record_entities(types: impl IntoIterator<Item = crate::detect::EntityType>) {
+pub(crate) fn record_entities(types: impl IntoIterator<Item = crate::detect::EntityType>) {
     let mut counts = [0u64; crate::detect::EntityType::ALL.len()];
     let mut custom = Vec::new();
     for t in types {
@@ -216,17 +219,17 @@ pub fn record_entities(types: impl IntoIterator<Item = crate::detect::EntityType
 }
 
 /// The route template of `path` under `config`'s proxy routes.
-pub fn route_of(config: &crate::config::Config, path: &str) -> String {
+pub(crate) fn route_of(config: &crate::config::Config, path: &str) -> String {
     route_template(path, config.routes.iter().map(|r| r.prefix.as_str()))
 }
 
 /// Status logged and counted for a client that closed its connection before any response
 /// (nginx's convention; not an HTTP status anyone receives).
-pub const CLIENT_CLOSED: u16 = 499;
+pub(crate) const CLIENT_CLOSED: u16 = 499;
 
 /// Whether `e` means the client went away (closed or broke its connection), as opposed to a
 /// failure of this server or the upstream.
-pub fn client_gone(e: &pingora::Error) -> bool {
+pub(crate) fn client_gone(e: &pingora::Error) -> bool {
     use pingora::ErrorType::*;
     *e.esource() != pingora::ErrorSource::Upstream
         && matches!(e.etype(), ConnectionClosed | ReadError | WriteError)
@@ -234,7 +237,10 @@ pub fn client_gone(e: &pingora::Error) -> bool {
 
 /// The status of a finished request for logs and metrics: the one written, or 499 when the
 /// client left before any response, or 0 when nothing was written for another reason.
-pub fn final_status(session: &pingora::proxy::Session, error: Option<&pingora::Error>) -> u16 {
+pub(crate) fn final_status(
+    session: &pingora::proxy::Session,
+    error: Option<&pingora::Error>,
+) -> u16 {
     match session.response_written() {
         Some(r) => r.status.as_u16(),
         None if error.is_some_and(client_gone) => CLIENT_CLOSED,
@@ -243,7 +249,7 @@ pub fn final_status(session: &pingora::proxy::Session, error: Option<&pingora::E
 }
 
 /// [`finish_request`] for the gateway's `logging` hook: everything read from the session.
-pub fn finish_session(
+pub(crate) fn finish_session(
     session: &pingora::proxy::Session,
     error: Option<&pingora::Error>,
     telemetry: &RequestTelemetry,
@@ -257,7 +263,7 @@ pub fn finish_session(
 }
 
 /// [`request_summary`] for the gateway's `request_summary` hook.
-pub fn summarize_session(
+pub(crate) fn summarize_session(
     session: &pingora::proxy::Session,
     telemetry: &RequestTelemetry,
     config: &crate::config::Config,
@@ -268,7 +274,11 @@ pub fn summarize_session(
 
 /// A one-line summary of a request for pingora's own log lines (method, route template, id),
 /// in place of its default that quotes the path and query.
-pub fn request_summary(telemetry: &RequestTelemetry, route: &str, method: &http::Method) -> String {
+pub(crate) fn request_summary(
+    telemetry: &RequestTelemetry,
+    route: &str,
+    method: &http::Method,
+) -> String {
     format!(
         "{} {} request_id={}",
         method_label(method),

@@ -48,7 +48,7 @@ pub fn anonymize_in(detector: &Detector, scope: &dyn Scope, text: &str) -> Anony
 
 /// [`anonymize_in`] within the detector's candidate limit: the service's path, which refuses a
 /// text past it rather than answer with a partial result.
-pub fn try_anonymize_in(
+pub(crate) fn try_anonymize_in(
     detector: &Detector,
     scope: &dyn Scope,
     text: &str,
@@ -72,7 +72,7 @@ fn anonymized(text: &str, findings: &[Finding]) -> Anonymized {
 /// Replaces `findings` (sorted, disjoint, code-point offsets into `text`) by tokens from `table`.
 /// Tokens are issued in order of appearance. Findings out of bounds or overlapping a previous
 /// one are skipped rather than trusted.
-pub fn anonymize_findings(
+pub(crate) fn anonymize_findings(
     table: &mut TokenTable,
     text: &str,
     findings: &[Finding],
@@ -166,7 +166,7 @@ fn round_score(score: f32) -> f64 {
 
 /// The byte range of each finding's code-point span in `text` (None when out of bounds or
 /// empty), computed in one pass over `text`.
-pub fn finding_byte_ranges(text: &str, findings: &[Finding]) -> Vec<Option<(usize, usize)>> {
+pub(crate) fn finding_byte_ranges(text: &str, findings: &[Finding]) -> Vec<Option<(usize, usize)>> {
     let range = |start: Option<usize>, end: Option<usize>| match (start, end) {
         (Some(start), Some(end)) if start < end => Some((start, end)),
         _ => None,

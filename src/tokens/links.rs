@@ -44,7 +44,7 @@ enum End {
 
 /// The position of a reader in a text: in prose or inside a link target.
 #[derive(Debug, Clone)]
-pub struct LinkContext {
+pub(crate) struct LinkContext {
     target: Option<End>,
     tail: [u8; TAIL],
     /// Bytes seen so far (the tail holds the last `TAIL` of them).
@@ -64,12 +64,12 @@ impl Default for LinkContext {
 impl LinkContext {
     /// Whether the next byte fed lies inside a link or image target (right after `]:` it
     /// does: a token cannot start with the spaces that may come first).
-    pub fn in_target(&self) -> bool {
+    pub(crate) fn in_target(&self) -> bool {
         self.target.is_some()
     }
 
     /// Reads `bytes`, the text's next bytes.
-    pub fn feed(&mut self, bytes: &[u8]) {
+    pub(crate) fn feed(&mut self, bytes: &[u8]) {
         for &c in bytes {
             self.target = match self.target {
                 None => self.entry(c),

@@ -11,21 +11,20 @@
 
 mod anonymize;
 mod growth;
-pub mod links;
+pub(crate) mod links;
 mod reserved;
 mod restore;
 mod row_index;
 mod stream;
 mod table;
-pub mod tolerant;
+pub(crate) mod tolerant;
 
-pub use anonymize::{
-    anonymize, anonymize_findings, anonymize_in, finding_byte_ranges, try_anonymize_in, Anonymized,
-    Entity, Stats,
-};
-pub use reserved::{contains_reserved_token, reserved_tokens};
+pub use anonymize::{anonymize, anonymize_in, Anonymized, Entity, Stats};
+pub(crate) use anonymize::{finding_byte_ranges, try_anonymize_in};
+pub use reserved::contains_reserved_token;
 pub use restore::Restorer;
-pub use row_index::RowIndex;
+pub(crate) use row_index::RowIndex;
 pub use stream::StreamRestorer;
-pub use table::{MappingEntry, TokenTable};
+pub use table::MappingEntry;
+pub(crate) use table::TokenTable;
 pub use tolerant::TolerantRestorer;

@@ -12,7 +12,7 @@ static RESERVED: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Literal tokens of the prefixes of `GET /entities` (the contract's 13 and the added ones) in `text`, with their byte offsets. Other bracket text such
 /// as `[[FOO_1]]` or `[[NAME]]` is ordinary text.
-pub fn reserved_tokens(text: &str) -> impl Iterator<Item = (usize, &str)> {
+pub(crate) fn reserved_tokens(text: &str) -> impl Iterator<Item = (usize, &str)> {
     RESERVED.find_iter(text).map(|m| (m.start(), m.as_str()))
 }
 

@@ -35,7 +35,7 @@ impl Restorer {
 
     /// The length in bytes of `restore(text)`, computed from the matches without building it
     /// (so that an oversized result can be refused before any memory is spent on it).
-    pub fn restored_len(&self, text: &str) -> usize {
+    pub(crate) fn restored_len(&self, text: &str) -> usize {
         let Some(matcher) = &self.matcher else {
             return text.len();
         };

@@ -10,7 +10,7 @@ use hashbrown::HashTable;
 /// Row numbers, hashed by the key `key_of(row)` that every method is given (the same function
 /// each time: the index keeps no keys of its own).
 #[derive(Debug, Default, Clone)]
-pub struct RowIndex {
+pub(crate) struct RowIndex {
     rows: HashTable<usize>,
     hasher: RandomState,
 }
@@ -18,7 +18,11 @@ pub struct RowIndex {
 impl RowIndex {
     /// The row whose key equals `key`; `Err` with the key's hash (for [`RowIndex::insert`]) when
     /// no row has it.
-    pub fn find<K: Hash + Eq>(&self, key: K, key_of: impl Fn(usize) -> K) -> Result<usize, u64> {
+    pub(crate) fn find<K: Hash + Eq>(
+        &self,
+        key: K,
+        key_of: impl Fn(usize) -> K,
+    ) -> Result<usize, u64> {
         let hash = self.hasher.hash_one(&key);
         match self.rows.find(hash, |&r| key_of(r) == key) {
             Some(&row) => Ok(row),
@@ -27,14 +31,14 @@ impl RowIndex {
     }
 
     /// Adds `row`, whose key [`RowIndex::find`] did not find and hashed to `hash`.
-    pub fn insert<K: Hash>(&mut self, hash: u64, row: usize, key_of: impl Fn(usize) -> K) {
+    pub(crate) fn insert<K: Hash>(&mut self, hash: u64, row: usize, key_of: impl Fn(usize) -> K) {
         let hasher = &self.hasher;
         self.rows
             .insert_unique(hash, row, |&r| hasher.hash_one(key_of(r)));
     }
 
     /// Room for `additional` more rows without growing.
-    pub fn reserve<K: Hash>(&mut self, additional: usize, key_of: impl Fn(usize) -> K) {
+    pub(crate) fn reserve<K: Hash>(&mut self, additional: usize, key_of: impl Fn(usize) -> K) {
         let hasher = &self.hasher;
         self.rows
             .reserve(additional, |&r| hasher.hash_one(key_of(r)));

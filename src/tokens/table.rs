@@ -38,7 +38,7 @@ impl TokenTable {
 
     /// A table whose numbers start above `floor` (a conversation whose earlier tokens are
     /// unknown numbers its new values where those cannot be).
-    pub fn starting_above(floor: u64) -> TokenTable {
+    pub(crate) fn starting_above(floor: u64) -> TokenTable {
         TokenTable {
             floor,
             ..TokenTable::default()
@@ -48,7 +48,7 @@ impl TokenTable {
     /// A table that goes on from `rows` issued before (same value, same token; new values
     /// continue each type's numbering), with the literal tokens `taken` before and the same
     /// `floor`. Rows whose token is no `[[PREFIX_n]]` are left out.
-    pub fn resume(rows: Vec<MappingEntry>, taken: Vec<String>, floor: u64) -> TokenTable {
+    pub(crate) fn resume(rows: Vec<MappingEntry>, taken: Vec<String>, floor: u64) -> TokenTable {
         let mut table = TokenTable::starting_above(floor);
         table.reserve(rows.len());
         for row in rows {
@@ -79,31 +79,31 @@ impl TokenTable {
     }
 
     /// The literal tokens of the input, whose numbers are skipped.
-    pub fn taken(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn taken(&self) -> impl Iterator<Item = &str> {
         self.taken.iter().map(String::as_str)
     }
 
     /// See [`TokenTable::starting_above`].
-    pub fn floor(&self) -> u64 {
+    pub(crate) fn floor(&self) -> u64 {
         self.floor
     }
 
     /// Room for `additional` more rows without growing the row list or its index (the proxy
     /// knows a request's values before it issues their tokens).
-    pub fn reserve(&mut self, additional: usize) {
+    pub(crate) fn reserve(&mut self, additional: usize) {
         self.entries.reserve(additional);
         self.index.reserve(additional, row_key(&self.entries));
     }
 
     /// Marks every literal `[[PREFIX_n]]` in `text` as taken, so new numbers skip them.
-    pub fn reserve_literal_tokens(&mut self, text: &str) {
+    pub(crate) fn reserve_literal_tokens(&mut self, text: &str) {
         for (_, token) in reserved_tokens(text) {
             self.taken.insert(token.to_owned());
         }
     }
 
     /// Whether `text` holds a literal `[[prefix_n]]`.
-    pub fn holds_token_of(text: &str, prefix: &str) -> bool {
+    pub(crate) fn holds_token_of(text: &str, prefix: &str) -> bool {
         let open = format!("[[{prefix}_");
         text.match_indices(&open).any(|(i, _)| {
             let rest = &text[i + open.len()..];
@@ -113,12 +113,12 @@ impl TokenTable {
     }
 
     /// Marks one literal token (e.g. of a policy's own prefix) as taken.
-    pub fn reserve_token(&mut self, token: &str) {
+    pub(crate) fn reserve_token(&mut self, token: &str) {
         self.taken.insert(token.to_owned());
     }
 
     /// The token for `value` of type `entity_type`, issuing a new one on first sight.
-    pub fn token_for(&mut self, entity_type: EntityType, value: &str) -> &str {
+    pub(crate) fn token_for(&mut self, entity_type: EntityType, value: &str) -> &str {
         let row = self.row_for(entity_type, value);
         &self.entries[row].token
     }
@@ -126,7 +126,7 @@ impl TokenTable {
     /// The row of [`Self::entries`] for `value` of type `entity_type`, issuing a new token on
     /// first sight. Rows never move, so a caller may keep the row instead of looking the value
     /// up again.
-    pub fn row_for(&mut self, entity_type: EntityType, value: &str) -> usize {
+    pub(crate) fn row_for(&mut self, entity_type: EntityType, value: &str) -> usize {
         let hash = match self
             .index
             .find((entity_type, value), row_key(&self.entries))
@@ -145,25 +145,16 @@ impl TokenTable {
         row
     }
 
-    /// The token already issued for this value, if any.
-    pub fn lookup(&self, entity_type: EntityType, value: &str) -> Option<&str> {
-        let row = self
-            .index
-            .find((entity_type, value), row_key(&self.entries))
-            .ok()?;
-        Some(self.entries[row].token.as_str())
-    }
-
     /// Rows in order of issue.
     pub fn entries(&self) -> &[MappingEntry] {
         &self.entries
     }
 
-    pub fn into_entries(self) -> Vec<MappingEntry> {
+    pub(crate) fn into_entries(self) -> Vec<MappingEntry> {
         self.entries
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 

@@ -31,7 +31,7 @@ const MAX_SPACES: usize = 2;
 const MAX_DIGITS: usize = 6;
 
 /// All known prefixes (every built-in type of `GET /entities`), to count unrestored foreign
-/// tokens: built once, not per exchange (18 hashed inserts per request before).
+/// tokens: built once for the process, since the set is the same for every exchange.
 static KNOWN_PREFIXES: LazyLock<HashSet<&'static str>> =
     LazyLock::new(|| EntityType::ALL.iter().map(|t| t.token_prefix()).collect());
 
@@ -53,8 +53,8 @@ pub struct RestoreCounts {
 /// The issued tokens of one exchange and the tolerant grammar over them.
 #[derive(Debug, Default)]
 pub struct TolerantRestorer {
-    /// `(PREFIX, number)` → value (aHash: built per exchange, 80 entries for a dense request,
-    /// where SipHash was most of the build).
+    /// `(PREFIX, number)` → value (aHash: the map is built per exchange, up to 80 entries for a
+    /// dense request, and SipHash would be most of that build).
     values: AHashMap<(String, u64), String>,
     /// Upper-case prefixes issued in this exchange.
     prefixes: AHashSet<String>,
@@ -87,8 +87,8 @@ enum Step {
 
 impl TolerantRestorer {
     pub fn new(entries: &[MappingEntry]) -> TolerantRestorer {
-        let mut ex = TolerantRestorer::default();
-        ex.values.reserve(entries.len());
+        let mut restorer = TolerantRestorer::default();
+        restorer.values.reserve(entries.len());
         for e in entries {
             let Some(inner) = e
                 .token
@@ -101,24 +101,21 @@ impl TolerantRestorer {
                 continue;
             };
             let Ok(n) = num.parse::<u64>() else { continue };
-            ex.values
+            restorer
+                .values
                 .entry((prefix.to_owned(), n))
                 .or_insert_with(|| e.value.clone());
-            ex.longest_prefix = ex.longest_prefix.max(prefix.len());
+            restorer.longest_prefix = restorer.longest_prefix.max(prefix.len());
             if let Some(&b) = prefix.as_bytes().first() {
                 if b.is_ascii_uppercase() {
-                    ex.first_letters[(b - b'A') as usize] = true;
+                    restorer.first_letters[(b - b'A') as usize] = true;
                 }
             }
-            if !ex.prefixes.contains(prefix) {
-                ex.prefixes.insert(prefix.to_owned());
+            if !restorer.prefixes.contains(prefix) {
+                restorer.prefixes.insert(prefix.to_owned());
             }
         }
-        ex
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        restorer
     }
 
     /// Records the tolerant forms of this exchange's tokens that occur in `text`, a string of
@@ -187,14 +184,14 @@ impl TolerantRestorer {
     }
 
     /// Raises the growth budget by `bytes` (no-op without a budget).
-    pub fn grant(&self, bytes: u64) {
+    pub(crate) fn grant(&self, bytes: u64) {
         if let Some(b) = &self.budget {
             b.grant(bytes);
         }
     }
 
     /// Whether a form was left unrestored because of the growth budget.
-    pub fn budget_exhausted(&self) -> bool {
+    pub(crate) fn budget_exhausted(&self) -> bool {
         self.budget.as_ref().is_some_and(GrowthBudget::exhausted)
     }
 
@@ -228,7 +225,7 @@ impl TolerantRestorer {
     /// Returns the byte offset from which a possible partial token was held back (`text.len()`
     /// when nothing is held). With `at_end` nothing is held. `links` has read the text before
     /// and reads what is released: a form in a link or image target stays as written.
-    pub fn scan(
+    pub(crate) fn scan(
         &self,
         text: &str,
         prev: [Option<u8>; 2],
@@ -348,7 +345,7 @@ fn bare_boundary_before(before: Option<u8>, before2: Option<u8>) -> bool {
 mod tests {
     use super::*;
 
-    fn ex() -> TolerantRestorer {
+    fn restorer() -> TolerantRestorer {
         TolerantRestorer::new(&[
             MappingEntry {
                 token: "[[NAME_1]]".into(),
@@ -365,7 +362,7 @@ mod tests {
 
     #[test]
     fn canonical_and_tolerant_forms() {
-        let e = ex();
+        let e = restorer();
         let cases = [
             ("Hi [[NAME_1]]!", "Hi Jörg \"J\" Maier!"),
             ("[NAME_1]", "Jörg \"J\" Maier"),
@@ -386,7 +383,7 @@ mod tests {
 
     #[test]
     fn never_touches_foreign_or_non_boundary() {
-        let e = ex();
+        let e = restorer();
         for input in [
             "[[NAME_2]]",
             "[[EMAIL_1]]",
@@ -406,7 +403,7 @@ mod tests {
 
     #[test]
     fn forms_the_client_wrote_are_restored_only_canonically() {
-        let mut e = ex();
+        let mut e = restorer();
         e.note_client_text("Vorlage: **NAME_1** und [EMAIL_12], sonst nichts");
         for kept in [
             "NAME_1",
@@ -420,7 +417,7 @@ mod tests {
         assert_eq!(e.restore("[[NAME_1]]", false), "Jörg \"J\" Maier");
         assert_eq!(e.restore("[[EMAIL_12]]", false), "a@b.de");
         // a token the client wrote no form of keeps its tolerant restore
-        let mut e = ex();
+        let mut e = restorer();
         e.note_client_text("[NAME_1]");
         assert_eq!(e.restore("EMAIL_12", false), "a@b.de");
     }
@@ -430,7 +427,7 @@ mod tests {
         let filler = "Sehr geehrte Damen und Herren, bitte prüfen Sie den Vorgang. ".repeat(20);
         // the widest form: escaped openers, two spaces, lower case, escaped underscore
         let wide = format!("{filler}\\[\\[  name\\_1  \\]\\] {filler}");
-        let mut e = ex();
+        let mut e = restorer();
         e.note_client_text(&wide);
         assert_eq!(e.restore("[NAME_1]", false), "[NAME_1]", "noted: kept");
         assert_eq!(
@@ -440,12 +437,12 @@ mod tests {
         );
         // underscores of other words before it, and a bare form right after one
         let snake = format!("{filler}my_var and_more_EMAIL_12 x_EMAIL_12 {filler}EMAIL_12.");
-        let mut e = ex();
+        let mut e = restorer();
         e.note_client_text(&snake);
         assert_eq!(e.restore("[EMAIL_12]", false), "[EMAIL_12]");
         assert_eq!(e.restore("[NAME_1]", false), "Jörg \"J\" Maier");
         // no underscore at all: nothing noted
-        let mut e = ex();
+        let mut e = restorer();
         e.note_client_text(&format!("{filler}[[NAME 1]] EMAIL12"));
         assert_eq!(e.restore("[NAME_1]", false), "Jörg \"J\" Maier");
         assert_eq!(e.restore("EMAIL_12", false), "a@b.de");
@@ -453,7 +450,7 @@ mod tests {
 
     #[test]
     fn restored_is_none_exactly_when_nothing_changes() {
-        let e = ex();
+        let e = restorer();
         assert_eq!(e.restored("Hallo [[NAME 1]] und NAME1", false), None);
         assert_eq!(e.restored("snake_case ohne Token", false), None);
         assert_eq!(
@@ -468,7 +465,7 @@ mod tests {
 
     #[test]
     fn the_growth_budget_stops_restoring_and_says_so() {
-        let mut e = ex();
+        let mut e = restorer();
         // "Jörg \"J\" Maier" escapes to 17 bytes and replaces 10: 7 bytes of growth each
         e.limit_growth(20);
         let out = e.restore(&"[[NAME_1]]".repeat(4), false);
@@ -481,7 +478,7 @@ mod tests {
 
     #[test]
     fn json_escape_mode() {
-        let e = ex();
+        let e = restorer();
         assert_eq!(
             e.restore(r#"{"to":"[[NAME_1]]"}"#, true),
             r#"{"to":"Jörg \"J\" Maier"}"#
@@ -490,7 +487,7 @@ mod tests {
 
     #[test]
     fn scan_holds_back_partial_forms() {
-        let e = ex();
+        let e = restorer();
         for (input, held_from) in [
             ("Hi [[NA", 3),
             ("Hi [", 3),

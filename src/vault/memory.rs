@@ -8,7 +8,7 @@ use super::store::{Store, StoreError};
 
 /// The embedded store: a moka cache with one TTL for all records and a capacity bound in bytes
 /// (when full, moka evicts by its TinyLFU policy).
-pub struct MemoryStore {
+pub(crate) struct MemoryStore {
     cache: Cache<String, Arc<Vec<u8>>>,
 }
 

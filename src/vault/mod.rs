@@ -7,7 +7,7 @@ mod redis;
 mod sealer;
 mod store;
 
-pub use memory::MemoryStore;
+pub(crate) use memory::MemoryStore;
 pub use redis::RedisStore;
 pub use sealer::{OpenError, Sealer, SealingKey};
 pub use store::{Store, StoreError};

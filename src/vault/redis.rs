@@ -27,7 +27,7 @@ impl RedisStore {
 
     /// The Redis key of session `id`; `None` for ids that no session can have (they are never
     /// sent to Redis).
-    pub fn key(&self, id: &str) -> Option<String> {
+    pub(crate) fn key(&self, id: &str) -> Option<String> {
         let plausible = !id.is_empty()
             && id.len() <= MAX_ID_LEN
             && id

@@ -38,7 +38,7 @@ impl Sealer {
     /// Like [`Sealer::new`], but key `sealing_id` seals (the first step of a rotation without a
     /// window: every replica learns the new key before any of them seals with it). `None` when
     /// no key has that id.
-    pub fn with_sealing_key(keys: &[SealingKey], sealing_id: u8) -> Option<Sealer> {
+    pub(crate) fn with_sealing_key(keys: &[SealingKey], sealing_id: u8) -> Option<Sealer> {
         let hash_key = derive_hash_key(&keys.iter().find(|k| k.id == sealing_id)?.key);
         let keys: Vec<(u8, Aes256Gcm)> = keys
             .iter()
@@ -55,7 +55,7 @@ impl Sealer {
     /// HMAC-SHA256 of `parts` (each length-prefixed, so no two lists share an input) under a
     /// key derived from the sealing key: names for records that must not be guessable from
     /// what they are named after (a client credential, a provider id).
-    pub fn keyed_hash(&self, parts: &[&[u8]]) -> [u8; 32] {
+    pub(crate) fn keyed_hash(&self, parts: &[&[u8]]) -> [u8; 32] {
         let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&self.hash_key)
             .expect("HMAC takes a key of any length");
         for part in parts {
@@ -66,7 +66,7 @@ impl Sealer {
     }
 
     /// A sealer with one random key, for processes without a configured key.
-    pub fn random() -> Sealer {
+    pub(crate) fn random() -> Sealer {
         let key: [u8; 32] = Aes256Gcm::generate_key(&mut OsRng).into();
         Sealer::new(&[SealingKey { id: 1, key }]).expect("one key")
     }
@@ -154,6 +154,13 @@ mod tests {
         .unwrap()
     }
 
+    /// Keys with the given ids, each key all bytes of its id.
+    fn keys(ids: &[u8]) -> Vec<SealingKey> {
+        ids.iter()
+            .map(|&id| SealingKey { id, key: [id; 32] })
+            .collect()
+    }
+
     #[test]
     fn round_trip() {
         let s = sealer();
@@ -196,23 +203,9 @@ mod tests {
 
     #[test]
     fn older_keys_still_open_after_rotation() {
-        let old = Sealer::new(&[SealingKey {
-            id: 1,
-            key: [1; 32],
-        }])
-        .unwrap();
+        let old = Sealer::new(&keys(&[1])).unwrap();
         let rec = old.seal("i", "t", b"m");
-        let rotated = Sealer::new(&[
-            SealingKey {
-                id: 1,
-                key: [1; 32],
-            },
-            SealingKey {
-                id: 2,
-                key: [2; 32],
-            },
-        ])
-        .unwrap();
+        let rotated = Sealer::new(&keys(&[1, 2])).unwrap();
         assert_eq!(rotated.open("i", "t", &rec).unwrap(), b"m");
         assert_eq!(rotated.seal("i", "t", b"m")[1], 2);
         assert_eq!(
@@ -223,16 +216,7 @@ mod tests {
 
     #[test]
     fn an_older_key_can_be_chosen_to_seal() {
-        let keys = [
-            SealingKey {
-                id: 1,
-                key: [1; 32],
-            },
-            SealingKey {
-                id: 2,
-                key: [2; 32],
-            },
-        ];
+        let keys = keys(&[1, 2]);
         let s = Sealer::with_sealing_key(&keys, 1).unwrap();
         let rec = s.seal("i", "t", b"m");
         assert_eq!(rec[1], 1);
@@ -245,16 +229,7 @@ mod tests {
 
     #[test]
     fn keyed_hashes_follow_the_sealing_key_and_separate_parts() {
-        let keys = [
-            SealingKey {
-                id: 1,
-                key: [1; 32],
-            },
-            SealingKey {
-                id: 2,
-                key: [2; 32],
-            },
-        ];
+        let keys = keys(&[1, 2]);
         let a = Sealer::with_sealing_key(&keys, 1).unwrap();
         let same = Sealer::new(&keys[..1]).unwrap();
         let other = Sealer::new(&keys).unwrap();

@@ -19,7 +19,7 @@ const PAGE_JS: &str = include_str!("page.js");
 
 /// What `GET /` answers (see [`page_reply`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PageAnswer {
+pub(crate) enum PageAnswer {
     /// The page with the browser's valid cookie again (its lifetime restarts).
     Renew(String),
     /// The reload document for a cross-site navigation (no cookie).
@@ -75,7 +75,7 @@ const RELOAD_HTML: &str = "<!doctype html><meta charset=\"utf-8\"><meta http-equ
 /// link); issuing a new cookie then would silently replace the browser's tenant and orphan its
 /// sessions. Such a navigation gets a one-line document that reloads the page from its own
 /// origin instead, where the existing cookie is sent (or a new one is issued).
-pub fn page_answer(req: &RequestHeader, web: &WebAccess) -> PageAnswer {
+pub(crate) fn page_answer(req: &RequestHeader, web: &WebAccess) -> PageAnswer {
     if let Some(value) = web.existing_cookie(&req.headers) {
         return PageAnswer::Renew(value);
     }
@@ -100,7 +100,7 @@ pub fn page_answer(req: &RequestHeader, web: &WebAccess) -> PageAnswer {
 /// The reply for `answer` (from [`page_answer`], after the caller has counted a fresh cookie
 /// against the client's window); the cookie is `Secure` when `https`. Call only when the page
 /// is enabled.
-pub fn page_reply(answer: PageAnswer, web: &WebAccess, https: bool) -> Reply {
+pub(crate) fn page_reply(answer: PageAnswer, web: &WebAccess, https: bool) -> Reply {
     let page = page();
     let (body, set_cookie) = match answer {
         PageAnswer::Renew(value) => (page.html.clone(), Some(web.set_cookie(&value, https))),

@@ -1,6 +1,6 @@
 //! The entity types, their token prefixes and descriptions (docs/api.md, `GET /entities`): the 13 of
-//! the contract first, in its order and unchanged, then the types Tarnkappe adds (issue 12) in
-//! their own documented order. Everything that lists types (the entities endpoint, reserved
+//! the contract first, in its order and unchanged, then the types Tarnkappe adds in their own
+//! documented order. Everything that lists types (the entities endpoint, reserved
 //! tokens, tolerant restore, metrics) iterates [`EntityType::ALL`], so a new type is one variant
 //! here; a policy can switch each type off or raise its minimum score by name.
 //!

@@ -24,7 +24,7 @@ pub fn all() -> Vec<Box<dyn Recognizer>> {
         Box::new(date::DateRecognizer::new()),
         Box::new(location::LocationRecognizer::new()),
         Box::new(person::PersonRecognizer::new()),
-        // Added types (issue 12).
+        // The types Tarnkappe adds to the contract's.
         Box::new(secret::SecretRecognizer::new()),
         Box::new(kvnr::KvnrRecognizer::new()),
         Box::new(ausweis::AusweisRecognizer::new()),

@@ -1,7 +1,7 @@
 //! Overlap resolution (docs/entities.md §1.7): containers first, then a greedy pass in order of
 //! validated → score → length → type priority → start.
 //!
-//! Decision for SECRET (issue 12): a URL that holds a SECRET candidate (`https://user:pw@host/`,
+//! Decision for SECRET: a URL that holds a SECRET candidate (`https://user:pw@host/`,
 //! `…?token=…`) is masked whole as one SECRET, not as a URL with a secret cut out of it or
 //! split around it: the value never leaves in part, the reply gets one token, and a policy that
 //! blocks SECRET sees it. An "e-mail address" holding a SECRET is the `password@host` of a

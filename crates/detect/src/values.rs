@@ -11,8 +11,8 @@ use scan::{FewValues, FirstByteScan};
 /// Finds every value in a text: leftmost first, the longest of those starting at the same
 /// place. Built once per request (or text) over its handful of values, so building
 /// must be cheap: the packed (SIMD) searcher builds in about a microsecond, a full
-/// Aho-Corasick automaton in over ten even for two values, which at 2 KB was a fifth of the
-/// whole rewrite. The automaton remains for what the packed searcher refuses (too many
+/// Aho-Corasick automaton in over ten even for two values, which at 2 KB would be a fifth of
+/// the whole rewrite. The automaton remains for what the packed searcher refuses (too many
 /// values, or a CPU without the vector instructions it needs).
 pub enum ValueMatcher<'v> {
     Packed(packed::Searcher),
@@ -27,8 +27,9 @@ pub enum ValueMatcher<'v> {
 const PACKED_MAX: usize = 128;
 
 /// [`ValueMatcher::for_text`] scans texts up to this many bytes plus [`SCAN_PER_VALUE`] per
-/// value: the scan costs about 4 instructions a byte (less with three first bytes or fewer),
-/// the packed searcher's build about 5 k plus 2 k per value.
+/// value: the scan costs a few instructions a byte (fewer with three first bytes or fewer),
+/// the packed searcher's build a fixed cost plus one per value, which a short text does not
+/// earn back.
 const SCAN_BASE: usize = 2048;
 const SCAN_PER_VALUE: usize = 512;
 /// Up to this many values, one `memmem` search each ([`FewValues`]) beats one scan of every
@@ -68,9 +69,9 @@ impl<'v> ValueMatcher<'v> {
         packable: bool,
     ) -> Option<ValueMatcher<'v>> {
         // Teddy's own heuristic stops at 64 values; past it, a dense 2 KB request (80 values)
-        // paid a refused packed build and then an automaton build (1.2 M instructions) for a
-        // search of a few microseconds. Up to its hard limit the packed searcher builds in a
-        // tenth of that and still searches 2 KB faster than the automaton.
+        // would pay for a refused packed build and then an automaton build, many times the
+        // cost of its search. Up to its hard limit the packed searcher builds in a tenth of
+        // that and still searches 2 KB faster than the automaton.
         let packed = (packable && values.clone().count() <= PACKED_MAX)
             .then(|| {
                 packed::Config::new()
@@ -95,8 +96,7 @@ impl<'v> ValueMatcher<'v> {
 
     /// A matcher for texts of about `len` bytes in all: below a length that grows with the
     /// number of values, a [`FirstByteScan`] (nothing to build, a plain scan) costs less than
-    /// building a packed searcher (about 5 k + 2 k instructions per value) and then searching
-    /// faster. The same matches either way.
+    /// building a packed searcher (a fixed cost plus one per value) and then searching faster. The same matches either way.
     pub fn for_text(
         values: impl Iterator<Item = &'v str> + Clone,
         len: usize,

@@ -200,7 +200,7 @@ mod tests {
         assert_eq!(w[4].shape, Shape::Upper);
     }
 
-    /// Char by char, as before the ASCII fast path: what [`tokenize`] must equal.
+    /// The plain char-by-char reading, which [`tokenize`] and its ASCII fast path must equal.
     fn tokenize_chars(s: &str) -> Vec<Word> {
         let mut out = Vec::new();
         let mut i = 0;

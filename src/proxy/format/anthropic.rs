@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::{StreamHandler, WireFormat};
 use crate::json::Node;
-use crate::proxy::restore::{push_member, restore_tree, Channels};
+use crate::proxy::restore::{Channels, EventRestore};
 use crate::tokens::TolerantRestorer;
 
 pub struct Anthropic;
@@ -136,10 +136,10 @@ impl MessagesStream {
 }
 
 impl StreamHandler for MessagesStream {
-    fn on_event(&mut self, ex: &Arc<TolerantRestorer>, mut ev: Node, out: &mut Vec<Node>) {
+    fn on_event(&mut self, restorer: &Arc<TolerantRestorer>, mut ev: Node, out: &mut Vec<Node>) {
         let kind = ev.str_of("type").unwrap_or("").to_owned();
         let index = ev.key_of("index").unwrap_or_else(|| "0".into());
-        let mut done: Vec<*const String> = Vec::new();
+        let mut pass = EventRestore::new(restorer);
         match kind.as_str() {
             "content_block_delta" => {
                 let dk = ev
@@ -150,28 +150,20 @@ impl StreamHandler for MessagesStream {
                     if !self.kinds.iter().any(|(k, _)| *k == index) {
                         self.kinds.push((index.clone(), dkind));
                     }
-                    if let Some(delta) = ev.get_mut("delta") {
-                        push_member(
-                            delta,
-                            field,
-                            &mut self.chans,
-                            ex,
-                            &index,
-                            json_source,
-                            &mut done,
-                        );
+                    if let Some((d, delta)) = ev.member_mut("delta") {
+                        pass.push_member(&mut self.chans, delta, &[d], field, &index, json_source);
                     }
                 }
             }
             "content_block_stop" => self.flush(&index, out),
-            "message_stop" | "error" | "message_delta" => self.on_end(ex, out),
+            "message_stop" | "error" | "message_delta" => self.on_end(restorer, out),
             _ => {}
         }
-        restore_tree(&mut ev, ex, &done);
+        pass.finish(&mut ev);
         out.push(ev);
     }
 
-    fn on_end(&mut self, _ex: &Arc<TolerantRestorer>, out: &mut Vec<Node>) {
+    fn on_end(&mut self, _restorer: &Arc<TolerantRestorer>, out: &mut Vec<Node>) {
         let open: Vec<String> = self.kinds.iter().map(|(k, _)| k.clone()).collect();
         for index in open {
             self.flush(&index, out);

@@ -5,9 +5,9 @@
 //!
 //! Adding a format: one file implementing [`WireFormat`] plus one line in [`for_name`].
 
-pub mod anthropic;
-pub mod ollama;
-pub mod openai;
+pub(crate) mod anthropic;
+pub(crate) mod ollama;
+pub(crate) mod openai;
 mod wire;
 
 use crate::config::WireFormatName;

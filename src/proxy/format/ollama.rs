@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::{StreamHandler, WireFormat};
 use crate::json::Node;
-use crate::proxy::restore::{push_member, restore_tree, Channels};
+use crate::proxy::restore::{below, Channels, EventRestore};
 use crate::tokens::TolerantRestorer;
 
 pub struct Ollama;
@@ -45,35 +45,33 @@ struct NdjsonStream {
 }
 
 impl StreamHandler for NdjsonStream {
-    fn on_event(&mut self, ex: &Arc<TolerantRestorer>, ev: Node, out: &mut Vec<Node>) {
-        let Some(mut ev) = self.pass_error(ex, ev, out) else {
+    fn on_event(&mut self, restorer: &Arc<TolerantRestorer>, ev: Node, out: &mut Vec<Node>) {
+        let Some(mut ev) = self.pass_error(restorer, ev, out) else {
             return;
         };
         if let Some(m) = ev.get("model") {
             self.model = Some(m.clone());
         }
-        let mut done: Vec<*const String> = Vec::new();
+        let mut pass = EventRestore::new(restorer);
         let finished = matches!(ev.get("done"), Some(Node::Bool(true)));
-        if let Some(msg) = ev.get_mut("message") {
+        if let Some((m, msg)) = ev.member_mut("message") {
             for f in ["content", "thinking"] {
                 let chan = format!("message.{f}");
-                push_member(msg, f, &mut self.chans, ex, &chan, false, &mut done);
+                pass.push_member(&mut self.chans, msg, &[m], f, &chan, false);
                 if finished {
                     let tail = self.chans.finish(&chan);
                     if !tail.is_empty() {
-                        let prev = msg.str_of(f).unwrap_or("").to_owned();
-                        msg.set(f, Node::Str(prev + &tail));
+                        append_tail(msg, f, &tail, &mut pass, &[m]);
                     }
                 }
             }
         }
         for f in ["response", "thinking"] {
-            push_member(&mut ev, f, &mut self.chans, ex, f, false, &mut done);
+            pass.push_member(&mut self.chans, &mut ev, &[], f, f, false);
             if finished {
                 let tail = self.chans.finish(f);
                 if !tail.is_empty() {
-                    let prev = ev.str_of(f).unwrap_or("").to_owned();
-                    ev.set(f, Node::Str(prev + &tail));
+                    append_tail(&mut ev, f, &tail, &mut pass, &[]);
                 }
             }
         }
@@ -87,21 +85,19 @@ impl StreamHandler for NdjsonStream {
                             Node::Obj(vec![("role".into(), Node::Str("assistant".into()))]),
                         );
                     }
-                    if let Some(msg) = ev.get_mut("message") {
-                        let prev = msg.str_of(f).unwrap_or("").to_owned();
-                        msg.set(f, Node::Str(prev + &tail));
+                    if let Some((m, msg)) = ev.member_mut("message") {
+                        append_tail(msg, f, &tail, &mut pass, &[m]);
                     }
                 } else {
-                    let prev = ev.str_of(&chan).unwrap_or("").to_owned();
-                    ev.set(&chan, Node::Str(prev + &tail));
+                    append_tail(&mut ev, &chan, &tail, &mut pass, &[]);
                 }
             }
         }
-        restore_tree(&mut ev, ex, &done);
+        pass.finish(&mut ev);
         out.push(ev);
     }
 
-    fn on_end(&mut self, _ex: &Arc<TolerantRestorer>, out: &mut Vec<Node>) {
+    fn on_end(&mut self, _restorer: &Arc<TolerantRestorer>, out: &mut Vec<Node>) {
         for (chan, tail) in self.chans.finish_prefix("") {
             let mut line = Node::Obj(Vec::new());
             if let Some(m) = &self.model {
@@ -121,5 +117,46 @@ impl StreamHandler for NdjsonStream {
             line.set("done", Node::Bool(false));
             out.push(line);
         }
+    }
+}
+
+/// Appends a channel's held-back `tail` to the string member `field` of `obj` (at position
+/// `at`), and marks it as channel-written.
+fn append_tail(obj: &mut Node, field: &str, tail: &str, pass: &mut EventRestore<'_>, at: &[usize]) {
+    let prev = obj.str_of(field).unwrap_or("").to_owned();
+    obj.set(field, Node::Str(prev + tail));
+    if let Some(rest) = obj.member_path(&[field]) {
+        pass.mark(below(at, &rest));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json;
+    use crate::proxy::restore::tests::restorer_of;
+
+    /// A tail released into a `message` the final line lacks was restored once, in its link
+    /// context; the whole-line pass must not restore it again without that context.
+    #[test]
+    fn a_tail_in_a_new_message_is_not_restored_again() {
+        let restorer = restorer_of("[[EMAIL_1]]", "z@x.de");
+        let mut stream = NdjsonStream::default();
+        let mut out = Vec::new();
+        for line in [
+            r#"{"model":"m","message":{"role":"assistant","content":"![x](https://e.example/p.png?d=EMAIL_1"},"done":false}"#,
+            r#"{"model":"m","done":true}"#,
+        ] {
+            let line = json::parse(line).expect("test line parses");
+            stream.on_event(&restorer, line, &mut out);
+        }
+        let out: Vec<String> = out.iter().map(Node::to_json_string).collect();
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert!(
+            out[0].contains(r#""content":"![x](https://e.example/p.png?d=""#),
+            "{out:?}"
+        );
+        assert!(out[1].contains(r#""content":"EMAIL_1""#), "{out:?}");
+        assert!(!out.concat().contains("z@x.de"), "{out:?}");
     }
 }

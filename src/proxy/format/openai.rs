@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::{FormatRefusal, StreamHandler, WireFormat};
 use crate::json::Node;
-use crate::proxy::restore::{push_member, restore_tree, Channels};
+use crate::proxy::restore::{below, Channels, EventRestore};
 use crate::tokens::TolerantRestorer;
 
 pub struct OpenAi;
@@ -155,10 +155,12 @@ impl ChatStream {
     }
 
     /// Puts the tails of `tails` (channel key, text) for one choice into `delta`-shaped node.
-    fn tails_into(tails: Vec<(String, String)>, delta: &mut Node) {
+    /// Returns the positions in `delta` of the strings written.
+    fn tails_into(tails: Vec<(String, String)>, delta: &mut Node) -> Vec<Vec<usize>> {
+        let mut written = Vec::new();
         for (key, tail) in tails {
             let field = key.rsplit('/').next().unwrap_or("");
-            if let Some(k) = field.strip_prefix("tool") {
+            let at = if let Some(k) = field.strip_prefix("tool") {
                 let call = Node::Obj(vec![
                     ("index".into(), Node::Num(k.to_owned())),
                     (
@@ -178,6 +180,7 @@ impl ChatStream {
                     }
                     _ => delta.set("tool_calls", Node::Arr(vec![call])),
                 }
+                tool_arguments_path(delta, k)
             } else if field == "fc" {
                 let mut fc = delta
                     .get("function_call")
@@ -186,17 +189,86 @@ impl ChatStream {
                 let prev = fc.str_of("arguments").unwrap_or("").to_owned();
                 fc.set("arguments", Node::Str(prev + &tail));
                 delta.set("function_call", fc);
+                delta.member_path(&["function_call", "arguments"])
             } else if field == "transcript" {
                 let mut audio = delta.get("audio").cloned().unwrap_or(Node::Obj(Vec::new()));
                 let prev = audio.str_of("transcript").unwrap_or("").to_owned();
                 audio.set("transcript", Node::Str(prev + &tail));
                 delta.set("audio", audio);
+                delta.member_path(&["audio", "transcript"])
             } else {
                 let prev = delta.str_of(field).unwrap_or("").to_owned();
                 delta.set(field, Node::Str(prev + &tail));
+                delta.member_path(&[field])
+            };
+            written.extend(at);
+        }
+        written
+    }
+
+    /// One choice of a chunk (at position `at`): its text members through their channels and,
+    /// when it finishes, the channels' held-back tails.
+    fn choice(&mut self, pass: &mut EventRestore<'_>, choice: &mut Node, at: &[usize]) {
+        let idx = choice.key_of("index").unwrap_or_else(|| "0".into());
+        let base = format!("{idx}/");
+        let chans = &mut self.chans;
+        // legacy completions
+        pass.push_member(chans, choice, at, "text", &format!("{base}text"), false);
+        if let Some((d, delta)) = choice.member_mut("delta") {
+            let at = below(at, &[d]);
+            for f in CHAT_TEXT_FIELDS {
+                pass.push_member(chans, delta, &at, f, &format!("{base}{f}"), false);
+            }
+            if let Some((a, audio)) = delta.member_mut("audio") {
+                let chan = format!("{base}transcript");
+                pass.push_member(chans, audio, &below(&at, &[a]), "transcript", &chan, false);
+            }
+            if let Some((f, fc)) = delta.member_mut("function_call") {
+                let chan = format!("{base}fc");
+                pass.push_member(chans, fc, &below(&at, &[f]), "arguments", &chan, true);
+            }
+            if let Some((t, Node::Arr(calls))) = delta.member_mut("tool_calls") {
+                for (c, call) in calls.iter_mut().enumerate() {
+                    let k = call.key_of("index").unwrap_or_else(|| "0".into());
+                    if let Some((f, function)) = call.member_mut("function") {
+                        let at = below(&at, &[t, c, f]);
+                        let chan = format!("{base}tool{k}");
+                        pass.push_member(chans, function, &at, "arguments", &chan, true);
+                    }
+                }
+            }
+        }
+        let finished = choice.get("finish_reason").is_some_and(|f| !f.is_null());
+        if finished {
+            let tails = chans.finish_prefix(&base);
+            if !tails.is_empty() {
+                let (at, written) = match choice.member_mut("delta") {
+                    Some((d, delta)) => (below(at, &[d]), Self::tails_into(tails, delta)),
+                    // legacy completions: text lives in the choice itself
+                    None => (at.to_vec(), Self::tails_into(tails, choice)),
+                };
+                for rest in written {
+                    pass.mark(below(&at, &rest));
+                }
             }
         }
     }
+}
+
+/// The position, in `delta`, of the arguments of the tool call with index `k`.
+fn tool_arguments_path(delta: &Node, k: &str) -> Option<Vec<usize>> {
+    let Node::Obj(members) = delta else {
+        return None;
+    };
+    let t = members.iter().position(|(key, _)| key == "tool_calls")?;
+    let Node::Arr(calls) = &members[t].1 else {
+        return None;
+    };
+    let c = calls
+        .iter()
+        .position(|c| c.key_of("index").as_deref() == Some(k))?;
+    let rest = calls[c].member_path(&["function", "arguments"])?;
+    Some(below(&[t, c], &rest))
 }
 
 fn append_arguments(call: &mut Node, extra: &Node) {
@@ -218,101 +290,25 @@ fn append_arguments(call: &mut Node, extra: &Node) {
 }
 
 impl StreamHandler for ChatStream {
-    fn on_event(&mut self, ex: &Arc<TolerantRestorer>, ev: Node, out: &mut Vec<Node>) {
-        let Some(mut ev) = self.pass_error(ex, ev, out) else {
+    fn on_event(&mut self, restorer: &Arc<TolerantRestorer>, ev: Node, out: &mut Vec<Node>) {
+        let Some(mut ev) = self.pass_error(restorer, ev, out) else {
             return;
         };
         self.template = ["id", "object", "created", "model", "system_fingerprint"]
             .iter()
             .filter_map(|k| ev.get(k).map(|v| ((*k).to_owned(), v.clone())))
             .collect();
-        let mut done: Vec<*const String> = Vec::new();
-        if let Some(Node::Arr(choices)) = ev.get_mut("choices") {
-            for choice in choices.iter_mut() {
-                let idx = choice.key_of("index").unwrap_or_else(|| "0".into());
-                let base = format!("{idx}/");
-                // legacy completions
-                push_member(
-                    choice,
-                    "text",
-                    &mut self.chans,
-                    ex,
-                    &format!("{base}text"),
-                    false,
-                    &mut done,
-                );
-                if let Some(delta) = choice.get_mut("delta") {
-                    for f in CHAT_TEXT_FIELDS {
-                        push_member(
-                            delta,
-                            f,
-                            &mut self.chans,
-                            ex,
-                            &format!("{base}{f}"),
-                            false,
-                            &mut done,
-                        );
-                    }
-                    if let Some(audio) = delta.get_mut("audio") {
-                        push_member(
-                            audio,
-                            "transcript",
-                            &mut self.chans,
-                            ex,
-                            &format!("{base}transcript"),
-                            false,
-                            &mut done,
-                        );
-                    }
-                    if let Some(fc) = delta.get_mut("function_call") {
-                        push_member(
-                            fc,
-                            "arguments",
-                            &mut self.chans,
-                            ex,
-                            &format!("{base}fc"),
-                            true,
-                            &mut done,
-                        );
-                    }
-                    if let Some(Node::Arr(calls)) = delta.get_mut("tool_calls") {
-                        for call in calls.iter_mut() {
-                            let k = call.key_of("index").unwrap_or_else(|| "0".into());
-                            if let Some(f) = call.get_mut("function") {
-                                push_member(
-                                    f,
-                                    "arguments",
-                                    &mut self.chans,
-                                    ex,
-                                    &format!("{base}tool{k}"),
-                                    true,
-                                    &mut done,
-                                );
-                            }
-                        }
-                    }
-                }
-                let finished = choice.get("finish_reason").is_some_and(|f| !f.is_null());
-                if finished {
-                    let tails = self.chans.finish_prefix(&base);
-                    if !tails.is_empty() {
-                        if choice.get("delta").is_some() {
-                            if let Some(delta) = choice.get_mut("delta") {
-                                Self::tails_into(tails, delta);
-                            }
-                        } else {
-                            // legacy completions: text lives in the choice itself
-                            Self::tails_into(tails, choice);
-                        }
-                    }
-                }
+        let mut pass = EventRestore::new(restorer);
+        if let Some((c, Node::Arr(choices))) = ev.member_mut("choices") {
+            for (i, choice) in choices.iter_mut().enumerate() {
+                self.choice(&mut pass, choice, &[c, i]);
             }
         }
-        restore_tree(&mut ev, ex, &done);
+        pass.finish(&mut ev);
         out.push(ev);
     }
 
-    fn on_end(&mut self, _ex: &Arc<TolerantRestorer>, out: &mut Vec<Node>) {
+    fn on_end(&mut self, _restorer: &Arc<TolerantRestorer>, out: &mut Vec<Node>) {
         let tails = self.chans.finish_prefix("");
         let mut by_choice: Vec<(String, Vec<(String, String)>)> = Vec::new();
         for (key, tail) in tails {
@@ -374,16 +370,16 @@ impl ResponsesStream {
 }
 
 impl StreamHandler for ResponsesStream {
-    fn on_event(&mut self, ex: &Arc<TolerantRestorer>, mut ev: Node, out: &mut Vec<Node>) {
+    fn on_event(&mut self, restorer: &Arc<TolerantRestorer>, mut ev: Node, out: &mut Vec<Node>) {
         let kind = ev.str_of("type").unwrap_or("").to_owned();
         let seq = ev.get("sequence_number").and_then(|n| match n {
             Node::Num(s) => s.parse::<i64>().ok(),
             _ => None,
         });
         if kind == "error" || kind == "response.failed" {
-            self.on_end(ex, out);
+            self.on_end(restorer, out);
         }
-        let mut done: Vec<*const String> = Vec::new();
+        let mut pass = EventRestore::new(restorer);
         if let Some(family) = kind.strip_suffix(".delta") {
             if matches!(ev.get("delta"), Some(Node::Str(_))) {
                 let key = responses_channel(&ev, family);
@@ -407,15 +403,7 @@ impl StreamHandler for ResponsesStream {
                 if !self.shapes.iter().any(|(k, _)| *k == key) {
                     self.shapes.push((key.clone(), shape));
                 }
-                push_member(
-                    &mut ev,
-                    "delta",
-                    &mut self.chans,
-                    ex,
-                    &key,
-                    json_source,
-                    &mut done,
-                );
+                pass.push_member(&mut self.chans, &mut ev, &[], "delta", &key, json_source);
             }
         } else if let Some(family) = kind.strip_suffix(".done") {
             let key = responses_channel(&ev, family);
@@ -431,15 +419,54 @@ impl StreamHandler for ResponsesStream {
             }
         }
         self.bump(&mut ev);
-        restore_tree(&mut ev, ex, &done);
+        pass.finish(&mut ev);
         out.push(ev);
     }
 
-    fn on_end(&mut self, _ex: &Arc<TolerantRestorer>, out: &mut Vec<Node>) {
+    fn on_end(&mut self, _restorer: &Arc<TolerantRestorer>, out: &mut Vec<Node>) {
         for (key, tail) in self.chans.finish_prefix("") {
             if let Some(extra) = self.synthetic(&key, tail, None) {
                 out.push(extra);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json;
+    use crate::proxy::restore::tests::restorer_of;
+
+    fn run(handler: &mut dyn StreamHandler, events: &[&str]) -> Vec<String> {
+        let restorer = restorer_of("[[EMAIL_1]]", "z@x.de");
+        let mut out = Vec::new();
+        for ev in events {
+            let node = json::parse(ev).expect("test event parses");
+            handler.on_event(&restorer, node, &mut out);
+        }
+        out.iter().map(Node::to_json_string).collect()
+    }
+
+    /// A channel's held-back tail released into a member the final chunk lacks is appended to
+    /// the delta after the channel pass: it was restored once, in its link context, and the
+    /// whole-event pass must not restore it again without that context.
+    #[test]
+    fn a_tail_in_a_new_member_is_not_restored_again() {
+        let mut chat = ChatStream::default();
+        let out = run(
+            &mut chat,
+            &[
+                r#"{"choices":[{"index":0,"delta":{"refusal":"![x](https://e.example/p.png?d=EMAIL_1"},"finish_reason":null}]}"#,
+                r#"{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}"#,
+            ],
+        );
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert!(
+            out[0].contains(r#""refusal":"![x](https://e.example/p.png?d="}"#),
+            "{out:?}"
+        );
+        assert!(out[1].contains(r#""refusal":"EMAIL_1""#), "{out:?}");
+        assert!(!out.concat().contains("z@x.de"), "{out:?}");
     }
 }

@@ -57,23 +57,23 @@ pub trait WireFormat: Send + Sync {
 pub trait StreamHandler: Send + Sync {
     /// Rewrites one event (SSE data / NDJSON line); pushes it, preceded by any synthetic events
     /// that release held-back text, into `out`.
-    fn on_event(&mut self, ex: &Arc<TolerantRestorer>, ev: Node, out: &mut Vec<Node>);
+    fn on_event(&mut self, restorer: &Arc<TolerantRestorer>, ev: Node, out: &mut Vec<Node>);
     /// End of stream (or `[DONE]`, or before an error): release everything held back.
-    fn on_end(&mut self, ex: &Arc<TolerantRestorer>, out: &mut Vec<Node>);
+    fn on_end(&mut self, restorer: &Arc<TolerantRestorer>, out: &mut Vec<Node>);
 
     /// An in-stream `{"error": …}` event ends every channel: held-back text is released first,
     /// then the error passes on with its text restored. Gives the event back when it is no error.
     fn pass_error(
         &mut self,
-        ex: &Arc<TolerantRestorer>,
+        restorer: &Arc<TolerantRestorer>,
         mut ev: Node,
         out: &mut Vec<Node>,
     ) -> Option<Node> {
         if ev.get("error").is_none() {
             return Some(ev);
         }
-        self.on_end(ex, out);
-        restore_tree(&mut ev, ex, &[]);
+        self.on_end(restorer, out);
+        restore_tree(&mut ev, restorer, &[]);
         out.push(ev);
         None
     }

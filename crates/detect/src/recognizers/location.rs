@@ -624,7 +624,7 @@ impl Recognizer for LocationRecognizer {
         let s = text.view();
         for (base, c) in super::captures_in(&self.field, s, text.field_windows()) {
             if let Some(v) = c.get(1) {
-                let v = super::M::new(s, base + v.start(), base + v.end());
+                let v = super::WindowMatch::new(s, base + v.start(), base + v.end());
                 let t = v.as_str().trim();
                 let digits = t.bytes().filter(u8::is_ascii_digit).count();
                 let plausible = t.chars().any(char::is_alphabetic)

@@ -188,15 +188,15 @@ pub(crate) fn after(s: &str, end: usize, max: usize) -> &str {
 
 /// A match with absolute byte offsets into the view (the shape of `regex::Match`).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct M<'t> {
+pub(crate) struct WindowMatch<'t> {
     s: &'t str,
     start: usize,
     end: usize,
 }
 
-impl<'t> M<'t> {
-    pub fn new(s: &'t str, start: usize, end: usize) -> M<'t> {
-        M { s, start, end }
+impl<'t> WindowMatch<'t> {
+    pub fn new(s: &'t str, start: usize, end: usize) -> WindowMatch<'t> {
+        WindowMatch { s, start, end }
     }
     pub fn start(&self) -> usize {
         self.start
@@ -210,11 +210,15 @@ impl<'t> M<'t> {
 }
 
 /// All matches of `re` inside the given disjoint windows of `s`, with absolute offsets.
-pub(crate) fn find_in<'t>(re: &regex::Regex, s: &'t str, windows: &[(usize, usize)]) -> Vec<M<'t>> {
+pub(crate) fn find_in<'t>(
+    re: &regex::Regex,
+    s: &'t str,
+    windows: &[(usize, usize)],
+) -> Vec<WindowMatch<'t>> {
     let mut out = Vec::new();
     for &(a, b) in windows {
         let Some(w) = s.get(a..b) else { continue };
-        out.extend(re.find_iter(w).map(|m| M {
+        out.extend(re.find_iter(w).map(|m| WindowMatch {
             s,
             start: a + m.start(),
             end: a + m.end(),

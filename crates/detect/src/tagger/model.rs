@@ -44,6 +44,23 @@ pub fn allowed(prev: Option<u8>, label: u8) -> bool {
     }
 }
 
+/// The label before `l` that leads best into it from the word scores `score`, and that sum
+/// (score and transition; minus infinity when no label may precede `l`).
+#[inline]
+fn best_before(score: &[f32; LABELS], trans: &[f32], l: usize) -> (f32, u8) {
+    let mut best = (f32::NEG_INFINITY, 0u8);
+    for (p, &pv) in score.iter().enumerate() {
+        if pv == f32::NEG_INFINITY || !allowed(Some(p as u8), l as u8) {
+            continue;
+        }
+        let v = pv + trans[(p + 1) * LABELS + l];
+        if v > best.0 {
+            best = (v, p as u8);
+        }
+    }
+    best
+}
+
 /// Best label sequence for the per-word scores `emissions` (`None`: the word is `O`) and the
 /// transition weights `trans` (row 0 from the start, row `p + 1` from label `p`).
 ///
@@ -91,16 +108,7 @@ pub fn viterbi(emissions: &[Option<[f32; LABELS]>], trans: &[f32]) -> Vec<u8> {
             let mut next = [f32::NEG_INFINITY; LABELS];
             let mut from_best = [0u8; LABELS];
             for l in 0..LABELS {
-                let mut best = (f32::NEG_INFINITY, 0u8);
-                for (p, &pv) in score.iter().enumerate() {
-                    if pv == f32::NEG_INFINITY || !allowed(Some(p as u8), l as u8) {
-                        continue;
-                    }
-                    let v = pv + trans[(p + 1) * LABELS + l];
-                    if v > best.0 {
-                        best = (v, p as u8);
-                    }
-                }
+                let best = best_before(&score, trans, l);
                 next[l] = best.0 + e[l];
                 from_best[l] = best.1;
             }
@@ -110,16 +118,7 @@ pub fn viterbi(emissions: &[Option<[f32; LABELS]>], trans: &[f32]) -> Vec<u8> {
         }
         // The run's last label: the best into the closed word after it, or the best at the end.
         let mut l = if i < n {
-            let mut best = (f32::NEG_INFINITY, 0u8);
-            for (p, &pv) in score.iter().enumerate() {
-                if pv == f32::NEG_INFINITY {
-                    continue;
-                }
-                let v = pv + trans[(p + 1) * LABELS + o];
-                if v > best.0 {
-                    best = (v, p as u8);
-                }
-            }
+            let best = best_before(&score, trans, o);
             carry = Some(best.0 + 0.0);
             i += 1;
             best.1

@@ -1,4 +1,4 @@
-//! Check digits and structure rules of the identifiers added by issue 12 (KVNR, USt-IdNr.,
+//! Check digits and structure rules of the identifiers Tarnkappe adds (KVNR, USt-IdNr.,
 //! ICAO 9303 document numbers, US SSN). Pure functions over ASCII bytes; none allocates or
 //! panics, whatever the input.
 

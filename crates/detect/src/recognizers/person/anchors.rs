@@ -5,7 +5,8 @@
 //! (`Herr Präsident`).
 
 use super::facts::{
-    Ctx, Mode, F_GREET, F_LABEL, F_LEAD, F_PARTICLE, F_PARTICLE_LINK, F_ROLE, F_SALUT, F_SPEECH,
+    Mode, NameContext, F_GREET, F_LABEL, F_LEAD, F_PARTICLE, F_PARTICLE_LINK, F_ROLE, F_SALUT,
+    F_SPEECH,
 };
 use super::scores::{
     push, Found, ANCHORED, ANCHORED_CHAT, ANCHORED_ROLE, ANCHORED_STRONG, ANCHORED_WEAK,
@@ -14,9 +15,9 @@ use crate::lexicon::class;
 use crate::words::Shape;
 
 /// Appends the anchored names of `cx` to `found`.
-pub(super) fn find(cx: &Ctx<'_>, found: &mut Found) {
+pub(super) fn find(cx: &NameContext<'_>, found: &mut Found) {
     // 1. Anchored names.
-    for i in 0..cx.w.len() {
+    for i in 0..cx.words.len() {
         // Every anchor below is one of these classes: most words skip the whole chain.
         if !cx.has(i, F_SALUT | F_GREET | F_LABEL | F_SPEECH | F_ROLE | F_LEAD) {
             continue;
@@ -37,26 +38,26 @@ pub(super) fn find(cx: &Ctx<'_>, found: &mut Found) {
 
 /// Salutation / title: `Frau Dr. Becker`, `Herrn Koch`, `Mr. Smith`. True when word `i`
 /// is one.
-fn salutation(cx: &Ctx<'_>, i: usize, l: &str, found: &mut Found) -> bool {
-    let n = cx.w.len();
+fn salutation(cx: &NameContext<'_>, i: usize, l: &str, found: &mut Found) -> bool {
+    let n = cx.words.len();
     if !(cx.has(i, F_SALUT)
-        && (cx.w[i].shape == Shape::Capitalised || cx.w[i].shape == Shape::Lower))
+        && (cx.words[i].shape == Shape::Capitalised || cx.words[i].shape == Shape::Lower))
     {
         return false;
     }
-    if cx.w[i].shape == Shape::Lower && english_word_salutation(cx, i) {
+    if cx.words[i].shape == Shape::Lower && english_word_salutation(cx, i) {
         return true;
     }
     let mut k = cx.skip_titles(i + 1);
     // `Herr Präsident`, `Frau Ministerin Schulze`: the office is skipped, a name
     // may follow it on the same line.
-    if k < n && cx.has(k, F_ROLE) && !(cx.info[k].first || cx.info[k].last) {
+    if k < n && cx.has(k, F_ROLE) && !(cx.word_info[k].first || cx.word_info[k].last) {
         k = cx.skip_titles(k + 1);
-        if k >= n || !cx.info[k].joined || cx.w[k].shape == Shape::Lower {
+        if k >= n || !cx.word_info[k].joined || cx.words[k].shape == Shape::Lower {
             return true;
         }
     }
-    if k < n && k > i && !cx.s[cx.w[k - 1].end..cx.w[k].start].contains('\n') {
+    if k < n && k > i && !cx.text[cx.words[k - 1].end..cx.words[k].start].contains('\n') {
         name_after_salutation(cx, i, l, k, found);
     }
     true
@@ -64,8 +65,8 @@ fn salutation(cx: &Ctx<'_>, i: usize, l: &str, found: &mut Found) -> bool {
 
 /// The name starting at word `k` after the salutation at word `i` (lower case `l`), on the
 /// same line.
-fn name_after_salutation(cx: &Ctx<'_>, i: usize, l: &str, k: usize, found: &mut Found) {
-    let n = cx.w.len();
+fn name_after_salutation(cx: &NameContext<'_>, i: usize, l: &str, k: usize, found: &mut Found) {
+    let n = cx.words.len();
     let mode = Mode::Anchored;
     // `Herr von Bauer`, `Prof. Dr. zu Zahn`: particles lead the surname.
     let mut k2 = k;
@@ -74,22 +75,22 @@ fn name_after_salutation(cx: &Ctx<'_>, i: usize, l: &str, k: usize, found: &mut 
     while leads
         && k2 + 1 < n
         && cx.has(k2, F_PARTICLE)
-        && cx.w[k2].shape == Shape::Lower
-        && cx.info[k2 + 1].joined
+        && cx.words[k2].shape == Shape::Lower
+        && cx.word_info[k2 + 1].joined
     {
         k2 += 1;
     }
-    if k2 > k && cx.w[k2].shape == Shape::Capitalised {
+    if k2 > k && cx.words[k2].shape == Shape::Capitalised {
         if let Some(j) = cx.extend(k2, mode, 3) {
             push(found, k, j, ANCHORED_STRONG);
         }
         return;
     }
-    if cx.w[k].shape == Shape::Lower && !(cx.info[k].first || cx.info[k].last) {
+    if cx.words[k].shape == Shape::Lower && !(cx.word_info[k].first || cx.word_info[k].last) {
         // Chat in lower case: `frag mal herrn meyer-kruschwitz`.
-        let f = &cx.info[k];
+        let f = &cx.word_info[k];
         // Two-letter abbreviations in lower case are no salutation (`hr`, `ms`).
-        if cx.w[i].shape == Shape::Lower
+        if cx.words[i].shape == Shape::Lower
             && l.chars().count() >= 3
             && !f.stop
             && !f.common
@@ -104,7 +105,10 @@ fn name_after_salutation(cx: &Ctx<'_>, i: usize, l: &str, k: usize, found: &mut 
     if let Some(mut j) = cx.extend(k, mode, 4) {
         // `Herrn Kochs Schreiben`: without a given name the span is the surname,
         // unless the next word is a known name too.
-        if j > k && !cx.info[k].first && !(cx.info[k + 1].last || cx.info[k + 1].first) {
+        if j > k
+            && !cx.word_info[k].first
+            && !(cx.word_info[k + 1].last || cx.word_info[k + 1].first)
+        {
             j = k;
         }
         if !cx.followed_by_org(j) {
@@ -116,9 +120,9 @@ fn name_after_salutation(cx: &Ctx<'_>, i: usize, l: &str, k: usize, found: &mut 
 
 /// Greeting: `Hallo Anna,`, `Guten Tag Herr …` (a salutation after it is left to
 /// [`salutation`]). True when word `i` (lower case `l`) opens one.
-fn greeting(cx: &Ctx<'_>, i: usize, l: &str, found: &mut Found) -> bool {
-    let n = cx.w.len();
-    if !(cx.has(i, F_GREET) && i + 1 < n && cx.info[i + 1].joined) {
+fn greeting(cx: &NameContext<'_>, i: usize, l: &str, found: &mut Found) -> bool {
+    let n = cx.words.len();
+    if !(cx.has(i, F_GREET) && i + 1 < n && cx.word_info[i + 1].joined) {
         return false;
     }
     let k = i + 1;
@@ -129,9 +133,9 @@ fn greeting(cx: &Ctx<'_>, i: usize, l: &str, found: &mut Found) -> bool {
         return true;
     }
     if let Some(j) = cx.extend(k, Mode::Anchored, 3) {
-        let after = cx.s[cx.w[j].end..].trim_start_matches(' ');
+        let after = cx.text[cx.words[j].end..].trim_start_matches(' ');
         let closes = after.is_empty() || after.starts_with([',', '!', '\n', '.', ':', '?']);
-        let (f, shape) = (&cx.info[k], cx.w[k].shape);
+        let (f, shape) = (&cx.word_info[k], cx.words[k].shape);
         let gaz = f.first || f.last;
         // `hey can u help`: a lower-case word that is also an ordinary word names
         // someone only when the greeting closes after it (`hey can,`).
@@ -148,8 +152,8 @@ fn greeting(cx: &Ctx<'_>, i: usize, l: &str, found: &mut Found) -> bool {
 
 /// Self-introduction: `ich bin`, `mein Name ist`, `I'm`. True when word `i` (lower case
 /// `l`) is one.
-fn self_introduction(cx: &Ctx<'_>, i: usize, l: &str, found: &mut Found) -> bool {
-    let n = cx.w.len();
+fn self_introduction(cx: &NameContext<'_>, i: usize, l: &str, found: &mut Found) -> bool {
+    let n = cx.words.len();
     let intro = match l {
         "ist" | "is" => i > 0 && matches!(cx.low(i - 1), "name" | "hier" | "this"),
         "its" | "it's" => true,
@@ -158,14 +162,14 @@ fn self_introduction(cx: &Ctx<'_>, i: usize, l: &str, found: &mut Found) -> bool
         "am" | "i'm" | "im" => l == "i'm" || (l == "am" && i > 0 && cx.low(i - 1) == "i"),
         _ => false,
     };
-    if !(intro && i + 1 < n && cx.info[i + 1].joined) {
+    if !(intro && i + 1 < n && cx.word_info[i + 1].joined) {
         return false;
     }
     let k = cx.skip_titles(i + 1);
     // `Ich bin einer der letzten`: a lower-case common word is no name.
-    if k < n && !(cx.w[k].shape == Shape::Lower && cx.info[k].common) {
+    if k < n && !(cx.words[k].shape == Shape::Lower && cx.word_info[k].common) {
         if let Some(j) = cx.extend(k, Mode::Anchored, 4) {
-            let gaz = (i + 1..=j).any(|x| cx.info[x].first || cx.info[x].last);
+            let gaz = (i + 1..=j).any(|x| cx.word_info[x].first || cx.word_info[x].last);
             let weak = matches!(l, "bin" | "am" | "i'm" | "im" | "its" | "it's")
                 || (l == "ist" && cx.low(i - 1) == "hier")
                 || (l == "is" && cx.low(i - 1) == "this");
@@ -179,26 +183,26 @@ fn self_introduction(cx: &Ctx<'_>, i: usize, l: &str, found: &mut Found) -> bool
 
 /// Form label: `Name: Schmidt, Anna`. True when word `i` (lower case `l`) is a label
 /// followed by a colon.
-fn form_label(cx: &Ctx<'_>, i: usize, l: &str, found: &mut Found) -> bool {
-    let (s, n) = (cx.s, cx.w.len());
-    if !(cx.has(i, F_LABEL) && s[cx.w[i].end..].starts_with(':')) {
+fn form_label(cx: &NameContext<'_>, i: usize, l: &str, found: &mut Found) -> bool {
+    let (s, n) = (cx.text, cx.words.len());
+    if !(cx.has(i, F_LABEL) && s[cx.words[i].end..].starts_with(':')) {
         return false;
     }
     let k = cx.skip_titles(i + 1);
-    if k < n && !s[cx.w[i].end..cx.w[k].start].contains('\n') {
+    if k < n && !s[cx.words[i].end..cx.words[k].start].contains('\n') {
         if let Some(j) = cx.extend(k, Mode::Anchored, 4) {
             // inverted `Schmidt, Anna`: a surname before the comma, no given name
             // (`Olga Brenner, Miroslaw` is a list of two people)
             let mut jj = j;
-            let surname_only = j == k || !(k..=j).any(|x| cx.info[x].first);
+            let surname_only = j == k || !(k..=j).any(|x| cx.word_info[x].first);
             if surname_only
                 && j + 1 < n
-                && s[cx.w[j].end..cx.w[j + 1].start] == *", "
-                && cx.info[j + 1].first
+                && s[cx.words[j].end..cx.words[j + 1].start] == *", "
+                && cx.word_info[j + 1].first
             {
                 jj = cx.extend(j + 1, Mode::Anchored, 3).unwrap_or(j + 1);
             }
-            let gaz = (k..=jj).any(|x| cx.info[x].first || cx.info[x].last);
+            let gaz = (k..=jj).any(|x| cx.word_info[x].first || cx.word_info[x].last);
             let strong_label = !cx.lex.lists.weak_labels.contains(&l);
             if (strong_label || gaz) && !cx.followed_by_org(jj) {
                 push(found, k, jj, ANCHORED_STRONG);
@@ -210,16 +214,19 @@ fn form_label(cx: &Ctx<'_>, i: usize, l: &str, found: &mut Found) -> bool {
 
 /// Verb of saying: `sagte Anna Schmidt`, `laut Müller`. True when word `i` (lower case
 /// `l`) is one.
-fn verb_of_saying(cx: &Ctx<'_>, i: usize, l: &str, found: &mut Found) -> bool {
-    let n = cx.w.len();
-    if !((cx.has(i, F_SPEECH) || l == "laut" || l == "so") && i + 1 < n && cx.info[i + 1].joined) {
+fn verb_of_saying(cx: &NameContext<'_>, i: usize, l: &str, found: &mut Found) -> bool {
+    let n = cx.words.len();
+    if !((cx.has(i, F_SPEECH) || l == "laut" || l == "so")
+        && i + 1 < n
+        && cx.word_info[i + 1].joined)
+    {
         return false;
     }
     let k = cx.skip_titles(i + 1);
-    if k < n && cx.w[k].shape == Shape::Capitalised {
+    if k < n && cx.words[k].shape == Shape::Capitalised {
         if let Some(j) = cx.extend(k, Mode::Prose, 4) {
-            let gaz = (k..=j).any(|x| cx.info[x].first || cx.info[x].last);
-            let plain = !cx.info[k].common && !cx.info[k].stop;
+            let gaz = (k..=j).any(|x| cx.word_info[x].first || cx.word_info[x].last);
+            let plain = !cx.word_info[k].common && !cx.word_info[k].stop;
             let needs_gaz = l == "laut" || l == "so";
             if (gaz || (plain && !needs_gaz)) && !cx.followed_by_org(j) {
                 push(found, k, j, ANCHORED_WEAK);
@@ -230,26 +237,26 @@ fn verb_of_saying(cx: &Ctx<'_>, i: usize, l: &str, found: &mut Found) -> bool {
 }
 
 /// Role noun: `Kollegin Petra`, `Kanzler Scholz`.
-fn role_noun(cx: &Ctx<'_>, i: usize, found: &mut Found) {
-    let n = cx.w.len();
+fn role_noun(cx: &NameContext<'_>, i: usize, found: &mut Found) {
+    let n = cx.words.len();
     if !(cx.has(i, F_ROLE)
         && i + 1 < n
-        && cx.info[i + 1].joined
-        && cx.w[i + 1].shape == Shape::Capitalised)
+        && cx.word_info[i + 1].joined
+        && cx.words[i + 1].shape == Shape::Capitalised)
     {
         return;
     }
     let k = i + 1;
     if let Some(j) = cx.extend(k, Mode::Prose, 4) {
-        let gaz = (k..=j).any(|x| cx.info[x].first || cx.info[x].last);
+        let gaz = (k..=j).any(|x| cx.word_info[x].first || cx.word_info[x].last);
         // Two or more plain capitalised words in the shape of a name need no gazetteer:
         // `Kollegin Małgorzata Kowalska`.
         let shaped = j > k
             && (k..=j).all(|x| {
-                let f = &cx.info[x];
-                cx.w[x].shape == Shape::Capitalised && !f.stop && !f.common && !cx.noun_like(x)
+                let f = &cx.word_info[x];
+                cx.words[x].shape == Shape::Capitalised && !f.stop && !f.common && !cx.noun_like(x)
             });
-        if (gaz || shaped) && !cx.info[k].stop && !cx.followed_by_org(j) {
+        if (gaz || shaped) && !cx.word_info[k].stop && !cx.followed_by_org(j) {
             push(found, k, j, ANCHORED_ROLE);
         }
     }
@@ -257,24 +264,24 @@ fn role_noun(cx: &Ctx<'_>, i: usize, found: &mut Found) {
 
 /// A lower-case salutation that is an English word or unit in English text (`cache miss buys`,
 /// `300 ms without`) or follows a number: no one is greeted.
-fn english_word_salutation(cx: &Ctx<'_>, i: usize) -> bool {
-    let after_number = cx.s[..cx.w[i].start]
+fn english_word_salutation(cx: &NameContext<'_>, i: usize) -> bool {
+    let after_number = cx.text[..cx.words[i].start]
         .trim_end_matches(' ')
         .ends_with(|c: char| c.is_ascii_digit());
     let facts = cx.lexed.facts();
-    after_number || (cx.has(i, class::ENGLISH) && crate::tagger::english_at(cx.w, facts, i))
+    after_number || (cx.has(i, class::ENGLISH) && crate::tagger::english_at(cx.words, facts, i))
 }
 
 /// After a salutation of several people (`Messrs Rack and Swoboda`), the name after the
 /// conjunction that follows the first name `..=j` is anchored too.
-fn plural_salutation(cx: &Ctx<'_>, salutation: &str, j: usize, found: &mut Found) {
-    let n = cx.w.len();
+fn plural_salutation(cx: &NameContext<'_>, salutation: &str, j: usize, found: &mut Found) {
+    let n = cx.words.len();
     if j + 2 >= n
         || !cx.lex.lists.plural_salutations.contains(&salutation)
         || !cx.has(j + 1, class::CONJUNCTION)
-        || !cx.info[j + 1].joined
-        || !cx.info[j + 2].joined
-        || cx.w[j + 2].shape != Shape::Capitalised
+        || !cx.word_info[j + 1].joined
+        || !cx.word_info[j + 2].joined
+        || cx.words[j + 2].shape != Shape::Capitalised
     {
         return;
     }

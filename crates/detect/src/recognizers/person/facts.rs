@@ -1,6 +1,6 @@
 //! Per-word facts of PERSON, computed once per text: the lexicon classes of each word, whether
 //! it is a given name or surname as written, and where it stands (joined to the previous word,
-//! at a sentence start, before a dot). Every phase reads words through [`Ctx`].
+//! at a sentence start, before a dot). Every phase reads words through [`NameContext`].
 
 use std::cell::Cell;
 
@@ -98,31 +98,33 @@ pub(super) enum Mode {
     Anchored,
 }
 
-pub(super) struct Ctx<'a> {
-    pub s: &'a str,
-    pub w: &'a [Word],
-    pub info: Vec<Info>,
+/// What the PERSON phases read of one text: the text, its words and their facts.
+pub(super) struct NameContext<'a> {
+    pub text: &'a str,
+    pub words: &'a [Word],
+    /// The facts of each word, by word index.
+    pub word_info: Vec<Info>,
     /// Lowercase forms and lexicon classes, shared with the other word recognizers.
     pub lexed: &'a Lexed,
     pub lex: &'static Lexicon,
-    /// The last chain of salutations and titles [`Ctx::skip_titles`] walked: its first word
+    /// The last chain of salutations and titles [`NameContext::skip_titles`] walked: its first word
     /// and the word after it.
     pub last_title_chain: Cell<(usize, usize)>,
 }
 
-impl<'a> Ctx<'a> {
+impl<'a> NameContext<'a> {
     pub(super) fn new(
-        s: &'a str,
-        w: &'a [Word],
+        text: &'a str,
+        words: &'a [Word],
         lexed: &'a Lexed,
         lex: &'static Lexicon,
-    ) -> Ctx<'a> {
-        let mut info = Vec::with_capacity(w.len());
+    ) -> NameContext<'a> {
+        let mut word_info = Vec::with_capacity(words.len());
         // Bytes, not `str` slices: every offset here is a word boundary, and the per-word
         // checks below are byte tests (no char-boundary checks on the hot path).
-        let b = s.as_bytes();
+        let b = text.as_bytes();
         let mut prev_end = 0;
-        for (i, (word, facts)) in w.iter().zip(lexed.facts()).enumerate() {
+        for (i, (word, facts)) in words.iter().zip(lexed.facts()).enumerate() {
             let names = match word.shape {
                 Shape::Capitalised => facts.cased,
                 Shape::Lower | Shape::Upper if facts.low_len() >= 3 => facts.bits,
@@ -134,7 +136,7 @@ impl<'a> Ctx<'a> {
             );
             // Segmentation noted the hyphens: no scan of the word's bytes.
             if !first && !last && word.hyphen {
-                (first, last) = hyphenated_name(word.text(s), lexed.low(i), word.shape, lex);
+                (first, last) = hyphenated_name(word.text(text), lexed.low(i), word.shape, lex);
             }
             let gap = b.get(prev_end..word.start).unwrap_or(&[]);
             prev_end = word.end;
@@ -144,13 +146,13 @@ impl<'a> Ctx<'a> {
             // space ends a word (a letter), so no sentence starts here. Only other gaps are
             // looked at closely.
             let sentence_start = !joined && {
-                let prev_char = char_before_openers(s, word.start);
+                let prev_char = char_before_openers(text, word.start);
                 prev_char.is_none()
                     || matches!(prev_char, Some('.' | '!' | '?' | '\n' | ':' | '>' | '•'))
                     || gap.contains(&b'\n')
             };
             let dot_after = b.get(word.end) == Some(&b'.');
-            info.push(Info {
+            word_info.push(Info {
                 flags: facts.bits,
                 stop: facts.bits & class::STOP != 0,
                 common: facts.bits & class::COMMON != 0,
@@ -161,10 +163,10 @@ impl<'a> Ctx<'a> {
                 dot_after,
             });
         }
-        Ctx {
-            s,
-            w,
-            info,
+        NameContext {
+            text,
+            words,
+            word_info,
             lexed,
             lex,
             last_title_chain: Cell::new((usize::MAX, 0)),
@@ -172,7 +174,7 @@ impl<'a> Ctx<'a> {
     }
 
     pub(super) fn has(&self, i: usize, flag: u32) -> bool {
-        self.info.get(i).is_some_and(|f| f.flags & flag != 0)
+        self.word_info.get(i).is_some_and(|f| f.flags & flag != 0)
     }
 
     /// Lowercase form of word `i`.
@@ -212,10 +214,10 @@ mod tests {
     #[test]
     fn facts_mark_names_joins_and_sentence_starts() {
         let text = Text::new("Anna  Schmidt. Koch");
-        let cx = Ctx::new(text.view(), text.words(), text.lexed(), Lexicon::get());
-        assert!(cx.info[0].first && cx.info[0].sentence_start);
-        assert!(cx.info[1].last && !cx.info[1].joined);
-        assert!(cx.info[2].sentence_start && cx.info[2].common);
-        assert!(cx.info[1].dot_after);
+        let cx = NameContext::new(text.view(), text.words(), text.lexed(), Lexicon::get());
+        assert!(cx.word_info[0].first && cx.word_info[0].sentence_start);
+        assert!(cx.word_info[1].last && !cx.word_info[1].joined);
+        assert!(cx.word_info[2].sentence_start && cx.word_info[2].common);
+        assert!(cx.word_info[1].dot_after);
     }
 }

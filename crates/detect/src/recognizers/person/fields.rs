@@ -3,7 +3,7 @@
 
 use super::scores::ANCHORED_STRONG;
 use crate::lexicon::{class, Lexicon};
-use crate::recognizers::{cand, captures_in, M};
+use crate::recognizers::{cand, captures_in, WindowMatch};
 use crate::{Candidate, EntityType, Text};
 
 pub(super) struct Fields {
@@ -25,7 +25,7 @@ impl Fields {
         let s = text.view();
         for (base, c) in captures_in(&self.pattern, s, text.field_windows()) {
             if let Some(v) = c.get(1) {
-                let v = M::new(s, base + v.start(), base + v.end());
+                let v = WindowMatch::new(s, base + v.start(), base + v.end());
                 let t = v.as_str();
                 if t.chars().any(char::is_alphabetic)
                     && t.chars().all(|x| {

@@ -1,22 +1,22 @@
 //! Phase 4, repeated mentions: a surname or given name alone that repeats a word of a name
 //! found with confidence (`Nowak` after `Katarzyna Nowak`), also in the genitive (`Nowaks`).
 
-use super::facts::{length_bit, Ctx};
+use super::facts::{length_bit, NameContext};
 use super::scores::{push, Found, CONFIDENT, MENTION};
 use crate::recognizers::cand;
 use crate::words::Shape;
 use crate::{Candidate, EntityType};
 
 /// Appends repeated mentions of the names in `found` (to `found`, or to `out` for a genitive).
-pub(super) fn find(cx: &Ctx<'_>, found: &mut Found, out: &mut Vec<Candidate>) {
-    let (s, n) = (cx.s, cx.w.len());
+pub(super) fn find(cx: &NameContext<'_>, found: &mut Found, out: &mut Vec<Candidate>) {
+    let (s, n) = (cx.text, cx.words.len());
     // 4. Repeated mentions of names found with confidence (surname or given name alone).
     let mut known: Vec<&str> = Vec::new();
     for &(a, b, sc) in found.iter() {
         if sc >= CONFIDENT {
             for k in a..=b {
-                if cx.w[k].shape != Shape::Lower && !cx.is_initial(k) && !cx.info[k].stop {
-                    known.push(cx.w[k].text(s));
+                if cx.words[k].shape != Shape::Lower && !cx.is_initial(k) && !cx.word_info[k].stop {
+                    known.push(cx.words[k].text(s));
                 }
             }
         }
@@ -40,7 +40,7 @@ pub(super) fn find(cx: &Ctx<'_>, found: &mut Found, out: &mut Vec<Candidate>) {
             if inside {
                 continue;
             }
-            let t = cx.w[i].text(s);
+            let t = cx.words[i].text(s);
             let first = t.as_bytes().first().map_or(0, |&b| usize::from(b));
             if lengths[first] & length_bit(t.len()) == 0 {
                 continue;
@@ -52,7 +52,13 @@ pub(super) fn find(cx: &Ctx<'_>, found: &mut Found, out: &mut Vec<Candidate>) {
                 push(found, i, i, MENTION);
             } else if base.is_some() {
                 let (a, _) = cx.span(i, i);
-                out.push(cand(EntityType::Person, a, cx.w[i].end - 1, MENTION, false));
+                out.push(cand(
+                    EntityType::Person,
+                    a,
+                    cx.words[i].end - 1,
+                    MENTION,
+                    false,
+                ));
             }
         }
     }

@@ -42,7 +42,7 @@ mod span;
 use super::cand;
 use crate::lexicon::Lexicon;
 use crate::{Candidate, EntityType, Recognizer, Text};
-use facts::Ctx;
+use facts::NameContext;
 pub(crate) use scores::is_unanchored;
 use scores::Found;
 
@@ -73,7 +73,7 @@ impl Recognizer for PersonRecognizer {
             return;
         }
         self.fields.find(text, out);
-        let cx = Ctx::new(s, words, text.lexed(), self.lex);
+        let cx = NameContext::new(s, words, text.lexed(), self.lex);
         let mut found = Found::new();
         anchors::find(&cx, &mut found);
         signatures::find(&cx, &mut found);

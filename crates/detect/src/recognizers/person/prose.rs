@@ -3,7 +3,7 @@
 //! names and surnames (low scores, see the module doc of `person`), lower-case chat names, names
 //! in scripts without case, and names before a verb of saying (`Müller sagte`).
 
-use super::facts::{Ctx, Mode, F_PET, F_SPEECH};
+use super::facts::{Mode, NameContext, F_PET, F_SPEECH};
 use super::scores::{
     push, Found, ANCHORED_WEAK, UNANCHORED_FULL, UNANCHORED_LONE_FIRST,
     UNANCHORED_LONE_FIRST_SURNAME, UNANCHORED_LONE_SURNAME, UNANCHORED_LONE_SURNAME_START,
@@ -12,13 +12,13 @@ use super::scores::{
 use crate::words::Shape;
 
 /// Appends the unanchored names of `cx` to `found`.
-pub(super) fn find(cx: &Ctx<'_>, found: &mut Found) {
-    let n = cx.w.len();
+pub(super) fn find(cx: &NameContext<'_>, found: &mut Found) {
+    let n = cx.words.len();
     // 3. Unanchored names in prose and chat.
     let mut i = 0;
     while i < n {
-        let f = &cx.info[i];
-        let w = cx.w[i];
+        let f = &cx.word_info[i];
+        let w = cx.words[i];
         if f.stop && !(f.first && w.shape == Shape::Capitalised && !f.common) {
             i += 1;
             continue;
@@ -37,17 +37,17 @@ pub(super) fn find(cx: &Ctx<'_>, found: &mut Found) {
 
 /// A name opening at the capitalised word `i`; the first reading whose trigger matches
 /// decides.
-fn capitalised(cx: &Ctx<'_>, i: usize, found: &mut Found) -> Option<usize> {
-    let n = cx.w.len();
-    let f = &cx.info[i];
+fn capitalised(cx: &NameContext<'_>, i: usize, found: &mut Found) -> Option<usize> {
+    let n = cx.words.len();
+    let f = &cx.word_info[i];
     if f.first && !f.common {
         given_name_first(cx, i, found)
     } else if f.first
         && f.common
         && i + 1 < n
-        && cx.info[i + 1].joined
-        && cx.w[i + 1].shape == Shape::Capitalised
-        && (cx.info[i + 1].last && !cx.info[i + 1].common)
+        && cx.word_info[i + 1].joined
+        && cx.words[i + 1].shape == Shape::Capitalised
+        && (cx.word_info[i + 1].last && !cx.word_info[i + 1].common)
     {
         // `Frank Becker`, `Mark Twain`: ambiguous given name + known surname.
         push(found, i, i + 1, UNANCHORED_PAIR);
@@ -56,12 +56,12 @@ fn capitalised(cx: &Ctx<'_>, i: usize, found: &mut Found) -> Option<usize> {
         surname_first(cx, i, found)
     } else if cx.is_initial(i)
         && i + 1 < n
-        && cx.w[i + 1].shape == Shape::Capitalised
-        && cx.info[i + 1].last
-        && !cx.info[i + 1].common
+        && cx.words[i + 1].shape == Shape::Capitalised
+        && cx.word_info[i + 1].last
+        && !cx.word_info[i + 1].common
     {
         // `A. Schmidt`: an initial and a known surname.
-        let gap = &cx.s[cx.w[i].end..cx.w[i + 1].start];
+        let gap = &cx.text[cx.words[i].end..cx.words[i + 1].start];
         if gap == ". " || gap == "." {
             push(found, i, i + 1, UNANCHORED_SHAPE);
             return Some(i + 2);
@@ -73,10 +73,10 @@ fn capitalised(cx: &Ctx<'_>, i: usize, found: &mut Found) -> Option<usize> {
 }
 
 /// Given name (+ given names) + surname at word `i`, or a lone given name (not a pet's).
-fn given_name_first(cx: &Ctx<'_>, i: usize, found: &mut Found) -> Option<usize> {
+fn given_name_first(cx: &NameContext<'_>, i: usize, found: &mut Found) -> Option<usize> {
     let j = cx.extend(i, Mode::Prose, 5)?;
     if j > i {
-        let sur_ok = cx.info[j].last || cx.info[j].first || !cx.noun_like(j);
+        let sur_ok = cx.word_info[j].last || cx.word_info[j].first || !cx.noun_like(j);
         if sur_ok && !cx.followed_by_org(j) && !cx.preceded_by_org(i) {
             push(found, i, j, UNANCHORED_FULL);
             return Some(j + 1);
@@ -86,7 +86,7 @@ fn given_name_first(cx: &Ctx<'_>, i: usize, found: &mut Found) -> Option<usize> 
         || cx.after_determiner(i)
         || (i > 0 && cx.has(i - 1, F_PET)))
     {
-        let f = &cx.info[i];
+        let f = &cx.word_info[i];
         let score = if f.last && !f.sentence_start {
             UNANCHORED_LONE_FIRST_SURNAME
         } else {
@@ -98,16 +98,16 @@ fn given_name_first(cx: &Ctx<'_>, i: usize, found: &mut Found) -> Option<usize> 
 }
 
 /// A known surname at word `i`: inverted `Schmidt, Anna`, family name first, or alone.
-fn surname_first(cx: &Ctx<'_>, i: usize, found: &mut Found) -> Option<usize> {
-    let (s, n) = (cx.s, cx.w.len());
-    let (f, w) = (&cx.info[i], cx.w[i]);
+fn surname_first(cx: &NameContext<'_>, i: usize, found: &mut Found) -> Option<usize> {
+    let (s, n) = (cx.text, cx.words.len());
+    let (f, w) = (&cx.word_info[i], cx.words[i]);
     // Inverted `Schmidt, Anna`.
     if i + 1 < n
-        && s[w.end..cx.w[i + 1].start] == *", "
-        && cx.info[i + 1].first
-        && cx.w[i + 1].shape == Shape::Capitalised
+        && s[w.end..cx.words[i + 1].start] == *", "
+        && cx.word_info[i + 1].first
+        && cx.words[i + 1].shape == Shape::Capitalised
     {
-        let after = s[cx.w[i + 1].end..].trim_start_matches(' ');
+        let after = s[cx.words[i + 1].end..].trim_start_matches(' ');
         if after.is_empty() || after.starts_with(['\n', ';', ')', '.']) || after.starts_with(',') {
             push(found, i, i + 1, UNANCHORED_FULL);
             return Some(i + 2);
@@ -117,10 +117,10 @@ fn surname_first(cx: &Ctx<'_>, i: usize, found: &mut Found) -> Option<usize> {
     if let Some(j) = cx.extend(i, Mode::Prose, 4) {
         // Given names after it, no particle, no surname-only or common word
         // (`Jones House`, `Pont del Diable` are places).
-        let given = (i + 1..=j).any(|x| cx.info[x].first);
+        let given = (i + 1..=j).any(|x| cx.word_info[x].first);
         let plain = (i + 1..=j).all(|x| {
-            let g = &cx.info[x];
-            cx.w[x].shape == Shape::Capitalised && (g.first || !(g.last || g.common || g.stop))
+            let g = &cx.word_info[x];
+            cx.words[x].shape == Shape::Capitalised && (g.first || !(g.last || g.common || g.stop))
         });
         if j > i && given && plain && !cx.followed_by_org(j) && !cx.preceded_by_org(i) {
             push(found, i, j, UNANCHORED_PAIR);
@@ -139,19 +139,19 @@ fn surname_first(cx: &Ctx<'_>, i: usize, found: &mut Found) -> Option<usize> {
 }
 
 /// Lower-case chat names at word `i`.
-fn lower_case_chat(cx: &Ctx<'_>, i: usize, found: &mut Found) -> Option<usize> {
-    let n = cx.w.len();
-    let f = &cx.info[i];
+fn lower_case_chat(cx: &NameContext<'_>, i: usize, found: &mut Found) -> Option<usize> {
+    let n = cx.words.len();
+    let f = &cx.word_info[i];
     // Chat: `tobias meier`, also with a surname that is a word too (`tobias koch`):
     // after an unambiguous given name it is the surname, as in `Tobias Koch`.
     if f.first
         && !f.stop
         && !f.common
         && i + 1 < n
-        && cx.info[i + 1].joined
-        && cx.w[i + 1].shape == Shape::Lower
-        && cx.info[i + 1].last
-        && !cx.info[i + 1].stop
+        && cx.word_info[i + 1].joined
+        && cx.words[i + 1].shape == Shape::Lower
+        && cx.word_info[i + 1].last
+        && !cx.word_info[i + 1].stop
     {
         push(found, i, i + 1, UNANCHORED_SHAPE);
         return Some(i + 2);
@@ -164,8 +164,8 @@ fn lower_case_chat(cx: &Ctx<'_>, i: usize, found: &mut Found) -> Option<usize> {
         && f.sentence_start
         && cx.low(i).chars().count() >= 4
         && i + 1 < n
-        && cx.info[i + 1].joined
-        && cx.w[i + 1].shape == Shape::Lower
+        && cx.word_info[i + 1].joined
+        && cx.words[i + 1].shape == Shape::Lower
         && cx.previous_sentence_in_lower_case(i)
     {
         push(found, i, i, UNANCHORED_LONE_FIRST_SURNAME);
@@ -179,10 +179,10 @@ fn lower_case_chat(cx: &Ctx<'_>, i: usize, found: &mut Found) -> Option<usize> {
 
 /// A name in a script without case inside Latin text: `فداء بلقرن`. Returns the word
 /// after the run of uncased words starting at `i`.
-fn uncased_run(cx: &Ctx<'_>, i: usize, found: &mut Found) -> usize {
-    let n = cx.w.len();
+fn uncased_run(cx: &NameContext<'_>, i: usize, found: &mut Found) -> usize {
+    let n = cx.words.len();
     let mut j = i;
-    while j + 1 < n && cx.w[j + 1].shape == Shape::Uncased && cx.info[j + 1].joined {
+    while j + 1 < n && cx.words[j + 1].shape == Shape::Uncased && cx.word_info[j + 1].joined {
         j += 1;
     }
     if j - i < 4 {
@@ -192,11 +192,14 @@ fn uncased_run(cx: &Ctx<'_>, i: usize, found: &mut Found) -> usize {
 }
 
 /// Names followed by a verb of saying: `Müller sagte`.
-fn names_before_speech(cx: &Ctx<'_>, found: &mut Found) {
-    for i in 0..cx.w.len().saturating_sub(1) {
-        if cx.has(i + 1, F_SPEECH) && cx.info[i + 1].joined && cx.w[i].shape == Shape::Capitalised {
-            let f = &cx.info[i];
-            let article = i > 0 && cx.info[i - 1].stop && cx.info[i].joined;
+fn names_before_speech(cx: &NameContext<'_>, found: &mut Found) {
+    for i in 0..cx.words.len().saturating_sub(1) {
+        if cx.has(i + 1, F_SPEECH)
+            && cx.word_info[i + 1].joined
+            && cx.words[i].shape == Shape::Capitalised
+        {
+            let f = &cx.word_info[i];
+            let article = i > 0 && cx.word_info[i - 1].stop && cx.word_info[i].joined;
             if !f.stop && !f.common && !article && (f.last || f.first) {
                 push(found, i, i, ANCHORED_WEAK);
             }

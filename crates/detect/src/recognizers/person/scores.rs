@@ -35,7 +35,7 @@ pub const UNANCHORED_LONE_SURNAME_START: f32 = 0.38;
 pub(super) const CONFIDENT: f32 = 0.73;
 
 /// True when a PERSON candidate's score is one of the unanchored scores (see the module doc).
-/// For the stage after the rules that decides unanchored names (issue 10's tagger).
+/// For the stage after the rules that decides unanchored names (the tagger).
 pub fn is_unanchored(score: f32) -> bool {
     (score * 100.0).round() as i32 % 5 == 3
 }

@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use ahash::AHashSet;
 
-use super::facts::{Ctx, Mode};
+use super::facts::{Mode, NameContext};
 use super::scores::{push, Found, ANCHORED_STRONG};
 
 /// A necessary condition for the closing test below, from a line's first and last bytes: a line
@@ -44,9 +44,9 @@ fn may_hold_closing(tl: &str, closings: &[&'static str]) -> bool {
 }
 
 /// Appends the signature names of `cx` to `found`.
-pub(super) fn find(cx: &Ctx<'_>, found: &mut Found) {
-    let s = cx.s;
-    let words = cx.w;
+pub(super) fn find(cx: &NameContext<'_>, found: &mut Found) {
+    let s = cx.text;
+    let words = cx.words;
     let closings = &cx.lex.lists.closings;
     // 2. Signatures: a closing line followed by a line that is only a name.
     let mut line_start = 0usize;
@@ -103,8 +103,8 @@ pub(super) fn find(cx: &Ctx<'_>, found: &mut Found) {
             let mut k = k;
             while k < wj
                 && matches!(cx.low(k), "i" | "a" | "v" | "ppa" | "gez")
-                && cx.w[k].end - cx.w[k].start <= 3
-                && cx.info[k].dot_after
+                && cx.words[k].end - cx.words[k].start <= 3
+                && cx.word_info[k].dot_after
             {
                 k += 1;
             }
@@ -113,13 +113,13 @@ pub(super) fn find(cx: &Ctx<'_>, found: &mut Found) {
             }
             if let Some(j) = cx.extend(k, Mode::Anchored, 4) {
                 // The rest of the line may hold only a title/degree after a comma.
-                let rest = s[cx.w[j].end..b].trim();
+                let rest = s[cx.words[j].end..b].trim();
                 let clean = rest.is_empty()
                     || rest.starts_with(',')
                     || rest.starts_with('(')
                     || rest.starts_with('|')
                     || rest.starts_with('-');
-                if clean && j < wj && !cx.followed_by_org(j) && !cx.info[k].stop {
+                if clean && j < wj && !cx.followed_by_org(j) && !cx.word_info[k].stop {
                     push(found, k, j, ANCHORED_STRONG);
                 }
             }

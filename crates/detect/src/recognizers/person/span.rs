@@ -3,26 +3,28 @@
 //! is reported (genitive `s` left outside). Also the vetoes on a span's neighbours
 //! (`Müller GmbH`, `Bäckerei Müller`, `die Kosten`).
 
-use super::facts::{Ctx, Mode, F_ORG, F_PARTICLE, F_PARTICLE_LINK, F_ROLE, F_SALUT, F_TITLE};
+use super::facts::{
+    Mode, NameContext, F_ORG, F_PARTICLE, F_PARTICLE_LINK, F_ROLE, F_SALUT, F_TITLE,
+};
 use crate::lexicon::class;
 use crate::words::Shape;
 
-/// Longest line (bytes) read as a chat line by [`Ctx::lone_lower_chat_name`].
+/// Longest line (bytes) read as a chat line by [`NameContext::lone_lower_chat_name`].
 const CHAT_LINE: usize = 200;
 
-impl Ctx<'_> {
+impl NameContext<'_> {
     pub(super) fn is_initial(&self, i: usize) -> bool {
-        let w = &self.w[i];
+        let w = &self.words[i];
         w.shape == Shape::Upper
             && w.end - w.start <= 2
-            && w.text(self.s).chars().count() == 1
-            && self.info[i].dot_after
+            && w.text(self.text).chars().count() == 1
+            && self.word_info[i].dot_after
     }
 
     /// `al-Farsi`, `el-Masri`, `ibn-Saud`, `d'Alembert`: a lowercase name prefix joined to a
     /// capitalised name.
     pub(super) fn prefixed_surname(&self, i: usize) -> bool {
-        let t = self.w[i].text(self.s);
+        let t = self.words[i].text(self.text);
         let Some(cut) = t.find(['-', '\'', '’']) else {
             return false;
         };
@@ -38,16 +40,18 @@ impl Ctx<'_> {
     pub(super) fn after_determiner(&self, i: usize) -> bool {
         // After a comma `der`/`die`/`den` open a relative clause: `, den Blair erreichen will`.
         i > 0
-            && self.info[i].joined
+            && self.word_info[i].joined
             && self.has(i - 1, class::DETERMINER)
-            && !self.s[..self.w[i - 1].start].trim_end().ends_with(',')
+            && !self.text[..self.words[i - 1].start]
+                .trim_end()
+                .ends_with(',')
     }
 
     /// True when word `i` is a common noun as written, or a hyphenated compound ending in
     /// one (`Team`, `Support-Team`), per the noun table of `german-nouns`.
     pub(super) fn common_noun(&self, i: usize) -> bool {
         let nouns = crate::tagger::tables::Tables::get();
-        let t = self.w[i].text(self.s);
+        let t = self.words[i].text(self.text);
         nouns.is_noun(t)
             || t.rsplit_once('-').is_some_and(|(_, tail)| {
                 tail.starts_with(char::is_uppercase) && nouns.is_noun(tail)
@@ -67,7 +71,7 @@ impl Ctx<'_> {
 
     /// Can word `i` be part of a name in `mode`?
     pub(super) fn name_token(&self, i: usize, mode: Mode) -> bool {
-        let (w, f) = (&self.w[i], &self.info[i]);
+        let (w, f) = (&self.words[i], &self.word_info[i]);
         if f.stop && !(f.first || f.last) {
             return false;
         }
@@ -85,7 +89,7 @@ impl Ctx<'_> {
             Shape::Uncased => true,
             Shape::Other => {
                 // McDonald, DiCaprio, LeBron
-                let t = w.text(self.s);
+                let t = w.text(self.text);
                 (t.starts_with(|c: char| c.is_uppercase())
                     && t.chars().filter(|c| c.is_uppercase()).count() == 2)
                     || self.prefixed_surname(i)
@@ -102,20 +106,20 @@ impl Ctx<'_> {
         let mut last = i;
         let mut count = 1;
         let mut j = i + 1;
-        while j < self.w.len() && count < max {
+        while j < self.words.len() && count < max {
             let prev_initial = self.is_initial(j - 1);
-            let gap = &self.s[self.w[j - 1].end..self.w[j].start];
-            let ok_gap = self.info[j].joined || (prev_initial && (gap == ". " || gap == "."));
+            let gap = &self.text[self.words[j - 1].end..self.words[j].start];
+            let ok_gap = self.word_info[j].joined || (prev_initial && (gap == ". " || gap == "."));
             if !ok_gap {
                 break;
             }
-            if self.w[j - 1].end < self.s.len()
-                && self.s[self.w[j - 1].end..].starts_with([',', ';', ':', '!', '?'])
+            if self.words[j - 1].end < self.text.len()
+                && self.text[self.words[j - 1].end..].starts_with([',', ';', ':', '!', '?'])
             {
                 break;
             }
-            let f = &self.info[j];
-            if self.has(j, F_PARTICLE) && self.w[j].shape == Shape::Lower {
+            let f = &self.word_info[j];
+            if self.has(j, F_PARTICLE) && self.words[j].shape == Shape::Lower {
                 // `der`, `den`, `und` only continue a particle (`von der`, `von und zu`):
                 // `Paul und Lena` is two people (`data/lexicon/particle_links.txt`).
                 if self.has(j, F_PARTICLE_LINK) {
@@ -123,17 +127,17 @@ impl Ctx<'_> {
                 }
                 // particle(s) must be followed by a name word
                 let mut k = j;
-                while k < self.w.len()
+                while k < self.words.len()
                     && self.has(k, F_PARTICLE)
-                    && self.w[k].shape == Shape::Lower
-                    && self.info[k].joined
+                    && self.words[k].shape == Shape::Lower
+                    && self.word_info[k].joined
                 {
                     k += 1;
                 }
-                if k < self.w.len()
+                if k < self.words.len()
                     && k > j
-                    && self.info[k].joined
-                    && self.w[k].shape == Shape::Capitalised
+                    && self.word_info[k].joined
+                    && self.words[k].shape == Shape::Capitalised
                     && self.name_token(k, mode)
                 {
                     last = k;
@@ -145,17 +149,17 @@ impl Ctx<'_> {
             }
             let chat_surname = mode == Mode::Anchored
                 && j == i + 1
-                && self.w[i].shape == Shape::Lower
-                && self.w[j].shape == Shape::Lower
+                && self.words[i].shape == Shape::Lower
+                && self.words[j].shape == Shape::Lower
                 && !f.stop
                 && !f.common
                 && self.low(j).chars().count() >= 3;
             if self.is_initial(j) || self.name_token(j, mode) || chat_surname {
                 // In prose a lowercase word never continues a capitalised name.
-                if self.w[j].shape == Shape::Lower && self.w[i].shape != Shape::Lower {
+                if self.words[j].shape == Shape::Lower && self.words[i].shape != Shape::Lower {
                     break;
                 }
-                if self.w[j].shape != Shape::Lower && self.w[i].shape == Shape::Lower {
+                if self.words[j].shape != Shape::Lower && self.words[i].shape == Shape::Lower {
                     break;
                 }
                 last = j;
@@ -171,15 +175,18 @@ impl Ctx<'_> {
 
     /// Byte span of words `i..=j`, with a trailing genitive `s` left outside (§2.5).
     pub(super) fn span(&self, i: usize, j: usize) -> (usize, usize) {
-        let start = self.w[i].start;
-        let mut end = self.w[j].end;
+        let start = self.words[i].start;
+        let mut end = self.words[j].end;
         if self.is_initial(j) {
             end += 1;
         }
-        let f = &self.info[j];
-        if !(f.first || f.last) && self.low(j).ends_with('s') && self.w[j].end - self.w[j].start > 3
+        let f = &self.word_info[j];
+        if !(f.first || f.last)
+            && self.low(j).ends_with('s')
+            && self.words[j].end - self.words[j].start > 3
         {
-            let base = &self.w[j].text(self.s)[..self.w[j].end - self.w[j].start - 1];
+            let base =
+                &self.words[j].text(self.text)[..self.words[j].end - self.words[j].start - 1];
             if self.lex.first.contains(base) || self.lex.last.contains(base) {
                 end -= 1;
             }
@@ -189,7 +196,7 @@ impl Ctx<'_> {
 
     /// Organisation or street right after the span: not a person.
     pub(super) fn followed_by_org(&self, j: usize) -> bool {
-        let rest = self.s[self.w[j].end..].trim_start_matches([' ', '-']);
+        let rest = self.text[self.words[j].end..].trim_start_matches([' ', '-']);
         let next: String = rest
             .chars()
             .take_while(|c| c.is_alphanumeric() || *c == '.' || *c == '&')
@@ -203,12 +210,12 @@ impl Ctx<'_> {
     }
 
     pub(super) fn preceded_by_org(&self, i: usize) -> bool {
-        i > 0 && (self.info[i].joined && self.has(i - 1, F_ORG) || self.after_saint_word(i))
+        i > 0 && (self.word_info[i].joined && self.has(i - 1, F_ORG) || self.after_saint_word(i))
     }
 
     /// `St. Maria`, `Sankt Peter`, `Hagia Sophia`: a church, place or school.
     fn after_saint_word(&self, i: usize) -> bool {
-        let gap = &self.s[self.w[i - 1].end..self.w[i].start];
+        let gap = &self.text[self.words[i - 1].end..self.words[i].start];
         matches!(gap, " " | ". " | " . " | ".")
             && self.lex.lists.saint_words.contains(&self.low(i - 1))
     }
@@ -219,9 +226,9 @@ impl Ctx<'_> {
         let mut k = i;
         while k > 0 {
             k -= 1;
-            if self.info[k].sentence_start {
-                return self.w[k].shape == Shape::Lower
-                    && !self.s[self.w[k].end..self.w[i].start].contains("\n\n");
+            if self.word_info[k].sentence_start {
+                return self.words[k].shape == Shape::Lower
+                    && !self.text[self.words[k].end..self.words[i].start].contains("\n\n");
             }
         }
         false
@@ -232,34 +239,34 @@ impl Ctx<'_> {
     /// word that is no article and before another word: `kannst du anna bitte zurückrufen`.
     /// Not a noun (`die rose`), and in English text not an English word (`use ruby here`).
     pub(super) fn lone_lower_chat_name(&self, i: usize) -> bool {
-        let n = self.w.len();
+        let n = self.words.len();
         if i == 0 || i + 1 >= n || self.low(i).chars().count() < 4 {
             return false;
         }
-        let (prev, next) = (&self.info[i - 1], &self.info[i + 1]);
+        let (prev, next) = (&self.word_info[i - 1], &self.word_info[i + 1]);
         let facts = self.lexed.facts();
         // Only the bytes a chat line may hold are read: a longer line is no chat line.
-        let b = self.s.as_bytes();
-        let from = self.w[i].start.saturating_sub(CHAT_LINE);
-        let line_start = match memchr::memrchr(b'\n', &b[from..self.w[i].start]) {
+        let b = self.text.as_bytes();
+        let from = self.words[i].start.saturating_sub(CHAT_LINE);
+        let line_start = match memchr::memrchr(b'\n', &b[from..self.words[i].start]) {
             Some(p) => from + p + 1,
             None if from == 0 => 0,
             None => return false,
         };
-        let to = (self.w[i].end + CHAT_LINE).min(b.len());
-        let line_end = match memchr::memchr(b'\n', &b[self.w[i].end..to]) {
-            Some(p) => self.w[i].end + p,
+        let to = (self.words[i].end + CHAT_LINE).min(b.len());
+        let line_end = match memchr::memchr(b'\n', &b[self.words[i].end..to]) {
+            Some(p) => self.words[i].end + p,
             None if to == b.len() => to,
             None => return false,
         };
-        let Some(line) = self.s.get(line_start..line_end) else {
+        let Some(line) = self.text.get(line_start..line_end) else {
             return false;
         };
-        if !self.info[i].joined
+        if !self.word_info[i].joined
             || !next.joined
             || prev.flags & class::DETERMINER != 0
-            || self.w[i - 1].shape != Shape::Lower
-            || self.w[i + 1].shape != Shape::Lower
+            || self.words[i - 1].shape != Shape::Lower
+            || self.words[i + 1].shape != Shape::Lower
             || line.len() > CHAT_LINE
             || line.chars().any(char::is_uppercase)
         {
@@ -273,7 +280,7 @@ impl Ctx<'_> {
                 .unwrap_or_default()
         };
         let english =
-            facts[i].bits & class::ENGLISH != 0 && crate::tagger::english_at(self.w, facts, i);
+            facts[i].bits & class::ENGLISH != 0 && crate::tagger::english_at(self.words, facts, i);
         !english && !crate::tagger::is_common_noun(&title)
     }
 
@@ -287,9 +294,9 @@ impl Ctx<'_> {
             return to;
         }
         let mut k = i;
-        while k < self.w.len()
+        while k < self.words.len()
             && (self.has(k, F_TITLE | F_SALUT)
-                || (self.w[k].shape == Shape::Lower
+                || (self.words[k].shape == Shape::Lower
                     && matches!(self.low(k), "med" | "rer" | "nat" | "phil" | "jur" | "dent")))
         {
             k += 1;
