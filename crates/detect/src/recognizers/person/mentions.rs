@@ -12,8 +12,8 @@ pub(super) fn find(cx: &Ctx<'_>, found: &mut Found, out: &mut Vec<Candidate>) {
     let (s, n) = (cx.s, cx.w.len());
     // 4. Repeated mentions of names found with confidence (surname or given name alone).
     let mut known: Vec<&str> = Vec::new();
-    for &(a, b, sc) in found.iter() {
-        if sc >= CONFIDENT {
+    for &(a, b, p) in found.iter() {
+        if p.score >= CONFIDENT {
             for k in a..=b {
                 if cx.w[k].shape != Shape::Lower && !cx.is_initial(k) && !cx.info[k].stop {
                     known.push(cx.w[k].text(s));
@@ -52,7 +52,10 @@ pub(super) fn find(cx: &Ctx<'_>, found: &mut Found, out: &mut Vec<Candidate>) {
                 push(found, i, i, MENTION);
             } else if base.is_some() {
                 let (a, _) = cx.span(i, i);
-                out.push(cand(EntityType::Person, a, cx.w[i].end - 1, MENTION, false));
+                let end = cx.w[i].end - 1;
+                out.push(
+                    cand(EntityType::Person, a, end, MENTION.score, false).because(MENTION.basis),
+                );
             }
         }
     }
