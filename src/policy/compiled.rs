@@ -11,7 +11,7 @@ use regex::Regex;
 use super::error::PolicyError;
 use super::types::{slot, Types};
 use crate::config::policies::{Action, PolicyConfig, Validator};
-use crate::detect::{validate, Candidate, CustomType, EntityType, Scope, Text};
+use crate::detect::{validate, Candidate, CustomType, EntityType, Evidence, Scope, Text};
 
 /// Number of built-in types: the length of the per-type tables.
 const TYPE_COUNT: usize = EntityType::ALL.len();
@@ -64,6 +64,7 @@ impl Terms {
                 end: m.end(),
                 score: 1.0,
                 validated: true,
+                evidence: Evidence::default(),
             });
         }
     }
@@ -146,6 +147,7 @@ impl CustomRecognizer {
                 end: m.end(),
                 score: self.score,
                 validated,
+                evidence: Evidence::default(),
             });
         }
     }

@@ -245,6 +245,7 @@ mod tests {
             end,
             score: 0.9,
             validated: false,
+            evidence: Default::default(),
         }
     }
 

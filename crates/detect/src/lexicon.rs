@@ -102,6 +102,49 @@ word_lists! {
     ambiguous_town_idioms,
     town_labels,
     town_context_strong,
+    // Context words of the other types (docs/entities.md §1.5).
+    kvnr_context_strong,
+    kvnr_context_weak,
+    kvnr_context_negative,
+    steuernummer_context_strong,
+    steuernummer_context_weak,
+    steuernummer_context_negative,
+    sv_nummer_context_strong,
+    sv_nummer_context_weak,
+    sv_nummer_context_negative,
+    us_ssn_context_strong,
+    us_ssn_context_weak,
+    us_ssn_context_negative,
+    ust_id_context_strong,
+    ust_id_context_weak,
+    ust_id_context_negative,
+    date_context_strong,
+    date_context_weak,
+    date_context_negative,
+    date_amount_context_negative,
+    phone_context_strong,
+    phone_context_weak,
+    phone_context_negative,
+    email_context_strong,
+    email_context_weak,
+    ip_context_strong,
+    ip_context_weak,
+    ip_context_negative,
+    steuer_id_context_strong,
+    steuer_id_context_weak,
+    steuer_id_context_negative,
+    ausweis_context_strong,
+    ausweis_context_weak,
+    ausweis_context_negative,
+    credit_card_context_strong,
+    credit_card_context_weak,
+    credit_card_context_negative,
+    iban_context_strong,
+    iban_context_weak,
+    iban_context_negative,
+    kfz_context_strong,
+    kfz_context_weak,
+    kfz_context_negative,
 }
 
 /// Classes of a word form, one bit each, so that a word's classes come with one lookup
@@ -220,6 +263,8 @@ fn lines(data: &'static str) -> impl Iterator<Item = &'static str> {
     data.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        // `\#` is an entry starting with `#` (`Ticket #`), not a comment.
+        .map(|l| l.strip_prefix('\\').unwrap_or(l))
 }
 
 /// Reads `data/english_words.tsv` (`word<TAB>en<TAB>de`, Zipf frequencies times ten): every
@@ -371,6 +416,16 @@ impl Lexicon {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_escaped_hash_is_an_entry_not_a_comment() {
+        let l = &Lexicon::get().lists;
+        assert!(l.phone_context_negative.contains(&"#"));
+        assert!(l
+            .all()
+            .iter()
+            .all(|(_, words)| !words.iter().any(|w| w.starts_with('\\'))));
+    }
 
     #[test]
     fn lists_hold_no_duplicates() {

@@ -31,7 +31,9 @@ pub(crate) mod words;
 
 pub use detector::{DetectError, Detector, MAX_CANDIDATES};
 pub use entity::{CustomType, EntityType};
-pub use finding::{Candidate, Finding, DEFAULT_THRESHOLD};
+pub use finding::{
+    Anchor, Basis, Candidate, Cues, Evidence, Finding, NameShape, DEFAULT_THRESHOLD,
+};
 pub use recognizer::Recognizer;
 pub use scope::{Everything, Scope};
 pub use text::Text;

@@ -61,6 +61,7 @@ mod tests {
             end,
             score: 0.9,
             validated: false,
+            evidence: crate::Evidence::default(),
         }
     }
 

@@ -122,6 +122,7 @@ impl<'a> Text<'a> {
                 end: se[1],
                 score: c.score.clamp(0.0, 1.0),
                 validated: c.validated,
+                evidence: c.evidence,
             })
             .collect()
     }

@@ -18,67 +18,8 @@
 //! | negative context (`Bestellnummer`, `Artikelnummer`, `Seriennummer` …) | −0.3 |
 
 use super::{cand, standalone, Context, ContextIndex};
+use crate::lexicon::Lexicon;
 use crate::{validate, Candidate, EntityType, Recognizer, Text};
-
-const CONTEXT: Context = Context {
-    strong: &[
-        "personalausweis",
-        "personalausweisnummer",
-        "personalausweis-nr.",
-        "ausweis",
-        "ausweisnummer",
-        "ausweis-nr.",
-        "ausweisnr",
-        "ausweisnr.",
-        "ausweisnr.:",
-        "perso",
-        "reisepass",
-        "reisepassnummer",
-        "passnummer",
-        "pass-nr.",
-        "passnr.",
-        "pass",
-        "passport",
-        "passport no.",
-        "passport number",
-        "id card",
-        "id-karte",
-        "identity card",
-        "dokumentennummer",
-        "document number",
-        "document no.",
-    ],
-    weak: &[
-        "ausgestellt",
-        "gültig bis",
-        "bürgeramt",
-        "bürgerbüro",
-        "meldebehörde",
-        "behörde",
-        "identität",
-        "identitätsnachweis",
-        "issued",
-        "expiry",
-    ],
-    negative: &[
-        "bestellnummer",
-        "kundennummer",
-        "rechnungsnummer",
-        "artikelnummer",
-        "artikel",
-        "seriennummer",
-        "auftragsnummer",
-        "sendungsnummer",
-        "vorgangsnummer",
-        "tracking",
-        "ticket",
-        "order",
-        "sku",
-        "version",
-        "build",
-        "hash",
-    ],
-};
 
 pub struct AusweisRecognizer {
     context: ContextIndex,
@@ -87,7 +28,11 @@ pub struct AusweisRecognizer {
 impl AusweisRecognizer {
     pub fn new() -> Self {
         AusweisRecognizer {
-            context: ContextIndex::new(&CONTEXT),
+            context: ContextIndex::new(&Context {
+                strong: &Lexicon::get().lists.ausweis_context_strong,
+                weak: &Lexicon::get().lists.ausweis_context_weak,
+                negative: &Lexicon::get().lists.ausweis_context_negative,
+            }),
         }
     }
 }
@@ -140,7 +85,9 @@ impl Recognizer for AusweisRecognizer {
                 (false, false, _) => 0.3,
             };
             let score = if ev.negative { base - 0.3 } else { base };
-            out.push(cand(EntityType::Ausweis, start, end, score.max(0.0), valid));
+            out.push(
+                cand(EntityType::Ausweis, start, end, score.max(0.0), valid).with_cues(ev.cues()),
+            );
         }
     }
 }

@@ -3,6 +3,7 @@
 //! once into a [`ContextIndex`], the one path by which every recognizer looks for context.
 
 use super::window::{after, before};
+use crate::finding::Cues;
 
 /// Lowercased copy of a (short, bounded) window.
 pub(crate) fn lower(s: &str) -> String {
@@ -77,15 +78,20 @@ pub(crate) struct Context {
     pub negative: &'static [&'static str],
 }
 
-/// Evidence found around a candidate.
+/// The context words found around a candidate (recorded in its evidence as [`Cues`]).
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Evidence {
+pub(crate) struct Nearby {
     pub strong: bool,
     pub weak: bool,
     pub negative: bool,
 }
 
-impl Evidence {
+impl Nearby {
+    /// The cues as a candidate's evidence records them.
+    pub fn cues(self) -> Cues {
+        Cues::new(self.strong, self.weak, self.negative)
+    }
+
     /// `base` plus boosts (capped at +0.35) minus the penalty (§1.6).
     pub fn score(self, base: f32, strong: f32, weak: f32, penalty: f32) -> f32 {
         let boost: f32 = if self.strong {
@@ -117,7 +123,7 @@ enum Cue {
 pub(crate) struct ContextIndex {
     words: aho_corasick::AhoCorasick,
     /// The strong words alone (pattern ids as in `words`, whose strong words come first): a
-    /// caller that reads only [`Evidence::strong`] need not step over the matches of the others.
+    /// caller that reads only [`Nearby::strong`] need not step over the matches of the others.
     strong_words: aho_corasick::AhoCorasick,
     /// Per pattern id: its list, and whether it ends in a letter or digit (then no letter or
     /// digit may follow).
@@ -168,12 +174,12 @@ impl ContextIndex {
 
     /// Looks 50 bytes back (same line, or a preceding `label:` line) and 25 bytes ahead (for a
     /// strong word in parentheses: `0171 1234567 (Tel)`).
-    pub fn evidence(&self, s: &str, start: usize, end: usize) -> Evidence {
+    pub fn evidence(&self, s: &str, start: usize, end: usize) -> Nearby {
         self.evidence_within(s, start, end, 50)
     }
 
     /// [`ContextIndex::evidence`] with a custom look-back (bytes).
-    pub fn evidence_within(&self, s: &str, start: usize, end: usize, back: usize) -> Evidence {
+    pub fn evidence_within(&self, s: &str, start: usize, end: usize, back: usize) -> Nearby {
         let mut ev = self.scan_window(before(s, start, back), false);
         let a = after(s, end, 25);
         if !ev.strong && memchr::memchr(b'(', a.as_bytes()).is_some() {
@@ -184,14 +190,14 @@ impl ContextIndex {
 
     /// The cues whose words occur in the window before byte `start` only (at most `back` bytes,
     /// same line or a preceding `label:` line), with no look-ahead.
-    pub fn before(&self, s: &str, start: usize, back: usize) -> Evidence {
+    pub fn before(&self, s: &str, start: usize, back: usize) -> Nearby {
         self.scan_window(before(s, start, back), false)
     }
 
     /// [`ContextIndex::scan`] of the lowercase of `window`: the window itself when lowercasing
     /// changes only ASCII letters (the comparison ignores their case), a lowercased copy
     /// otherwise.
-    fn scan_window(&self, window: &str, strong_only: bool) -> Evidence {
+    fn scan_window(&self, window: &str, strong_only: bool) -> Nearby {
         if lowercase_keeps(window) {
             self.scan(window, strong_only)
         } else {
@@ -202,8 +208,8 @@ impl ContextIndex {
     /// The cues whose words occur as whole tokens in `hay` (lowercase but for ASCII letters),
     /// as [`has_word`] decides: not after a letter, digit or hyphen, and not followed by a
     /// letter or digit when the word ends in one. Only strong ones when `strong_only`.
-    fn scan(&self, hay: &str, strong_only: bool) -> Evidence {
-        let mut ev = Evidence::default();
+    fn scan(&self, hay: &str, strong_only: bool) -> Nearby {
+        let mut ev = Nearby::default();
         // Where the last strong and the last negative word end: the nearer one decides.
         let (mut strong_end, mut negative_end) = (0, 0);
         let words = if strong_only {
@@ -371,9 +377,9 @@ mod tests {
 
     /// The reference search: every token start of the window, one word list at a time; a
     /// negative word before the last strong one does not count.
-    fn reference(c: &Context, s: &str, start: usize, end: usize) -> Evidence {
+    fn reference(c: &Context, s: &str, start: usize, end: usize) -> Nearby {
         let a = after(s, end, 25);
-        with_lower(before(s, start, 50), |b| Evidence {
+        with_lower(before(s, start, 50), |b| Nearby {
             strong: has_word(b, c.strong)
                 || (a.contains('(') && with_lower(a, |a| has_word(a, c.strong))),
             weak: has_word(b, c.weak),

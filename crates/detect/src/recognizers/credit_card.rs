@@ -5,51 +5,8 @@
 use regex::Regex;
 
 use super::{cand, numeric_standalone, Context, ContextIndex};
+use crate::lexicon::Lexicon;
 use crate::{validate, Candidate, EntityType, Recognizer, Text};
-
-const CONTEXT: Context = Context {
-    strong: &[
-        "kreditkarte",
-        "kreditkartennummer",
-        "kartennummer",
-        "karten-nr.",
-        "kartennr.",
-        "visa",
-        "mastercard",
-        "american express",
-        "amex",
-        "diners",
-        "jcb",
-        "maestro",
-        "debitkarte",
-        "card number",
-        "credit card",
-        "pan",
-        "cvc",
-        "cvv",
-        "karte",
-    ],
-    weak: &[
-        "prüfnummer",
-        "gültig bis",
-        "ablaufdatum",
-        "exp.",
-        "zahlung",
-        "bezahlt",
-        "card",
-    ],
-    negative: &[
-        "imei",
-        "ean",
-        "gtin",
-        "artikelnummer",
-        "sendungsnummer",
-        "tracking",
-        "bestellnummer",
-        "rechnungsnummer",
-        "iban",
-    ],
-};
 
 pub struct CreditCardRecognizer {
     context: ContextIndex,
@@ -61,7 +18,11 @@ impl CreditCardRecognizer {
         let pattern = Regex::new(r"[0-9]{4}(?:[ -]?[0-9]{2,6}){1,4}").expect("static card pattern");
         CreditCardRecognizer {
             pattern,
-            context: ContextIndex::new(&CONTEXT),
+            context: ContextIndex::new(&Context {
+                strong: &Lexicon::get().lists.credit_card_context_strong,
+                weak: &Lexicon::get().lists.credit_card_context_weak,
+                negative: &Lexicon::get().lists.credit_card_context_negative,
+            }),
         }
     }
 }
@@ -174,7 +135,7 @@ impl CreditCardRecognizer {
                 0.85
             };
             let score = ev.score(base, 0.3, 0.15, 0.3);
-            out.push(cand(EntityType::CreditCard, start, end, score, true));
+            out.push(cand(EntityType::CreditCard, start, end, score, true).with_cues(ev.cues()));
         }
     }
 }

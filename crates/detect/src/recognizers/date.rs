@@ -4,54 +4,8 @@
 use regex::Regex;
 
 use super::{cand, Context, ContextIndex};
+use crate::lexicon::Lexicon;
 use crate::{validate, Candidate, EntityType, Recognizer, Text};
-
-const CONTEXT: Context = Context {
-    strong: &[
-        "geb.",
-        "geboren",
-        "geburtsdatum",
-        "geb.-datum",
-        "geb.dat.",
-        "geburtstag",
-        "geburtsjahr",
-        "jahrgang",
-        "dob",
-        "date of birth",
-        "born",
-        "birthday",
-        "birth",
-    ],
-    weak: &[
-        "verstorben",
-        "gest.",
-        "todestag",
-        "hochzeit",
-        "eintrittsdatum",
-        "einstellungsdatum",
-        "austritt",
-        "termin",
-        "behandlung",
-        "aufnahme",
-        "datum",
-        "date",
-        "am",
-        "vom",
-        "seit",
-    ],
-    negative: &[
-        "version", "v", "build", "release", "§", "abs.", "ziffer", "kapitel", "stand:", "ip",
-    ],
-};
-
-/// Amount words (§12.4 negatives): they speak against a date only when they lead the number
-/// itself (`Betrag: 12.05.2024`, `EUR 1.10.2024`), never for a date that merely shares a
-/// sentence with an amount (`1.100,00 € … dated 9 May 2025`).
-const AMOUNT: Context = Context {
-    strong: &[],
-    weak: &[],
-    negative: &["€", "eur", "betrag", "preis"],
-};
 
 /// How far before a date an amount word still belongs to it (`Betrag: `, `EUR `).
 const AMOUNT_BACK: usize = 9;
@@ -164,8 +118,16 @@ impl DateRecognizer {
             m = MONTH_RE
         );
         DateRecognizer {
-            context: ContextIndex::new(&CONTEXT),
-            amount: ContextIndex::new(&AMOUNT),
+            context: ContextIndex::new(&Context {
+                strong: &Lexicon::get().lists.date_context_strong,
+                weak: &Lexicon::get().lists.date_context_weak,
+                negative: &Lexicon::get().lists.date_context_negative,
+            }),
+            amount: ContextIndex::new(&Context {
+                strong: &[],
+                weak: &[],
+                negative: &Lexicon::get().lists.date_amount_context_negative,
+            }),
             pattern: Regex::new(&src).expect("static date pattern"),
             month_tails: MONTH_RE
                 .split('|')
@@ -402,7 +364,7 @@ impl Recognizer for DateRecognizer {
             let mut ev = evidence();
             ev.negative |= self.is_amount(s, start, end);
             let score = ev.score(base, 0.35, 0.1, 0.3);
-            out.push(cand(EntityType::Date, start, end, score, false));
+            out.push(cand(EntityType::Date, start, end, score, false).with_cues(ev.cues()));
         }
     }
 }

@@ -3,29 +3,8 @@
 use regex::{Regex, RegexBuilder};
 
 use super::{cand, Context, ContextIndex};
+use crate::lexicon::Lexicon;
 use crate::{Candidate, EntityType, Recognizer, Text};
-
-const CONTEXT: Context = Context {
-    strong: &[
-        "e-mail",
-        "email",
-        "e-mail-adresse",
-        "mail",
-        "mailadresse",
-        "emailadresse",
-    ],
-    weak: &[
-        "kontakt",
-        "erreichbar",
-        "schreiben sie an",
-        "absender",
-        "empfänger",
-        "cc",
-        "an:",
-        "von:",
-    ],
-    negative: &[],
-};
 
 const ROLE: &[&str] = &[
     "info",
@@ -124,7 +103,11 @@ impl EmailRecognizer {
         .expect("static e-mail pattern");
         EmailRecognizer {
             pattern,
-            context: ContextIndex::new(&CONTEXT),
+            context: ContextIndex::new(&Context {
+                strong: &Lexicon::get().lists.email_context_strong,
+                weak: &Lexicon::get().lists.email_context_weak,
+                negative: &[],
+            }),
         }
     }
 }
@@ -164,7 +147,9 @@ impl Recognizer for EmailRecognizer {
             let base = if lowercase_in(local, ROLE) { 0.7 } else { 0.9 };
             let ev = self.context.evidence(s, start, m.end());
             let score = ev.score(base, 0.1, 0.1, 0.0);
-            out.push(cand(EntityType::EmailAddress, start, m.end(), score, false));
+            out.push(
+                cand(EntityType::EmailAddress, start, m.end(), score, false).with_cues(ev.cues()),
+            );
         }
     }
 }

@@ -4,36 +4,8 @@
 //! with spaces around it (an IBAN wrapped in an e-mail or a form).
 
 use super::{cand, numeric_standalone, Context, ContextIndex};
+use crate::lexicon::Lexicon;
 use crate::{validate, Candidate, EntityType, Recognizer, Text};
-
-const CONTEXT: Context = Context {
-    strong: &[
-        "iban",
-        "kontonummer",
-        "konto",
-        "kto.",
-        "bankverbindung",
-        "account",
-    ],
-    weak: &[
-        "bank",
-        "bic",
-        "swift",
-        "kontoinhaber",
-        "überweisung",
-        "überweisen",
-        "sepa",
-        "lastschrift",
-        "zahlungsempfänger",
-        "empfänger",
-    ],
-    negative: &[
-        "gläubiger-id",
-        "gläubiger-identifikationsnummer",
-        "mandatsreferenz",
-        "ust-idnr",
-    ],
-};
 
 pub struct IbanRecognizer {
     context: ContextIndex,
@@ -42,7 +14,11 @@ pub struct IbanRecognizer {
 impl IbanRecognizer {
     pub fn new() -> Self {
         IbanRecognizer {
-            context: ContextIndex::new(&CONTEXT),
+            context: ContextIndex::new(&Context {
+                strong: &Lexicon::get().lists.iban_context_strong,
+                weak: &Lexicon::get().lists.iban_context_weak,
+                negative: &Lexicon::get().lists.iban_context_negative,
+            }),
         }
     }
 }
@@ -146,13 +122,16 @@ impl Recognizer for IbanRecognizer {
             let lower_cc = s.as_bytes()[start].is_ascii_lowercase();
             let base = if lower_cc { 0.9 } else { 0.95 };
             let ev = self.context.evidence(s, start, end);
-            out.push(cand(
-                EntityType::Iban,
-                start,
-                end,
-                ev.score(base, 0.05, 0.05, 0.15),
-                true,
-            ));
+            out.push(
+                cand(
+                    EntityType::Iban,
+                    start,
+                    end,
+                    ev.score(base, 0.05, 0.05, 0.15),
+                    true,
+                )
+                .with_cues(ev.cues()),
+            );
         }
     }
 }

@@ -6,50 +6,8 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 use regex::Regex;
 
 use super::{cand, Context, ContextIndex};
+use crate::lexicon::Lexicon;
 use crate::{Candidate, EntityType, Recognizer, Text};
-
-const CONTEXT: Context = Context {
-    strong: &[
-        "ip",
-        "ip-adresse",
-        "ipv4",
-        "ipv6",
-        "ip address",
-        "remote_addr",
-        "x-forwarded-for",
-        "quell-ip",
-        "absender-ip",
-        "login von",
-        "zugriff von",
-        "client",
-    ],
-    weak: &[
-        "adresse", "host", "server", "von", "from", "address", "router", "rechner", "gerät",
-    ],
-    negative: &[
-        "version",
-        "v",
-        "build",
-        "release",
-        "kapitel",
-        "abschnitt",
-        "ziffer",
-        "§",
-        "nr.",
-        "oid",
-        "subnetzmaske",
-        "netzmaske",
-        "netmask",
-        "firmware",
-        "update",
-        "patch",
-        "software",
-        "app",
-        "ver.",
-        "raum",
-        "room",
-    ],
-};
 
 pub struct IpRecognizer {
     context: ContextIndex,
@@ -60,7 +18,11 @@ pub struct IpRecognizer {
 impl IpRecognizer {
     pub fn new() -> Self {
         IpRecognizer {
-            context: ContextIndex::new(&CONTEXT),
+            context: ContextIndex::new(&Context {
+strong: &Lexicon::get().lists.ip_context_strong,
+weak: &Lexicon::get().lists.ip_context_weak,
+negative: &Lexicon::get().lists.ip_context_negative,
+}),
             v4: Regex::new(r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}").expect("static v4"),
             v6: Regex::new(
                 r"[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,7}(?:\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3})?(?:%[0-9A-Za-z]+)?",
@@ -160,7 +122,7 @@ impl Recognizer for IpRecognizer {
                 base = if ev.strong { 0.55 } else { 0.0 };
             }
             let score = ev.score(base, 0.2, 0.1, 0.35);
-            out.push(cand(EntityType::IpAddress, start, end, score, false));
+            out.push(cand(EntityType::IpAddress, start, end, score, false).with_cues(ev.cues()));
         }
         for m in super::find_in(&self.v6, s, &v6_tokens(s)) {
             let (start, end) = (m.start(), m.end());
@@ -198,7 +160,7 @@ impl Recognizer for IpRecognizer {
             };
             let ev = self.context.evidence(s, start, end);
             let score = ev.score(base, 0.2, 0.1, 0.3);
-            out.push(cand(EntityType::IpAddress, start, end, score, false));
+            out.push(cand(EntityType::IpAddress, start, end, score, false).with_cues(ev.cues()));
         }
     }
 }

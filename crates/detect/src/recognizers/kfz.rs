@@ -7,40 +7,6 @@ use super::{cand, Context, ContextIndex};
 use crate::lexicon::Lexicon;
 use crate::{Candidate, EntityType, Recognizer, Text};
 
-const CONTEXT: Context = Context {
-    strong: &[
-        "kennzeichen",
-        "kfz-kennzeichen",
-        "amtliches kennzeichen",
-        "nummernschild",
-        "autokennzeichen",
-        "wunschkennzeichen",
-        "licence plate",
-        "license plate",
-        "halter",
-        "halterabfrage",
-        "zugelassen auf",
-    ],
-    weak: &[
-        "fahrzeug",
-        "kfz",
-        "pkw",
-        "lkw",
-        "motorrad",
-        "geparkt",
-        "parkverstoß",
-        "blitzer",
-        "auto",
-        "wagen",
-        "parkt",
-        "car",
-        "vehicle",
-    ],
-    negative: &[
-        "din", "iso", "en", "norm", "format", "artikel", "modell", "typ", "version",
-    ],
-};
-
 /// Codes that are also common words or abbreviations: need context.
 const WORDLIKE: &[&str] = &[
     "AN", "AB", "DA", "ES", "ER", "IN", "SO", "DU", "EU", "OK", "AM", "PM", "UN", "DE", "AT", "BE",
@@ -58,7 +24,11 @@ impl KfzRecognizer {
         let pattern = Regex::new(r"([A-ZÄÖÜ]{1,3})[- ]([A-Z]{1,2})[ -]?([1-9][0-9]{0,3})( ?[EH])?")
             .expect("static KFZ pattern");
         KfzRecognizer {
-            context: ContextIndex::new(&CONTEXT),
+            context: ContextIndex::new(&Context {
+                strong: &Lexicon::get().lists.kfz_context_strong,
+                weak: &Lexicon::get().lists.kfz_context_weak,
+                negative: &Lexicon::get().lists.kfz_context_negative,
+            }),
             pattern,
             lexicon: Lexicon::get(),
         }
@@ -195,7 +165,9 @@ impl Recognizer for KfzRecognizer {
             if prev_word_caps {
                 score -= 0.3;
             }
-            out.push(cand(EntityType::KfzKennzeichen, mstart, end, score, false));
+            out.push(
+                cand(EntityType::KfzKennzeichen, mstart, end, score, false).with_cues(ev.cues()),
+            );
         }
     }
 }

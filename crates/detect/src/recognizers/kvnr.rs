@@ -11,55 +11,8 @@
 //! | valid but negative context (`Bestellnummer`, `Artikelnummer` …) | 0.3 |
 
 use super::{cand, standalone, Context, ContextIndex};
+use crate::lexicon::Lexicon;
 use crate::{validate, Candidate, EntityType, Recognizer, Text};
-
-const CONTEXT: Context = Context {
-    strong: &[
-        "kvnr",
-        "kv-nr",
-        "kv-nr.",
-        "kv-nummer",
-        "krankenversicherungsnummer",
-        "krankenversichertennummer",
-        "versichertennummer",
-        "versicherten-nr.",
-        "versichertennr",
-        "versichertennr.",
-        "versicherten-id",
-        "egk",
-        "gesundheitskarte",
-        "health insurance number",
-    ],
-    weak: &[
-        "krankenkasse",
-        "krankenversicherung",
-        "versichert",
-        "versicherte",
-        "versicherter",
-        "kasse",
-        "aok",
-        "barmer",
-        "dak",
-        "ikk",
-        "bkk",
-    ],
-    negative: &[
-        "bestellnummer",
-        "kundennummer",
-        "rechnungsnummer",
-        "artikelnummer",
-        "seriennummer",
-        "auftragsnummer",
-        "sendungsnummer",
-        "vorgangsnummer",
-        "tracking",
-        "ticket",
-        "order",
-        "ausweis",
-        "personalausweis",
-        "reisepass",
-    ],
-};
 
 pub struct KvnrRecognizer {
     context: ContextIndex,
@@ -68,7 +21,11 @@ pub struct KvnrRecognizer {
 impl KvnrRecognizer {
     pub fn new() -> Self {
         KvnrRecognizer {
-            context: ContextIndex::new(&CONTEXT),
+            context: ContextIndex::new(&Context {
+                strong: &Lexicon::get().lists.kvnr_context_strong,
+                weak: &Lexicon::get().lists.kvnr_context_weak,
+                negative: &Lexicon::get().lists.kvnr_context_negative,
+            }),
         }
     }
 }
@@ -101,7 +58,7 @@ impl Recognizer for KvnrRecognizer {
                 (true, false, true, false) => 0.75,
                 (true, false, false, false) => 0.55,
             };
-            out.push(cand(EntityType::Kvnr, start, e, score, valid));
+            out.push(cand(EntityType::Kvnr, start, e, score, valid).with_cues(ev.cues()));
         }
     }
 }
@@ -118,6 +75,25 @@ mod tests {
         assert!(found
             .iter()
             .any(|(v, score, validated)| v == "A123456780" && *validated && *score > 0.9));
+    }
+
+    #[test]
+    fn the_context_words_found_are_recorded_as_evidence() {
+        let r = KvnrRecognizer::new();
+        let cues = |s: &str| {
+            let mut out = Vec::new();
+            r.recognize(&Text::new(s), &mut out);
+            out.iter().map(|c| c.evidence.context).collect::<Vec<_>>()
+        };
+        let labelled = cues("Versichertennummer: A123456780");
+        assert!(labelled.len() == 1 && labelled[0].strong(), "{labelled:?}");
+        let bare = cues("Nummer A123456780 bitte prüfen");
+        assert!(
+            bare.len() == 1 && !bare[0].strong() && !bare[0].weak(),
+            "{bare:?}"
+        );
+        let order = cues("Bestellnummer A123456780");
+        assert!(order.len() == 1 && order[0].negative(), "{order:?}");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use super::{cand, Context, ContextIndex};
 use crate::lexicon::{class, Lexicon};
 use crate::text::{Lexed, WordFacts};
 use crate::words::{Shape, Word};
-use crate::{Candidate, EntityType, Recognizer, Text};
+use crate::{Candidate, Cues, EntityType, Recognizer, Text};
 
 pub struct LocationRecognizer {
     /// Structured data: `"city": "Köln"`, `"zip": "50667"`, `"street": "Hauptstraße 1"`.
@@ -135,13 +135,10 @@ impl LocationRecognizer {
             let strong = self.context.strong(s, start, end);
             let score: f32 = if strong { base + 0.15 } else { base };
             found.push((start, end));
-            out.push(cand(
-                EntityType::Location,
-                start,
-                end,
-                score.min(1.0),
-                false,
-            ));
+            out.push(
+                cand(EntityType::Location, start, end, score.min(1.0), false)
+                    .with_cues(Cues::new(strong, false, false)),
+            );
         }
         found
     }
@@ -195,12 +192,10 @@ impl LocationRecognizer {
             72,
         );
         for m in super::find_in(&self.english_street, s, &streets) {
-            let score = if self.context.strong(s, m.start(), m.end()) {
-                0.85
-            } else {
-                0.75
-            };
-            out.push(cand(EntityType::Location, m.start(), m.end(), score, false));
+            let strong = self.context.strong(s, m.start(), m.end());
+            let score = if strong { 0.85 } else { 0.75 };
+            let c = cand(EntityType::Location, m.start(), m.end(), score, false);
+            out.push(c.with_cues(Cues::new(strong, false, false)));
         }
         // UK postcodes hold one or two digits right after a capital letter; ZIP codes five.
         let uk_run =

@@ -5,92 +5,8 @@
 use regex::Regex;
 
 use super::{cand, Context, ContextIndex};
+use crate::lexicon::Lexicon;
 use crate::{Candidate, EntityType, Recognizer, Text};
-
-const CONTEXT: Context = Context {
-    strong: &[
-        "tel",
-        "tel.",
-        "telefon",
-        "telefonnummer",
-        "tel.-nr.",
-        "rufnummer",
-        "fon",
-        "phone",
-        "handy",
-        "handynummer",
-        "mobil",
-        "mobilnummer",
-        "mobiltelefon",
-        "durchwahl",
-        "fax",
-        "telefax",
-        "hotline",
-        "whatsapp",
-        "signal",
-        "erreichbar unter",
-        "rückruf",
-        "anrufen",
-        "☎",
-        "📞",
-        "mobile",
-        "cell",
-        "call",
-        "tel:",
-        "t:",
-        "m:",
-        "f:",
-    ],
-    weak: &[
-        "zentrale",
-        "erreichbar",
-        "nummer",
-        "ruf",
-        "kontakt",
-        "contact",
-        "unter",
-    ],
-    negative: &[
-        "bestellnummer",
-        "bestellnr",
-        "kundennummer",
-        "kundennr",
-        "rechnungsnummer",
-        "rechnungsnr",
-        "vertragsnummer",
-        "aktenzeichen",
-        "az.",
-        "iban",
-        "konto",
-        "blz",
-        "steuernummer",
-        "betrag",
-        "eur",
-        "€",
-        "stück",
-        "auftragsnummer",
-        "auftragsnr",
-        "artikelnummer",
-        "art.-nr.",
-        "seriennummer",
-        "sendungsnummer",
-        "tracking",
-        "isbn",
-        "ean",
-        "referenz",
-        "ref.",
-        "ticket",
-        "vorgangsnummer",
-        "order",
-        "invoice",
-        "steuer-id",
-        "idnr",
-        "versicherungsnummer",
-        "mitgliedsnummer",
-        "nr.",
-        "#",
-    ],
-};
 
 pub struct PhoneRecognizer {
     context: ContextIndex,
@@ -110,7 +26,11 @@ impl PhoneRecognizer {
         .expect("static phone pattern");
         PhoneRecognizer {
             pattern,
-            context: ContextIndex::new(&CONTEXT),
+            context: ContextIndex::new(&Context {
+                strong: &Lexicon::get().lists.phone_context_strong,
+                weak: &Lexicon::get().lists.phone_context_weak,
+                negative: &Lexicon::get().lists.phone_context_negative,
+            }),
         }
     }
 }
@@ -276,7 +196,7 @@ impl Recognizer for PhoneRecognizer {
             };
             let ev = self.context.evidence(s, start, end);
             let score = ev.score(base, 0.2, 0.1, 0.3);
-            out.push(cand(EntityType::PhoneNumber, start, end, score, false));
+            out.push(cand(EntityType::PhoneNumber, start, end, score, false).with_cues(ev.cues()));
         }
     }
 }

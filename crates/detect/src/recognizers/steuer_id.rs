@@ -3,52 +3,8 @@
 use regex::Regex;
 
 use super::{cand, numeric_standalone, Context, ContextIndex};
+use crate::lexicon::Lexicon;
 use crate::{validate, Candidate, EntityType, Recognizer, Text};
-
-const CONTEXT: Context = Context {
-    strong: &[
-        "steuer-id",
-        "steuer-idnr",
-        "steuer-idnr.",
-        "steuer-identifikationsnummer",
-        "steueridentifikationsnummer",
-        "steuerliche identifikationsnummer",
-        "identifikationsnummer",
-        "idnr",
-        "idnr.",
-        "id-nr.",
-        "tax id",
-        "tin",
-        "tax identification number",
-        "elstam",
-        "lohnsteuerbescheinigung",
-        "steuerid",
-        "steuer-id-nr",
-    ],
-    weak: &["steuer", "finanzamt", "bzst", "lohnabrechnung"],
-    negative: &[
-        "ust-idnr",
-        "ust-id",
-        "umsatzsteuer-identifikationsnummer",
-        "w-idnr",
-        "wirtschafts-identifikationsnummer",
-        "steuernummer",
-        "st.-nr.",
-        "telefon",
-        "bestellnummer",
-        "kundennummer",
-        "rechnungsnummer",
-        "auftragsnummer",
-        "vertragsnummer",
-        "referenz",
-        "ticket",
-        "tel",
-        "tel.",
-        "fax",
-        "mobil",
-        "handy",
-    ],
-};
 
 pub struct SteuerIdRecognizer {
     context: ContextIndex,
@@ -60,7 +16,11 @@ impl SteuerIdRecognizer {
         let pattern = Regex::new(r"[1-9][0-9]{1,10}(?: [0-9]{2,4}){0,4}").expect("static pattern");
         SteuerIdRecognizer {
             pattern,
-            context: ContextIndex::new(&CONTEXT),
+            context: ContextIndex::new(&Context {
+                strong: &Lexicon::get().lists.steuer_id_context_strong,
+                weak: &Lexicon::get().lists.steuer_id_context_weak,
+                negative: &Lexicon::get().lists.steuer_id_context_negative,
+            }),
         }
     }
 }
@@ -142,7 +102,7 @@ impl Recognizer for SteuerIdRecognizer {
             } else {
                 0.6
             };
-            out.push(cand(EntityType::SteuerId, start, end, score, true));
+            out.push(cand(EntityType::SteuerId, start, end, score, true).with_cues(ev.cues()));
         }
     }
 }

@@ -3,52 +3,8 @@
 use regex::Regex;
 
 use super::{cand, numeric_standalone, Context, ContextIndex};
+use crate::lexicon::Lexicon;
 use crate::{Candidate, EntityType, Recognizer, Text};
-
-const CONTEXT: Context = Context {
-    strong: &[
-        "steuernummer",
-        "steuer-nr.",
-        "steuer-nr",
-        "st.-nr.",
-        "stnr",
-        "st.nr.",
-        "steuernr.",
-        "st-nr",
-        "tax number",
-        "elster",
-        "steuer-nummer",
-        "st.-nr",
-    ],
-    weak: &[
-        "finanzamt",
-        "fa",
-        "steuerbescheid",
-        "einkommensteuer",
-        "umsatzsteuer-voranmeldung",
-        "gewerbe",
-        "steuer",
-        "steuererklärung",
-        "bescheid",
-        "elster",
-    ],
-    negative: &[
-        "steuer-id",
-        "idnr",
-        "ust-idnr",
-        "aktenzeichen",
-        "az.",
-        "geschäftszeichen",
-        "datum",
-        "rechnung",
-        "rechnungsnummer",
-        "bestellnummer",
-        "kundennummer",
-        "artikel",
-        "isbn",
-        "ean",
-    ],
-};
 
 pub struct SteuernummerRecognizer {
     context: ContextIndex,
@@ -61,7 +17,11 @@ impl SteuernummerRecognizer {
             .expect("static Steuernummer pattern");
         SteuernummerRecognizer {
             pattern,
-            context: ContextIndex::new(&CONTEXT),
+            context: ContextIndex::new(&Context {
+                strong: &Lexicon::get().lists.steuernummer_context_strong,
+                weak: &Lexicon::get().lists.steuernummer_context_weak,
+                negative: &Lexicon::get().lists.steuernummer_context_negative,
+            }),
         }
     }
 }
@@ -162,13 +122,10 @@ impl Recognizer for SteuernummerRecognizer {
                 None => 0.0,
             };
             if score > 0.0 {
-                out.push(cand(
-                    EntityType::Steuernummer,
-                    m.start(),
-                    m.end(),
-                    score,
-                    false,
-                ));
+                out.push(
+                    cand(EntityType::Steuernummer, m.start(), m.end(), score, false)
+                        .with_cues(ev.cues()),
+                );
             }
         }
     }

@@ -4,43 +4,8 @@
 use regex::Regex;
 
 use super::{cand, numeric_standalone, Context, ContextIndex};
+use crate::lexicon::Lexicon;
 use crate::{validate, Candidate, EntityType, Recognizer, Text};
-
-const CONTEXT: Context = Context {
-    strong: &[
-        "sozialversicherungsnummer",
-        "sv-nummer",
-        "sv-nr.",
-        "sv-nr",
-        "svnr",
-        "svn",
-        "versicherungsnummer",
-        "vsnr",
-        "versnr",
-        "vers.-nr.",
-        "rentenversicherungsnummer",
-        "rv-nummer",
-        "rvnr",
-        "rv-nr.",
-        "sozialversicherungsausweis",
-        "social security number",
-    ],
-    weak: &[
-        "rentenversicherung",
-        "drv",
-        "krankenkasse",
-        "arbeitgeber",
-        "lohnabrechnung",
-        "deüv",
-    ],
-    negative: &[
-        "krankenversichertennummer",
-        "kvnr",
-        "versicherungsscheinnummer",
-        "policennummer",
-        "vertragsnummer",
-    ],
-};
 
 pub struct SvNummerRecognizer {
     context: ContextIndex,
@@ -55,7 +20,11 @@ impl SvNummerRecognizer {
         .expect("static SV pattern");
         SvNummerRecognizer {
             pattern,
-            context: ContextIndex::new(&CONTEXT),
+            context: ContextIndex::new(&Context {
+                strong: &Lexicon::get().lists.sv_nummer_context_strong,
+                weak: &Lexicon::get().lists.sv_nummer_context_weak,
+                negative: &Lexicon::get().lists.sv_nummer_context_negative,
+            }),
         }
     }
 }
@@ -103,7 +72,9 @@ impl Recognizer for SvNummerRecognizer {
             let ev = self.context.evidence(s, m.start(), m.end());
             let base = if strict { 0.85 } else { 0.6 };
             let score = ev.score(base, 0.15, 0.1, 0.15);
-            out.push(cand(EntityType::SvNummer, m.start(), m.end(), score, true));
+            out.push(
+                cand(EntityType::SvNummer, m.start(), m.end(), score, true).with_cues(ev.cues()),
+            );
         }
     }
 }

@@ -19,47 +19,8 @@
 //! | negative context (`phone`, `Tel`, `order`, `Bestellnummer` …) | −0.3 |
 
 use super::{cand, numeric_standalone, Context, ContextIndex};
+use crate::lexicon::Lexicon;
 use crate::{validate, Candidate, EntityType, Recognizer, Text};
-
-const CONTEXT: Context = Context {
-    strong: &[
-        "ssn",
-        "ssn:",
-        "ssn#",
-        "ss#",
-        "social security",
-        "social security number",
-        "social security no.",
-        "soc. sec.",
-        "sozialversicherungsnummer",
-        "itin",
-        "individual taxpayer identification number",
-    ],
-    weak: &[
-        "taxpayer", "irs", "w-2", "w2", "payroll", "employee", "tin", "us", "usa",
-    ],
-    negative: &[
-        "phone",
-        "tel",
-        "tel.",
-        "telefon",
-        "fax",
-        "mobil",
-        "order",
-        "zip",
-        "routing",
-        "account",
-        "bestellnummer",
-        "kundennummer",
-        "rechnungsnummer",
-        "artikelnummer",
-        "auftragsnummer",
-        "sendungsnummer",
-        "ticket",
-        "tracking",
-        "isbn",
-    ],
-};
 
 pub struct UsSsnRecognizer {
     context: ContextIndex,
@@ -68,7 +29,11 @@ pub struct UsSsnRecognizer {
 impl UsSsnRecognizer {
     pub fn new() -> Self {
         UsSsnRecognizer {
-            context: ContextIndex::new(&CONTEXT),
+            context: ContextIndex::new(&Context {
+                strong: &Lexicon::get().lists.us_ssn_context_strong,
+                weak: &Lexicon::get().lists.us_ssn_context_weak,
+                negative: &Lexicon::get().lists.us_ssn_context_negative,
+            }),
         }
     }
 }
@@ -116,7 +81,7 @@ impl Recognizer for UsSsnRecognizer {
                 continue;
             }
             let score = ev.score(base, 0.35, 0.15, 0.3);
-            out.push(cand(EntityType::UsSsn, start, end, score, false));
+            out.push(cand(EntityType::UsSsn, start, end, score, false).with_cues(ev.cues()));
         }
     }
 }

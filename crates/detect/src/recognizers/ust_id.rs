@@ -12,45 +12,8 @@
 //! | valid but negative context (`Bestellnummer` …) | 0.45 |
 
 use super::{cand, number_continues_right, standalone, Context, ContextIndex};
+use crate::lexicon::Lexicon;
 use crate::{validate, Candidate, EntityType, Recognizer, Text};
-
-const CONTEXT: Context = Context {
-    strong: &[
-        "ust-idnr",
-        "ust-idnr.",
-        "ust-id",
-        "ust-id-nr.",
-        "ust.-idnr.",
-        "ustidnr",
-        "ustidnr.",
-        "ust-ident-nr.",
-        "umsatzsteuer-id",
-        "umsatzsteuer-identifikationsnummer",
-        "umsatzsteuer-identnummer",
-        "vat",
-        "vat id",
-        "vat no.",
-        "vat number",
-        "vat-id",
-    ],
-    weak: &[
-        "umsatzsteuer",
-        "ust",
-        "mwst",
-        "rechnung",
-        "invoice",
-        "steuer",
-    ],
-    negative: &[
-        "bestellnummer",
-        "kundennummer",
-        "artikelnummer",
-        "seriennummer",
-        "sendungsnummer",
-        "tracking",
-        "ticket",
-    ],
-};
 
 pub struct UstIdRecognizer {
     context: ContextIndex,
@@ -59,7 +22,11 @@ pub struct UstIdRecognizer {
 impl UstIdRecognizer {
     pub fn new() -> Self {
         UstIdRecognizer {
-            context: ContextIndex::new(&CONTEXT),
+            context: ContextIndex::new(&Context {
+                strong: &Lexicon::get().lists.ust_id_context_strong,
+                weak: &Lexicon::get().lists.ust_id_context_weak,
+                negative: &Lexicon::get().lists.ust_id_context_negative,
+            }),
         }
     }
 }
@@ -120,7 +87,7 @@ impl Recognizer for UstIdRecognizer {
                 (true, false, true, false) => 0.85,
                 (true, false, false, false) => 0.75,
             };
-            out.push(cand(EntityType::UstId, start, end, score, valid));
+            out.push(cand(EntityType::UstId, start, end, score, valid).with_cues(ev.cues()));
         }
     }
 }

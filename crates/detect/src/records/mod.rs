@@ -33,7 +33,7 @@ use std::sync::OnceLock;
 
 use ahash::AHashMap;
 
-use super::finding::cand;
+use super::finding::{cand, Basis};
 use super::lexicon::{class, Lexicon};
 use super::recognizers::with_exact_lower;
 use super::values::ValueMatcher;
@@ -255,7 +255,7 @@ fn whole_cell(
         .chars()
         .any(char::is_alphanumeric);
     // Several names inside one name cell (`Brökelmann, Jana`) are one value.
-    (gap || parts >= 2).then(|| cand(t, a, b, score, false))
+    (gap || parts >= 2).then(|| cand(t, a, b, score, false).because(Basis::Field))
 }
 
 /// Types the cells of `table`, appending candidates to `out`.
@@ -436,7 +436,7 @@ fn mentions(s: &str, found: &[Candidate], known: &Known, out: &mut Vec<Candidate
             continue;
         }
         let t = values[pattern].1;
-        out.push(cand(t, a, b, CARRIED, false));
+        out.push(cand(t, a, b, CARRIED, false).because(Basis::Mention));
     }
 }
 

@@ -20,9 +20,9 @@ use super::features::NOUN_NAMEISH;
 use super::plain::Plain;
 use super::tables::Tables;
 use super::{Kind, Mention, Tagger, Tagging};
+use crate::finding::{Basis, Cues, Evidence};
 use crate::lexicon::{class, Lexicon};
 use crate::overlaps::Overlaps;
-use crate::recognizers::person::is_unanchored;
 use crate::words::{Shape, Word};
 use crate::{Candidate, EntityType, Text};
 
@@ -47,7 +47,7 @@ pub const NOUN_VETO_BELOW: f32 = 0.8;
 /// one right before a number (`since Mar 21`).
 pub const OTHER_VETO_BELOW: f32 = 0.7;
 
-/// Unanchored rule PERSON guesses (`person::is_unanchored`) scored below this, other than a
+/// Unanchored rule PERSON guesses ([`Evidence::is_unanchored`]) scored below this, other than a
 /// lone listed given name, are dropped when the tagger puts one of their words in a place,
 /// organisation or other non-person mention (`Siemens`, `Santa Cruz`, `Mercedes Sprinter`).
 /// Measured on GermEval (cross-validated, benches/RESULTS.md): 0.85 against the 0.7 for
@@ -87,16 +87,42 @@ pub fn tag(tagger: &Tagger, text: &Text<'_>) -> Option<Tagging> {
 }
 
 /// The second half of [`apply`]: meets `tagging` (of this `text`, from [`tag`]) with the rules'
-/// candidates.
+/// candidates: the tagger's person spans it may stand for alone become candidates, the rules'
+/// guesses it rejects go, its places after a place preposition come in.
 pub fn combine(tagging: &Tagging, text: &Text<'_>, candidates: &mut Vec<Candidate>) {
     if text.words().is_empty() {
         return;
     }
+    let tables = Tables::get();
+    let mut spans = person_spans(tagging, text);
+    let plain = asked_plain(tagging, text, &spans, candidates);
+    spans.retain(|&span| may_stand_alone(tagging, text, tables, &plain, span));
+    veto_rule_guesses(tagging, text, tables, &plain, &spans, candidates);
+    places(tagging, text, tables, &plain, candidates);
+    for (a, b, _, _) in spans {
+        candidates.push(Candidate {
+            entity_type: EntityType::Person,
+            start: a,
+            end: b,
+            score: TAGGER_SCORE,
+            validated: false,
+            evidence: Evidence {
+                basis: Basis::Tagger,
+                context: Cues::default(),
+            },
+        });
+    }
+}
+
+/// A person span of the tagger: byte range and word range (`start, end, first, last`).
+type Span = (usize, usize, usize, usize);
+
+/// The tagger's person mentions, cut at separators and joined across particles (`von der`).
+fn person_spans(tagging: &Tagging, text: &Text<'_>) -> Vec<Span> {
     let s = text.view();
     let words = text.words();
     let facts = text.lexed().facts();
-    // Person mentions, joined across particles (`von der`).
-    let mut spans: Vec<(usize, usize, usize, usize)> = Vec::new();
+    let mut spans: Vec<Span> = Vec::new();
     let mut last_word = usize::MAX;
     for m in tagging
         .mentions
@@ -125,21 +151,45 @@ pub fn combine(tagging: &Tagging, text: &Text<'_>, candidates: &mut Vec<Candidat
         spans.push((m.start, m.end, m.first_word, m.last_word));
         last_word = m.last_word;
     }
-    let tables = Tables::get();
-    let plain = asked_plain(tagging, text, &spans, candidates);
-    spans.retain(|&(_, _, first, last)| {
-        if plain.all_plain(first, last) {
-            return false;
-        }
-        let sure_surname = first == last
-            && facts[first].cased & class::LAST_NAME != 0
-            && tagging.person_margin.get(first).copied().unwrap_or(0.0) >= LONE_SURNAME_MARGIN;
-        if sure_surname {
-            !needs_anchor_beyond_commonness(s, words, facts, first, last)
-        } else {
-            !needs_anchor(s, words, facts, tables, first, last)
-        }
-    });
+    spans
+}
+
+/// True when the tagger alone may make the person span `(_, _, first, last)` a name: not plain
+/// words only, and nothing that needs an anchor ([`needs_anchor`]; a lone listed surname the
+/// tagger is sure of ([`LONE_SURNAME_MARGIN`]) only [`needs_anchor_beyond_commonness`]).
+fn may_stand_alone(
+    tagging: &Tagging,
+    text: &Text<'_>,
+    tables: &Tables,
+    plain: &Plain<'_, '_>,
+    (_, _, first, last): Span,
+) -> bool {
+    if plain.all_plain(first, last) {
+        return false;
+    }
+    let (s, words, facts) = (text.view(), text.words(), text.lexed().facts());
+    let sure_surname = first == last
+        && facts[first].cased & class::LAST_NAME != 0
+        && tagging.person_margin.get(first).copied().unwrap_or(0.0) >= LONE_SURNAME_MARGIN;
+    if sure_surname {
+        !needs_anchor_beyond_commonness(s, words, facts, first, last)
+    } else {
+        !needs_anchor(s, words, facts, tables, first, last)
+    }
+}
+
+/// Drops the rules' PERSON guesses outside the tagger's person `spans` that the tagger's
+/// judgement rejects: common nouns only, a lone surname guess on a judged word, a guess inside
+/// a non-person mention, a lone guess before a number, and [`plain_veto`].
+fn veto_rule_guesses(
+    tagging: &Tagging,
+    text: &Text<'_>,
+    tables: &Tables,
+    plain: &Plain<'_, '_>,
+    spans: &[Span],
+    candidates: &mut Vec<Candidate>,
+) {
+    let (s, words, facts) = (text.view(), text.words(), text.lexed().facts());
     let mentions = |keep: fn(Kind) -> bool| {
         let kept = tagging.mentions.iter().filter(move |m| keep(m.kind));
         Overlaps::new(kept.map(|m| (m.start, m.end)))
@@ -182,23 +232,13 @@ pub fn combine(tagging: &Tagging, text: &Text<'_>, candidates: &mut Vec<Candidat
         let other_veto = !lone_given
             && ((c.score < OTHER_VETO_BELOW && in_other(c.start, c.end))
                 || (c.score < NON_PERSON_VETO_BELOW
-                    && is_unanchored(c.score)
+                    && c.evidence.is_unanchored()
                     && in_non_person(c.start, c.end)));
         // A lone unanchored guess right before a number is a label or unit (`since Mar 21`).
         let number_veto =
             c.score < OTHER_VETO_BELOW && r.len() == 1 && before_number(s, words, r.start);
-        !(noun_veto || weak_veto || other_veto || number_veto || plain_veto(&plain, c, r))
+        !(noun_veto || weak_veto || other_veto || number_veto || plain_veto(plain, c, r))
     });
-    places(tagging, text, tables, &plain, candidates);
-    for (a, b, _, _) in spans {
-        candidates.push(Candidate {
-            entity_type: EntityType::Person,
-            start: a,
-            end: b,
-            score: TAGGER_SCORE,
-            validated: false,
-        });
-    }
 }
 
 /// The tagger's place mentions right after a place preposition (`wohnt in Wanne-Eickel`) become
@@ -237,6 +277,10 @@ fn places(
                 end: m.end,
                 score: PLACE_SCORE,
                 validated: false,
+                evidence: Evidence {
+                    basis: Basis::Tagger,
+                    context: Cues::default(),
+                },
             });
         }
     }
@@ -247,7 +291,7 @@ fn places(
 fn asked_plain<'t, 'a>(
     tagging: &Tagging,
     text: &'t Text<'a>,
-    spans: &[(usize, usize, usize, usize)],
+    spans: &[Span],
     candidates: &[Candidate],
 ) -> Plain<'t, 'a> {
     let words = text.words();
@@ -450,6 +494,7 @@ mod tests {
     }
 
     use super::{combine, LONE_SURNAME_MARGIN, NON_PERSON_VETO_BELOW};
+    use crate::finding::{cand, Anchor, Basis, NameShape};
     use crate::tagger::tables::Tables;
     use crate::tagger::{Kind, Mention, Tagging};
     use crate::{Candidate, Text};
@@ -473,15 +518,17 @@ mod tests {
         }
     }
 
-    fn person(text: &Text<'_>, first: usize, last: usize, score: f32) -> Candidate {
+    /// A rule PERSON guess over the words `first..=last`.
+    fn person(text: &Text<'_>, first: usize, last: usize, score: f32, basis: Basis) -> Candidate {
         let w = text.words();
-        Candidate {
-            entity_type: EntityType::Person,
-            start: w[first].start,
-            end: w[last].end,
+        cand(
+            EntityType::Person,
+            w[first].start,
+            w[last].end,
             score,
-            validated: false,
-        }
+            false,
+        )
+        .because(basis)
     }
 
     fn persons_after(t: &Tagging, text: &Text<'_>, mut c: Vec<Candidate>) -> Vec<String> {
@@ -497,16 +544,20 @@ mod tests {
         let text = Text::new("Wir fuhren nach Santa Cruz und weiter.");
         let place = tagging(&text, -100.0, &[(3, 4, Kind::Location)]);
         // An unanchored pair (0.73) and a full name (0.83) the tagger calls a place: dropped.
-        for score in [0.73, 0.83] {
+        let pair = Basis::Unanchored(NameShape::Pair);
+        for (score, basis) in [(0.73, pair), (0.83, Basis::Unanchored(NameShape::Full))] {
             assert!(score < NON_PERSON_VETO_BELOW);
-            let got = persons_after(&place, &text, vec![person(&text, 3, 4, score)]);
+            let got = persons_after(&place, &text, vec![person(&text, 3, 4, score, basis)]);
             assert!(got.is_empty(), "{score}: {got:?}");
         }
-        // An anchored name (0.85, a greeting) stays; so does the guess without the place.
-        let got = persons_after(&place, &text, vec![person(&text, 3, 4, 0.85)]);
-        assert_eq!(got, vec!["Santa Cruz"]);
+        // An anchored name stays, whatever its score; so does the guess without the place.
+        for score in [0.75, 0.83] {
+            let speech = Basis::Anchored(Anchor::Speech);
+            let got = persons_after(&place, &text, vec![person(&text, 3, 4, score, speech)]);
+            assert_eq!(got, vec!["Santa Cruz"]);
+        }
         let none = tagging(&text, -100.0, &[]);
-        let got = persons_after(&none, &text, vec![person(&text, 3, 4, 0.73)]);
+        let got = persons_after(&none, &text, vec![person(&text, 3, 4, 0.73, pair)]);
         assert_eq!(got, vec!["Santa Cruz"]);
     }
 
@@ -515,7 +566,17 @@ mod tests {
         // Chat prompts name people by given name alone; the rules' guess is kept.
         let text = Text::new("Gestern war Victoria Station voll.");
         let place = tagging(&text, -100.0, &[(2, 3, Kind::Location)]);
-        let got = persons_after(&place, &text, vec![person(&text, 2, 2, 0.58)]);
+        let got = persons_after(
+            &place,
+            &text,
+            vec![person(
+                &text,
+                2,
+                2,
+                0.58,
+                Basis::Unanchored(NameShape::LoneFirst),
+            )],
+        );
         assert_eq!(got, vec!["Victoria"]);
     }
 

@@ -1,7 +1,7 @@
 //! Structured data: the value of a name key in JSON, YAML or form data (`"firstName": "Anna"`,
 //! `name='Anna Schmidt'`). The keys come from `data/lexicon/person_field_keys.txt`.
 
-use super::scores::ANCHORED_STRONG;
+use super::scores::FIELD;
 use crate::lexicon::{class, Lexicon};
 use crate::recognizers::{cand, captures_in, WindowMatch};
 use crate::{Candidate, EntityType, Text};
@@ -34,13 +34,8 @@ impl Fields {
                     })
                     && !identifier(t)
                 {
-                    out.push(cand(
-                        EntityType::Person,
-                        v.start(),
-                        v.end(),
-                        ANCHORED_STRONG,
-                        false,
-                    ));
+                    let c = cand(EntityType::Person, v.start(), v.end(), FIELD.score, false);
+                    out.push(c.because(FIELD.basis));
                 }
             }
         }

@@ -12,8 +12,8 @@ pub(super) fn find(cx: &NameContext<'_>, found: &mut Found, out: &mut Vec<Candid
     let (s, n) = (cx.text, cx.words.len());
     // 4. Repeated mentions of names found with confidence (surname or given name alone).
     let mut known: Vec<&str> = Vec::new();
-    for &(a, b, sc) in found.iter() {
-        if sc >= CONFIDENT {
+    for &(a, b, p) in found.iter() {
+        if p.score >= CONFIDENT {
             for k in a..=b {
                 if cx.words[k].shape != Shape::Lower && !cx.is_initial(k) && !cx.word_info[k].stop {
                     known.push(cx.words[k].text(s));
@@ -52,13 +52,10 @@ pub(super) fn find(cx: &NameContext<'_>, found: &mut Found, out: &mut Vec<Candid
                 push(found, i, i, MENTION);
             } else if base.is_some() {
                 let (a, _) = cx.span(i, i);
-                out.push(cand(
-                    EntityType::Person,
-                    a,
-                    cx.words[i].end - 1,
-                    MENTION,
-                    false,
-                ));
+                let end = cx.words[i].end - 1;
+                out.push(
+                    cand(EntityType::Person, a, end, MENTION.score, false).because(MENTION.basis),
+                );
             }
         }
     }

@@ -10,25 +10,30 @@
 //! Per-word facts live in [`facts`], the extent of a name (particles, hyphens, several
 //! surnames, genitive) in [`span`]. Word lists come from the lexicon (`data/lexicon/`).
 //!
-//! # Scores: anchored and unanchored candidates
+//! # Evidence: anchored and unanchored candidates
 //!
-//! A candidate's score says how it was found, so that a later stage (a trained tagger) can
-//! keep what an anchor vouches for and decide the rest:
+//! Each phase proposes a [`Proposal`](scores::Proposal): how it found the name, as
+//! [`Basis`](crate::Basis) data, and the score that goes with it. A later stage (the trained
+//! tagger, `tagger/combine.rs`) keeps what an anchor vouches for and decides the rest by that
+//! evidence, never by the score:
 //!
-//! - **Anchored** scores are multiples of 0.05: [`ANCHORED_STRONG`](scores::ANCHORED_STRONG) 0.9 (salutation, title,
-//!   self-introduction, form label, signature, structured field), [`ANCHORED`](scores::ANCHORED) 0.85
-//!   (greeting), [`ANCHORED_ROLE`](scores::ANCHORED_ROLE)/[`ANCHORED_CHAT`](scores::ANCHORED_CHAT)/[`MENTION`](scores::MENTION) 0.8 (role noun, lower-case
-//!   chat after a salutation, repeated mention of a confident name), [`ANCHORED_WEAK`](scores::ANCHORED_WEAK) 0.75
-//!   (verb of saying before or after).
-//! - **Unanchored** scores end in 3 or 8 hundredths (0.05·k − 0.02): [`UNANCHORED_FULL`](scores::UNANCHORED_FULL) 0.83
-//!   (given name + surname, `Schmidt, Anna`), [`UNANCHORED_SHAPE`](scores::UNANCHORED_SHAPE) 0.78 (initial + surname,
-//!   lower-case chat pair), [`UNANCHORED_PAIR`](scores::UNANCHORED_PAIR) 0.73 (ambiguous given name + surname, family
-//!   name first), [`UNANCHORED_UNCASED`](scores::UNANCHORED_UNCASED) 0.68 (script without case),
-//!   [`UNANCHORED_LONE_FIRST_SURNAME`](scores::UNANCHORED_LONE_FIRST_SURNAME) 0.63, [`UNANCHORED_LONE_FIRST`](scores::UNANCHORED_LONE_FIRST) 0.58,
-//!   [`UNANCHORED_LONE_SURNAME`](scores::UNANCHORED_LONE_SURNAME) 0.53 (one word alone), [`UNANCHORED_LONE_SURNAME_START`](scores::UNANCHORED_LONE_SURNAME_START) 0.38
-//!   (a surname opening a sentence: below the threshold, dropped).
-//!
-//! [`is_unanchored`](scores::is_unanchored) tells them apart.
+//! - **Anchored** ([`Basis::Anchored`](crate::Basis::Anchored), and the structured field and
+//!   repeated mention): [`ANCHORED_STRONG`](scores::ANCHORED_STRONG) 0.9 (salutation, title,
+//!   self-introduction, form label, signature; [`FIELD`](scores::FIELD) a structured field),
+//!   [`ANCHORED`](scores::ANCHORED) 0.85 (greeting), [`ANCHORED_ROLE`](scores::ANCHORED_ROLE)/
+//!   [`ANCHORED_CHAT`](scores::ANCHORED_CHAT)/[`MENTION`](scores::MENTION) 0.8 (role noun,
+//!   lower-case chat after a salutation, repeated mention of a confident name),
+//!   [`ANCHORED_WEAK`](scores::ANCHORED_WEAK) 0.75 (verb of saying before or after).
+//! - **Unanchored** ([`Basis::Unanchored`](crate::Basis::Unanchored)):
+//!   [`UNANCHORED_FULL`](scores::UNANCHORED_FULL) 0.83 (given name + surname, `Schmidt, Anna`),
+//!   [`UNANCHORED_SHAPE`](scores::UNANCHORED_SHAPE) 0.78 (initial + surname, lower-case chat
+//!   pair), [`UNANCHORED_PAIR`](scores::UNANCHORED_PAIR) 0.73 (ambiguous given name + surname,
+//!   family name first), [`UNANCHORED_UNCASED`](scores::UNANCHORED_UNCASED) 0.68 (script without
+//!   case), [`UNANCHORED_LONE_FIRST_SURNAME`](scores::UNANCHORED_LONE_FIRST_SURNAME) 0.63,
+//!   [`UNANCHORED_LONE_FIRST`](scores::UNANCHORED_LONE_FIRST) 0.58,
+//!   [`UNANCHORED_LONE_SURNAME`](scores::UNANCHORED_LONE_SURNAME) 0.53 (one word alone),
+//!   [`UNANCHORED_LONE_SURNAME_START`](scores::UNANCHORED_LONE_SURNAME_START) 0.38 (a surname
+//!   opening a sentence: below the threshold, dropped).
 
 mod anchors;
 mod facts;
@@ -43,7 +48,6 @@ use super::cand;
 use crate::lexicon::Lexicon;
 use crate::{Candidate, EntityType, Recognizer, Text};
 use facts::NameContext;
-pub(crate) use scores::is_unanchored;
 use scores::Found;
 
 pub struct PersonRecognizer {
@@ -79,10 +83,10 @@ impl Recognizer for PersonRecognizer {
         signatures::find(&cx, &mut found);
         prose::find(&cx, &mut found);
         mentions::find(&cx, &mut found, out);
-        for (i, j, score) in found {
+        for (i, j, p) in found {
             let (a, b) = cx.span(i, j);
             if a < b {
-                out.push(cand(EntityType::Person, a, b, score, false));
+                out.push(cand(EntityType::Person, a, b, p.score, false).because(p.basis));
             }
         }
     }
