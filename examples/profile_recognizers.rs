@@ -5,7 +5,7 @@
 //! `… profile_recognizers -- --dump OUT` writes instead the findings on the bench's two texts
 //! (100k code points of prose and of CSV), one per line, so that a speed change can be shown
 //! to leave every finding as it was (`diff` the files of two commits).
-//! `… profile_recognizers -- --loop N` only runs `detect` N times on the prose, on one thread
+//! `… profile_recognizers -- --loop N [--dense]` only runs `detect` N times on the prose, on one thread
 //! (for `perf`, `valgrind --tool=callgrind`).
 //! `… profile_recognizers -- --threads N [CODEPOINTS]` times `detect` on the prose (100,000 code
 //! points unless given) N times with one thread and N times with two, whatever its size
@@ -26,7 +26,10 @@ fn main() {
         (Some("--loop"), Some(n)) => {
             // One thread: instruction counts stay comparable and free of the pool's spinning.
             let d = Detector::new().with_parallel_from(usize::MAX);
-            let text = prose::prose(100_000);
+            let text = match args.get(2).map(String::as_str) {
+                Some("--dense") => prose::dense_prose(100_000),
+                _ => prose::prose(100_000),
+            };
             for _ in 0..n.parse::<usize>().unwrap_or(1) {
                 std::hint::black_box(d.detect(&text));
             }

@@ -221,8 +221,8 @@ pub(crate) fn word_hash(word: &str) -> u64 {
 /// The form table: keys are already hashes ([`form_hash`]), so the map uses them as they are.
 type FormTable = HashMap<u64, u32, nohash_hasher::BuildNoHashHasher<u64>>;
 
-/// English word frequencies keyed like [`FormTable`].
-type FreqTable = HashMap<u64, u16, nohash_hasher::BuildNoHashHasher<u64>>;
+/// English and German word frequencies keyed like [`FormTable`].
+type FreqTable = HashMap<u64, (u16, u16), nohash_hasher::BuildNoHashHasher<u64>>;
 
 /// True when `word` is `lower` with its first letter capitalised (`Müller`/`müller`).
 fn is_title_case(word: &str, lower: &str) -> bool {
@@ -253,7 +253,8 @@ pub struct Lexicon {
     forms: FormTable,
     /// Gazetteer spellings that are not the title case of their form, with their classes.
     irregular: AHashMap<&'static str, u32>,
-    /// English Zipf frequency (times ten) of the common English words, by [`form_hash`].
+    /// English and German Zipf frequencies (times ten) of the common English words, by
+    /// [`form_hash`].
     english: FreqTable,
     /// The keyword lists (`data/lexicon/`).
     pub lists: Lists,
@@ -269,7 +270,7 @@ fn lines(data: &'static str) -> impl Iterator<Item = &'static str> {
 
 /// Reads `data/english_words.tsv` (`word<TAB>en<TAB>de`, Zipf frequencies times ten): every
 /// word gets [`class::ENGLISH`], the ones that tell English from German also
-/// [`class::ENGLISH_MARKER`]; returns the English frequencies.
+/// [`class::ENGLISH_MARKER`]; returns the English and German frequencies.
 fn english_words(forms: &mut FormTable) -> FreqTable {
     let mut freq = FreqTable::with_capacity_and_hasher(32 * 1024, Default::default());
     for line in lines(ENGLISH_WORDS) {
@@ -286,7 +287,7 @@ fn english_words(forms: &mut FormTable) -> FreqTable {
             bits |= class::ENGLISH_MARKER;
         }
         *forms.entry(h).or_default() |= bits;
-        freq.insert(h, en);
+        freq.insert(h, (en, de));
     }
     freq
 }
@@ -367,7 +368,15 @@ impl Lexicon {
     /// English Zipf frequency times ten of the lowercase form with hash `lower_hash` (0 when
     /// it is no common English word).
     pub fn english_zipf(&self, lower_hash: u64) -> u16 {
-        self.english.get(&lower_hash).copied().unwrap_or(0)
+        self.english.get(&lower_hash).map_or(0, |&(en, _)| en)
+    }
+
+    /// How much more frequent (Zipf times ten) the common English word with hash `lower_hash`
+    /// is in English than in German (0 when it is not, or is no common English word).
+    pub fn english_lead(&self, lower_hash: u64) -> u16 {
+        self.english
+            .get(&lower_hash)
+            .map_or(0, |&(en, de)| en.saturating_sub(de))
     }
 
     /// The process-wide lexicon, built on first use (at [`Detector::new`](super::Detector::new)).

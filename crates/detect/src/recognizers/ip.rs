@@ -32,6 +32,24 @@ negative: &Lexicon::get().lists.ip_context_negative,
     }
 }
 
+/// Words that make a dotted quad near them a version number.
+const VERSION_WORDS: [&str; 6] = ["version", "firmware", "build", "release", "patch", "update"];
+
+/// True when the word right before the quad at `start` (past spaces and a colon) ends in a
+/// version word: `Client-Version 1.0.0.8`, `Vorgängerversion: 2.7.6.3`, `Firmware 6.20.2.47`.
+fn labelled_version(s: &str, start: usize) -> bool {
+    // The label's tail is enough, and a bounded window keeps long runs before it cheap.
+    let head = super::before(s, start, 48).trim_end_matches([' ', ':', '\u{a0}']);
+    let word_start = head
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !(c.is_alphanumeric() || c == '-'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    super::with_lower(&head[word_start..], |w| {
+        VERSION_WORDS.iter().any(|k| w.ends_with(k))
+    })
+}
+
 fn v4_base(ip: Ipv4Addr) -> f32 {
     let o = ip.octets();
     if ip.is_unspecified() || ip.is_broadcast() || o[0] == 255 {
@@ -114,11 +132,14 @@ impl Recognizer for IpRecognizer {
                 base -= 0.3;
             }
             let versionish = super::with_lower(super::before(s, start, 40), |window| {
-                ["version", "firmware", "build", "release", "patch", "update"]
-                    .iter()
-                    .any(|k| window.contains(k))
+                VERSION_WORDS.iter().any(|k| window.contains(k))
             });
-            if versionish || s[..start].ends_with(['v', 'V']) {
+            if labelled_version(s, start) {
+                // The number's own label names a version (`Client-Version 1.0.0.8`,
+                // `Vorgängerversion`): a compound's last part says what it is, so `Client`
+                // in front is no IP context.
+                base = 0.0;
+            } else if versionish || s[..start].ends_with(['v', 'V']) {
                 base = if ev.strong { 0.55 } else { 0.0 };
             }
             let score = ev.score(base, 0.2, 0.1, 0.35);
@@ -180,6 +201,22 @@ mod tests {
         assert_eq!(
             kept(&r, "Server 2001:db8::8a2e:370:7334 antwortet nicht"),
             vec!["2001:db8::8a2e:370:7334".to_owned()]
+        );
+    }
+
+    #[test]
+    fn a_quad_labelled_as_a_version_is_no_address_even_after_client() {
+        let r = IpRecognizer::new();
+        assert!(kept(
+            &r,
+            "Nach dem Wechsel auf Client-Version 3.1.4.7 hängt die App"
+        )
+        .is_empty());
+        assert!(kept(&r, "Die Clientversion: 10.2.0.15 ist veraltet").is_empty());
+        // The IP word itself still decides: a client's address is an address.
+        assert_eq!(
+            kept(&r, "Der Client mit der IP 10.2.0.15 meldet Fehler"),
+            vec!["10.2.0.15".to_owned()]
         );
     }
 

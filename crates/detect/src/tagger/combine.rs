@@ -23,6 +23,7 @@ use super::{Kind, Mention, Tagger, Tagging};
 use crate::finding::{Basis, Cues, Evidence};
 use crate::lexicon::{class, Lexicon};
 use crate::overlaps::Overlaps;
+use crate::recognizers::person::is_given_name_word;
 use crate::words::{Shape, Word};
 use crate::{Candidate, EntityType, Text};
 
@@ -226,9 +227,9 @@ fn veto_rule_guesses(
         let noun_veto = c.score < NOUN_VETO_BELOW && nouns_only(c.start, c.end);
         let weak_veto = c.score < WEAK_BELOW && judged(c.start, c.end);
         let r = range(c.start, c.end);
-        // A lone given name the gazetteers list stays (`My wife Victoria`): organisations
-        // named after people hold more than one word.
-        let lone_given = r.len() == 1 && facts[r.start].cased & class::FIRST_NAME != 0;
+        // A lone given name the gazetteers list stays (`My wife Victoria`, `Hans-Peter`):
+        // organisations named after people hold more than one word.
+        let lone_given = r.len() == 1 && is_given_name_word(text, r.start);
         let other_veto = !lone_given
             && ((c.score < OTHER_VETO_BELOW && in_other(c.start, c.end))
                 || (c.score < NON_PERSON_VETO_BELOW

@@ -23,6 +23,12 @@ use crate::Text;
 /// a word in English text (`Little` 57, `Asia` 46; not `Jane` 44).
 const LISTED_BUT_WORD: u16 = 45;
 
+/// How much more frequent in English than in German (Zipf times ten) a listed given name must
+/// be for [`LISTED_BUT_WORD`] to make it a word: a given name is about as frequent in both
+/// languages' text (`Robert` 48/47, `Elizabeth` 45/40, `James` 51/45), an English word that is
+/// also a given name is not (`Grace` 46/37, `Joy` 46/36, `Summer` 52/38).
+const LISTED_WORD_LEAD: u16 = 9;
+
 /// Words on each side read to tell English text.
 const LANGUAGE_WINDOW: usize = 10;
 
@@ -111,7 +117,9 @@ impl<'t, 'a> Plain<'t, 'a> {
         if self.glued(k) && is_english() {
             return true;
         }
-        en > 0 && (!listed || en >= LISTED_BUT_WORD) && is_english()
+        let word_despite_listing = en >= LISTED_BUT_WORD
+            && (!listed_first || self.lex.english_lead(f.low_hash) >= LISTED_WORD_LEAD);
+        en > 0 && (!listed || word_despite_listing) && is_english()
     }
 
     /// True when every word of `first..=last` is plain, or one of them is a label or product.
@@ -199,6 +207,22 @@ mod tests {
         }
         for w in ["Jane", "Doe"] {
             assert!(!p.contains(&w.to_owned()), "{w}: {p:?}");
+        }
+    }
+
+    #[test]
+    fn frequent_given_names_are_names_in_english_text_english_words_are_not() {
+        // `Robert`, `Elizabeth`, `James` are about as frequent in German as in English text;
+        // `Summer` and `Hope` are English words far more than names.
+        let p = plain(
+            "Yesterday I asked Robert and then Elizabeth, and James said that the Summer was \
+             over and that Hope was all we had left for the rest of the year.",
+        );
+        for w in ["Robert", "Elizabeth", "James"] {
+            assert!(!p.contains(&w.to_owned()), "{w}: {p:?}");
+        }
+        for w in ["Summer", "Hope"] {
+            assert!(p.contains(&w.to_owned()), "{w}: {p:?}");
         }
     }
 

@@ -332,6 +332,16 @@ mod tests {
     }
 
     #[test]
+    fn the_parties_of_a_contract_are_form_labels() {
+        assert_eq!(
+            names("Verkäufer: Ayten Kaya, Gartenweg 4, 12345 Berlin"),
+            vec!["Ayten Kaya"]
+        );
+        assert_eq!(names("Käuferin: Sezen Duran"), vec!["Sezen Duran"]);
+        assert_eq!(names("Auftraggeber: Jonas Brandt"), vec!["Jonas Brandt"]);
+    }
+
+    #[test]
     fn other_anchors_still_hold() {
         assert_eq!(names("Hallo Tobias, wie geht es?"), vec!["Tobias"]);
         assert_eq!(names("Name: Schmidt, Anna"), vec!["Schmidt, Anna"]);

@@ -50,6 +50,25 @@ use crate::{Candidate, EntityType, Recognizer, Text};
 use facts::NameContext;
 use scores::Found;
 
+/// True when word `k` of `text` is a listed given name as written, or a hyphenated one whose
+/// every part is (`Hans-Peter`, which no gazetteer lists whole).
+pub(crate) fn is_given_name_word(text: &Text<'_>, k: usize) -> bool {
+    let (Some(w), Some(f)) = (text.words().get(k), text.lexed().facts().get(k)) else {
+        return false;
+    };
+    if f.cased & crate::lexicon::class::FIRST_NAME != 0 {
+        return true;
+    }
+    w.hyphen
+        && facts::hyphenated_name(
+            w.text(text.view()),
+            text.lexed().low(k),
+            w.shape,
+            Lexicon::get(),
+        )
+        .0
+}
+
 pub struct PersonRecognizer {
     lex: &'static Lexicon,
     fields: fields::Fields,

@@ -252,4 +252,28 @@ mod tests {
             vec!["Nguyen Van Minh"]
         );
     }
+
+    #[test]
+    fn a_lone_hyphenated_given_name_opening_a_line_is_a_name() {
+        assert_eq!(
+            names("Offen:\n4. Miroslaw-Ottokar prüft die Rechnung bis Montag."),
+            vec!["Miroslaw-Ottokar"]
+        );
+        assert_eq!(
+            names("Hans-Jürgen schreibt das Protokoll."),
+            vec!["Hans-Jürgen"]
+        );
+    }
+
+    #[test]
+    fn a_frequent_given_name_alone_in_english_text_is_a_name() {
+        assert_eq!(
+            names("Next week my sister Elizabeth and I will visit the museum."),
+            vec!["Elizabeth"]
+        );
+        assert_eq!(
+            names("Could you send the invoice to Robert before Friday?"),
+            vec!["Robert"]
+        );
+    }
 }
