@@ -17,23 +17,15 @@
 //! | 9 characters without check digit, no strong context | 0.3 (dropped) |
 //! | negative context (`Bestellnummer`, `Artikelnummer`, `Seriennummer` …) | −0.3 |
 
-use super::{cand, standalone, Context, ContextIndex};
-use crate::lexicon::Lexicon;
+use super::{cand, standalone};
+use crate::finding::{Form, Needs};
 use crate::{validate, Candidate, EntityType, Recognizer, Text};
 
-pub struct AusweisRecognizer {
-    context: ContextIndex,
-}
+pub struct AusweisRecognizer;
 
 impl AusweisRecognizer {
     pub fn new() -> Self {
-        AusweisRecognizer {
-            context: ContextIndex::new(&Context {
-                strong: &Lexicon::get().lists.ausweis_context_strong,
-                weak: &Lexicon::get().lists.ausweis_context_weak,
-                negative: &Lexicon::get().lists.ausweis_context_negative,
-            }),
-        }
+        AusweisRecognizer
     }
 }
 
@@ -76,18 +68,9 @@ impl Recognizer for AusweisRecognizer {
             if check.is_some() && !valid {
                 continue;
             }
-            let ev = self.context.evidence(s, start, end);
-            let base: f32 = match (valid, ev.strong, ev.weak) {
-                (true, true, _) => 0.95,
-                (true, false, true) => 0.75,
-                (true, false, false) => 0.55,
-                (false, true, _) => 0.8,
-                (false, false, _) => 0.3,
-            };
-            let score = if ev.negative { base - 0.3 } else { base };
-            out.push(
-                cand(EntityType::Ausweis, start, end, score.max(0.0), valid).with_cues(ev.cues()),
-            );
+            // The score is the context step's (`context_rules.rs`).
+            let form = if valid { Form::Main } else { Form::Unchecked };
+            out.push(cand(EntityType::Ausweis, start, end, 0.0, valid).asking(form, Needs::Nothing));
         }
     }
 }
