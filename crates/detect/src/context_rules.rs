@@ -19,14 +19,21 @@ use crate::lexicon::{Lexicon, Lists};
 use crate::recognizers::{Context, ContextIndex};
 use crate::{EntityType, Text};
 
-/// One cell of a score table: `Some(score)` from `from` (`None`: the candidate's base score)
-/// plus `up` minus `down`, clamped to 0–1.
+/// One cell of a score table.
 #[derive(Debug, Clone, Copy)]
-struct Cell {
-    from: Option<f32>,
-    up: f32,
-    down: f32,
+enum Cell {
+    /// The score `from` (`None`: the candidate's base score) plus `up` minus `down`, clamped
+    /// to 0–1.
+    Score {
+        from: Option<f32>,
+        up: f32,
+        down: f32,
+    },
+    /// No candidate.
+    Drop,
 }
+
+use Cell::Drop as DROP;
 
 /// A score table: rows by the strongest positive word found (strong, weak, none), columns
 /// without and with a negative word.
@@ -47,7 +54,7 @@ struct Rule {
 
 /// `score` whatever the base.
 const fn set(score: f32) -> Cell {
-    Cell {
+    Cell::Score {
         from: Some(score),
         up: 0.0,
         down: 0.0,
@@ -56,7 +63,7 @@ const fn set(score: f32) -> Cell {
 
 /// `score` minus `down`.
 const fn set_minus(score: f32, down: f32) -> Cell {
-    Cell {
+    Cell::Score {
         from: Some(score),
         up: 0.0,
         down,
@@ -65,7 +72,7 @@ const fn set_minus(score: f32, down: f32) -> Cell {
 
 /// The base plus `up` minus `down`.
 const fn base(up: f32, down: f32) -> Cell {
-    Cell {
+    Cell::Score {
         from: None,
         up,
         down,
@@ -104,7 +111,7 @@ const RULES: &[Rule] = &[
             [set(0.55), set(0.3)],
         ],
         // Only with a strong label (Needs::Strong): the typo rule of §1.6.
-        unchecked: [[set(0.6), set(0.6)], [set(0.0), set(0.0)], [set(0.0), set(0.0)]],
+        unchecked: [[set(0.6), set(0.6)], [DROP, DROP], [DROP, DROP]],
     },
     Rule {
         entity: EntityType::UstId,
@@ -123,7 +130,7 @@ const RULES: &[Rule] = &[
             [set(0.75), set(0.45)],
         ],
         // Only with a strong label (Needs::Strong): the typo rule of §1.6.
-        unchecked: [[set(0.6), set(0.6)], [set(0.0), set(0.0)], [set(0.0), set(0.0)]],
+        unchecked: [[set(0.6), set(0.6)], [DROP, DROP], [DROP, DROP]],
     },
     Rule {
         entity: EntityType::SteuerId,
@@ -164,6 +171,93 @@ const RULES: &[Rule] = &[
             [set(0.3), set_minus(0.3, 0.3)],
             [set(0.3), set_minus(0.3, 0.3)],
         ],
+    },
+    Rule {
+        entity: EntityType::EmailAddress,
+        lists: |l| [&l.email_context_strong, &l.email_context_weak, &[]],
+        back: 50,
+        main: boost(0.1, 0.1, 0.0),
+        unchecked: NONE,
+    },
+    Rule {
+        entity: EntityType::Iban,
+        lists: |l| {
+            [
+                &l.iban_context_strong,
+                &l.iban_context_weak,
+                &l.iban_context_negative,
+            ]
+        },
+        back: 50,
+        main: boost(0.05, 0.05, 0.15),
+        unchecked: NONE,
+    },
+    Rule {
+        entity: EntityType::CreditCard,
+        lists: |l| {
+            [
+                &l.credit_card_context_strong,
+                &l.credit_card_context_weak,
+                &l.credit_card_context_negative,
+            ]
+        },
+        back: 50,
+        main: boost(0.3, 0.15, 0.3),
+        unchecked: NONE,
+    },
+    Rule {
+        entity: EntityType::PhoneNumber,
+        lists: |l| {
+            [
+                &l.phone_context_strong,
+                &l.phone_context_weak,
+                &l.phone_context_negative,
+            ]
+        },
+        back: 50,
+        main: boost(0.2, 0.1, 0.3),
+        unchecked: NONE,
+    },
+    Rule {
+        entity: EntityType::Steuernummer,
+        lists: |l| {
+            [
+                &l.steuernummer_context_strong,
+                &l.steuernummer_context_weak,
+                &l.steuernummer_context_negative,
+            ]
+        },
+        back: 120,
+        // Grouped as a Steuernummer; plain digits (Form::Unchecked) only with a strong
+        // label (Needs::Strong) and no negative word. The look-back spans a form's label line.
+        main: boost(0.35, 0.2, 0.3),
+        unchecked: [[set(0.7), DROP], [DROP, DROP], [DROP, DROP]],
+    },
+    Rule {
+        entity: EntityType::SvNummer,
+        lists: |l| {
+            [
+                &l.sv_nummer_context_strong,
+                &l.sv_nummer_context_weak,
+                &l.sv_nummer_context_negative,
+            ]
+        },
+        back: 50,
+        main: boost(0.15, 0.1, 0.15),
+        unchecked: NONE,
+    },
+    Rule {
+        entity: EntityType::UsSsn,
+        lists: |l| {
+            [
+                &l.us_ssn_context_strong,
+                &l.us_ssn_context_weak,
+                &l.us_ssn_context_negative,
+            ]
+        },
+        back: 50,
+        main: boost(0.35, 0.15, 0.3),
+        unchecked: NONE,
     },
 ];
 
@@ -225,8 +319,10 @@ pub(crate) fn apply(text: &Text<'_>, out: &mut Vec<Candidate>) {
         } else {
             2
         };
-        let cell = table[row][usize::from(found.negative)];
-        c.score = (cell.from.unwrap_or(c.score) + cell.up - cell.down).clamp(0.0, 1.0);
+        let Cell::Score { from, up, down } = table[row][usize::from(found.negative)] else {
+            return false;
+        };
+        c.score = (from.unwrap_or(c.score) + up - down).clamp(0.0, 1.0);
         c.evidence.context = found.cues();
         true
     });

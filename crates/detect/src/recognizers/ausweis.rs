@@ -70,7 +70,9 @@ impl Recognizer for AusweisRecognizer {
             }
             // The score is the context step's (`context_rules.rs`).
             let form = if valid { Form::Main } else { Form::Unchecked };
-            out.push(cand(EntityType::Ausweis, start, end, 0.0, valid).asking(form, Needs::Nothing));
+            out.push(
+                cand(EntityType::Ausweis, start, end, 0.0, valid).asking(form, Needs::Nothing),
+            );
         }
     }
 }
