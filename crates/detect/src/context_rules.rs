@@ -247,6 +247,20 @@ const RULES: &[Rule] = &[
         unchecked: NONE,
     },
     Rule {
+        entity: EntityType::Date,
+        lists: |l| {
+            [
+                &l.date_context_strong,
+                &l.date_context_weak,
+                &l.date_context_negative,
+            ]
+        },
+        back: 50,
+        // Month + year asks Needs::Strong (birth context).
+        main: boost(0.35, 0.1, 0.3),
+        unchecked: NONE,
+    },
+    Rule {
         entity: EntityType::UsSsn,
         lists: |l| {
             [
@@ -304,7 +318,9 @@ pub(crate) fn apply(text: &Text<'_>, out: &mut Vec<Candidate>) {
             return true;
         };
         let rule = compiled.rule;
-        let found = compiled.index.evidence_within(s, c.start, c.end, rule.back);
+        let mut found = compiled.index.evidence_within(s, c.start, c.end, rule.back);
+        // A negative cue the recognizer found itself (DATE's amount words) counts as well.
+        found.negative |= c.evidence.context.negative();
         if needs == Needs::Strong && !found.strong {
             return false;
         }
@@ -331,6 +347,62 @@ pub(crate) fn apply(text: &Text<'_>, out: &mut Vec<Candidate>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::finding::cand;
+
+    /// The candidate `value` of `s` asking with `form`/`needs`, after the step (`None`: dropped).
+    fn stepped(s: &str, value: &str, t: EntityType, ask: (Form, Needs)) -> Option<Candidate> {
+        let text = Text::new(s);
+        let start = text.view().find(value)?;
+        let c = cand(t, start, start + value.len(), 0.5, true).asking(ask.0, ask.1);
+        let mut out = vec![c, cand(t, 0, 1, 0.42, false)];
+        apply(&text, &mut out);
+        // A candidate that does not ask is left as it is.
+        assert_eq!(out.last().map(|c| c.score), Some(0.42));
+        (out.len() == 2).then(|| out[0])
+    }
+
+    #[test]
+    fn a_fixed_table_is_not_base_plus_boost_minus_penalty() {
+        let main = (Form::Main, Needs::Nothing);
+        // weak and negative: 0.3, where 0.55 + 0.2 − a penalty would give 0.5
+        let c = stepped(
+            "Krankenkasse, Bestellnummer A123456780",
+            "A123456780",
+            EntityType::Kvnr,
+            main,
+        );
+        let c = c.expect("kept");
+        assert_eq!(c.score, 0.3);
+        assert!(c.evidence.context.weak() && c.evidence.context.negative());
+        let c = stepped("KVNR A123456780", "A123456780", EntityType::Kvnr, main);
+        assert_eq!(c.map(|c| c.score), Some(0.95));
+    }
+
+    #[test]
+    fn a_candidate_that_needs_a_strong_word_is_dropped_without_one() {
+        let typo = (Form::Unchecked, Needs::Strong);
+        let kept = stepped("KVNR: A123456781", "A123456781", EntityType::Kvnr, typo);
+        assert_eq!(kept.map(|c| c.score), Some(0.6));
+        let gone = stepped(
+            "Krankenkasse A123456781",
+            "A123456781",
+            EntityType::Kvnr,
+            typo,
+        );
+        assert_eq!(gone, None);
+    }
+
+    #[test]
+    fn the_shared_rule_adds_to_the_base() {
+        let c = stepped(
+            "Tel. 030 1234567",
+            "030 1234567",
+            EntityType::PhoneNumber,
+            (Form::Main, Needs::Nothing),
+        );
+        // 0.5 + 0.2 for a strong word
+        assert_eq!(c.map(|c| c.score), Some(0.5 + 0.2));
+    }
 
     #[test]
     fn every_type_has_one_rule() {

@@ -8,6 +8,8 @@
 //! lets the number through; with a valid check digit (1 random string in 10 passes) it is
 //! emitted on its own at a modest score.
 //!
+//! The context step scores it (`context_rules.rs` holds these rows):
+//!
 //! | Evidence | Score |
 //! |---|---|
 //! | 9 characters + valid check digit, no context | 0.55 (validated) |

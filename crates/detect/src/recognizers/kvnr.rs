@@ -2,6 +2,8 @@
 //! letter and nine digits, the last a check digit (`validate::kvnr`). Found from the digit runs
 //! (a run of exactly nine digits right after a capital letter), so prose costs nothing.
 //!
+//! The context step scores it (`context_rules.rs` holds these rows):
+//!
 //! | Evidence | Score |
 //! |---|---|
 //! | check digit valid, no context | 0.55 |

@@ -9,6 +9,8 @@
 //! test record that stands for one). So a 9xx number counts only with a strong context word
 //! (`SSN`, `Social Security`, `ITIN`), never on its form alone.
 //!
+//! The context step scores it (`context_rules.rs` holds these rows):
+//!
 //! | Evidence | Score |
 //! |---|---|
 //! | `123-45-6789` (hyphens), no context | 0.6 |

@@ -3,6 +3,8 @@
 //! MOD 11,10 check digit of the first eight (`validate::ust_id_de`). Found from the digit runs
 //! (`DE` right before), so prose costs nothing.
 //!
+//! The context step scores it (`context_rules.rs` holds these rows):
+//!
 //! | Evidence | Score |
 //! |---|---|
 //! | check digit valid, no context (`DE` + checksum is already distinctive) | 0.75 |
