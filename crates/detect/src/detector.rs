@@ -1,5 +1,5 @@
-//! The engine: every registered recognizer, the name tagger, the policy's scope, overlap
-//! resolution, offsets converted to code points.
+//! The engine: every registered recognizer, the context step after them (`context_rules`), the
+//! name tagger, the policy's scope, overlap resolution, offsets converted to code points.
 //!
 //! # Two threads for large texts
 //!
