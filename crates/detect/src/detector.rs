@@ -1,5 +1,5 @@
-//! The engine: every registered recognizer, the name tagger, the policy's scope, overlap
-//! resolution, offsets converted to code points.
+//! The engine: every registered recognizer, the context step after them (`context_rules`), the
+//! name tagger, the policy's scope, overlap resolution, offsets converted to code points.
 //!
 //! # Two threads for large texts
 //!
@@ -29,7 +29,7 @@ use super::finding::{Candidate, Finding, DEFAULT_THRESHOLD};
 use super::recognizer::Recognizer;
 use super::scope::{self, Everything, Scope};
 use super::text::Text;
-use super::{registry, resolve, tagger, two_threads};
+use super::{context_rules, registry, resolve, tagger, two_threads};
 
 /// Texts (bytes of the matching view) from this size on run the finders and the tagger on two
 /// threads (see the module doc).
@@ -140,6 +140,7 @@ impl Detector {
             for recognizer in &self.finders {
                 recognizer.recognize(&text, &mut candidates);
             }
+            context_rules::apply(&text, &mut candidates);
             (candidates, self.tag(&text))
         };
         if candidates.len() > limit {
@@ -191,6 +192,7 @@ impl Detector {
             };
             let mut out = Vec::new();
             recognizer.recognize(text, &mut out);
+            context_rules::apply(text, &mut out);
             let _ = found[job - 1].set(out);
         };
         two_threads::run(&work);

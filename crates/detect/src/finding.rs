@@ -38,6 +38,14 @@ impl Candidate {
         self
     }
 
+    /// This candidate asking the context step ([`crate::context_rules`]) to score it by its
+    /// type's table for `form`, and to drop it unless the words it `needs` are near.
+    #[must_use]
+    pub fn asking(mut self, form: Form, needs: Needs) -> Candidate {
+        self.evidence.ask = Ask::Score { form, needs };
+        self
+    }
+
     /// This candidate with the context words `cues` found near it.
     #[must_use]
     pub fn with_cues(mut self, cues: Cues) -> Candidate {
@@ -51,6 +59,36 @@ impl Candidate {
 pub struct Evidence {
     pub basis: Basis,
     pub context: Cues,
+    /// What the context step does with the candidate.
+    pub ask: Ask,
+}
+
+/// What the context step ([`crate::context_rules`]) does with a candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Ask {
+    /// Nothing: no context words decide it, or its recognizer read them itself.
+    #[default]
+    Nothing,
+    /// Score it by its type's table for `form`; drop it unless the words it `needs` are near.
+    Score { form: Form, needs: Needs },
+}
+
+/// Which of its type's score tables a candidate is scored by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// The value as the type expects it (a check digit, when the type has one, held).
+    Main,
+    /// A check digit failed or is missing.
+    Unchecked,
+}
+
+/// The context words without which a candidate does not exist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    /// None: the context words only score it.
+    Nothing,
+    /// A strong word (a label of the type).
+    Strong,
 }
 
 impl Evidence {
@@ -186,7 +224,7 @@ mod tests {
     fn only_a_shape_guess_is_unanchored() {
         let e = |basis| Evidence {
             basis,
-            context: Cues::default(),
+            ..Evidence::default()
         };
         assert!(e(Basis::Unanchored(NameShape::Pair)).is_unanchored());
         for b in [

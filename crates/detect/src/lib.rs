@@ -8,6 +8,7 @@
 //!
 //! A [`Detector`] is built once at start-up and shared across threads (`Send + Sync`).
 
+mod context_rules;
 mod detector;
 mod entity;
 mod finding;
@@ -32,7 +33,8 @@ pub(crate) mod words;
 pub use detector::{DetectError, Detector, MAX_CANDIDATES};
 pub use entity::{CustomType, EntityType};
 pub use finding::{
-    Anchor, Basis, Candidate, Cues, Evidence, Finding, NameShape, DEFAULT_THRESHOLD,
+    Anchor, Ask, Basis, Candidate, Cues, Evidence, Finding, Form, NameShape, Needs,
+    DEFAULT_THRESHOLD,
 };
 pub use recognizer::Recognizer;
 pub use scope::{Everything, Scope};

@@ -8,6 +8,8 @@
 //! lets the number through; with a valid check digit (1 random string in 10 passes) it is
 //! emitted on its own at a modest score.
 //!
+//! The context step scores it (`context_rules.rs` holds these rows):
+//!
 //! | Evidence | Score |
 //! |---|---|
 //! | 9 characters + valid check digit, no context | 0.55 (validated) |
@@ -17,23 +19,15 @@
 //! | 9 characters without check digit, no strong context | 0.3 (dropped) |
 //! | negative context (`Bestellnummer`, `Artikelnummer`, `Seriennummer` …) | −0.3 |
 
-use super::{cand, standalone, Context, ContextIndex};
-use crate::lexicon::Lexicon;
+use super::{cand, standalone};
+use crate::finding::{Form, Needs};
 use crate::{validate, Candidate, EntityType, Recognizer, Text};
 
-pub struct AusweisRecognizer {
-    context: ContextIndex,
-}
+pub struct AusweisRecognizer;
 
 impl AusweisRecognizer {
     pub fn new() -> Self {
-        AusweisRecognizer {
-            context: ContextIndex::new(&Context {
-                strong: &Lexicon::get().lists.ausweis_context_strong,
-                weak: &Lexicon::get().lists.ausweis_context_weak,
-                negative: &Lexicon::get().lists.ausweis_context_negative,
-            }),
-        }
+        AusweisRecognizer
     }
 }
 
@@ -76,17 +70,10 @@ impl Recognizer for AusweisRecognizer {
             if check.is_some() && !valid {
                 continue;
             }
-            let ev = self.context.evidence(s, start, end);
-            let base: f32 = match (valid, ev.strong, ev.weak) {
-                (true, true, _) => 0.95,
-                (true, false, true) => 0.75,
-                (true, false, false) => 0.55,
-                (false, true, _) => 0.8,
-                (false, false, _) => 0.3,
-            };
-            let score = if ev.negative { base - 0.3 } else { base };
+            // The score is the context step's (`context_rules.rs`).
+            let form = if valid { Form::Main } else { Form::Unchecked };
             out.push(
-                cand(EntityType::Ausweis, start, end, score.max(0.0), valid).with_cues(ev.cues()),
+                cand(EntityType::Ausweis, start, end, 0.0, valid).asking(form, Needs::Nothing),
             );
         }
     }

@@ -1,6 +1,8 @@
 //! Context scoring (docs/entities.md §1.5/§1.6): the words that raise or lower a candidate's score
-//! when they occur near it. A recognizer describes its words as a [`Context`] and compiles it
-//! once into a [`ContextIndex`], the one path by which every recognizer looks for context.
+//! when they occur near it. The context step (`crate::context_rules`) and the recognizers that
+//! still read context themselves (IP, KFZ, LOCATION, DATE's amount words) describe their words
+//! as a [`Context`] and compile it once into a [`ContextIndex`], the one path by which context
+//! is looked for.
 
 use super::window::{after, before};
 use crate::finding::Cues;

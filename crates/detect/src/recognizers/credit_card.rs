@@ -4,26 +4,18 @@
 
 use regex::Regex;
 
-use super::{cand, numeric_standalone, Context, ContextIndex};
-use crate::lexicon::Lexicon;
+use super::{cand, numeric_standalone};
+use crate::finding::{Form, Needs};
 use crate::{validate, Candidate, EntityType, Recognizer, Text};
 
 pub struct CreditCardRecognizer {
-    context: ContextIndex,
     pattern: Regex,
 }
 
 impl CreditCardRecognizer {
     pub fn new() -> Self {
         let pattern = Regex::new(r"[0-9]{4}(?:[ -]?[0-9]{2,6}){1,4}").expect("static card pattern");
-        CreditCardRecognizer {
-            pattern,
-            context: ContextIndex::new(&Context {
-                strong: &Lexicon::get().lists.credit_card_context_strong,
-                weak: &Lexicon::get().lists.credit_card_context_weak,
-                negative: &Lexicon::get().lists.credit_card_context_negative,
-            }),
-        }
+        CreditCardRecognizer { pattern }
     }
 }
 
@@ -126,7 +118,6 @@ impl CreditCardRecognizer {
             {
                 return;
             }
-            let ev = self.context.evidence(s, start, end);
             let base = if !brand_ok(digits) {
                 0.4
             } else if digits.len() == 13 && digits[0] == b'4' {
@@ -134,8 +125,10 @@ impl CreditCardRecognizer {
             } else {
                 0.85
             };
-            let score = ev.score(base, 0.3, 0.15, 0.3);
-            out.push(cand(EntityType::CreditCard, start, end, score, true).with_cues(ev.cues()));
+            out.push(
+                cand(EntityType::CreditCard, start, end, base, true)
+                    .asking(Form::Main, Needs::Nothing),
+            );
         }
     }
 }

@@ -4,6 +4,7 @@
 use regex::Regex;
 
 use super::{cand, Context, ContextIndex};
+use crate::finding::{Cues, Form, Needs};
 use crate::lexicon::Lexicon;
 use crate::{validate, Candidate, EntityType, Recognizer, Text};
 
@@ -97,7 +98,8 @@ impl Kind {
 }
 
 pub struct DateRecognizer {
-    context: ContextIndex,
+    /// Amount words (`date_amount_context_negative`), with their own look-back: recorded as a
+    /// negative cue that the context step adds to the words it finds.
     amount: ContextIndex,
     pattern: Regex,
     /// [`tail_key`]s of the month names of the pattern.
@@ -118,11 +120,6 @@ impl DateRecognizer {
             m = MONTH_RE
         );
         DateRecognizer {
-            context: ContextIndex::new(&Context {
-                strong: &Lexicon::get().lists.date_context_strong,
-                weak: &Lexicon::get().lists.date_context_weak,
-                negative: &Lexicon::get().lists.date_context_negative,
-            }),
             amount: ContextIndex::new(&Context {
                 strong: &[],
                 weak: &[],
@@ -314,9 +311,8 @@ impl Recognizer for DateRecognizer {
             let Some(n) = nums.get() else {
                 continue;
             };
-            // Context is looked up once, and only for candidates that need it.
-            let mut ev = None;
-            let mut evidence = || *ev.get_or_insert_with(|| self.context.evidence(s, start, end));
+            // Month + year is a date only with birth context (a strong word).
+            let mut needs = Needs::Nothing;
             let valid = if c.name("dmy").is_some() || c.name("slash").is_some() {
                 let mut parts = v.split(['.', '/']).map(str::trim).filter(|p| !p.is_empty());
                 let (Some(p0), Some(_), Some(p2), None) =
@@ -351,20 +347,21 @@ impl Recognizer for DateRecognizer {
                     _ => false,
                 }
             } else {
-                // month + year: only with birth context
-                month_of(v).is_some()
-                    && evidence().strong
-                    && n.first().is_some_and(|y| (1900..=2100).contains(y))
+                needs = Needs::Strong;
+                month_of(v).is_some() && n.first().is_some_and(|y| (1900..=2100).contains(y))
             };
             if !valid {
                 continue;
             }
             // `12.03.2024 14:30 Uhr` is still a date; `12.30 Uhr` never reaches here.
             let base = if c.name("my").is_some() { 0.35 } else { 0.6 };
-            let mut ev = evidence();
-            ev.negative |= self.is_amount(s, start, end);
-            let score = ev.score(base, 0.35, 0.1, 0.3);
-            out.push(cand(EntityType::Date, start, end, score, false).with_cues(ev.cues()));
+            // The context step scores it (`context_rules.rs`).
+            let amount = Cues::new(false, false, self.is_amount(s, start, end));
+            out.push(
+                cand(EntityType::Date, start, end, base, false)
+                    .with_cues(amount)
+                    .asking(Form::Main, needs),
+            );
         }
     }
 }

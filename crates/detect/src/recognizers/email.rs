@@ -2,8 +2,8 @@
 
 use regex::{Regex, RegexBuilder};
 
-use super::{cand, Context, ContextIndex};
-use crate::lexicon::Lexicon;
+use super::cand;
+use crate::finding::{Form, Needs};
 use crate::{Candidate, EntityType, Recognizer, Text};
 
 const ROLE: &[&str] = &[
@@ -86,7 +86,6 @@ fn lowercase_in(s: &str, words: &[&str]) -> bool {
 }
 
 pub struct EmailRecognizer {
-    context: ContextIndex,
     pattern: Regex,
 }
 
@@ -101,14 +100,7 @@ impl EmailRecognizer {
         .dfa_size_limit(8 << 20)
         .build()
         .expect("static e-mail pattern");
-        EmailRecognizer {
-            pattern,
-            context: ContextIndex::new(&Context {
-                strong: &Lexicon::get().lists.email_context_strong,
-                weak: &Lexicon::get().lists.email_context_weak,
-                negative: &[],
-            }),
-        }
+        EmailRecognizer { pattern }
     }
 }
 
@@ -145,10 +137,9 @@ impl Recognizer for EmailRecognizer {
                 continue;
             }
             let base = if lowercase_in(local, ROLE) { 0.7 } else { 0.9 };
-            let ev = self.context.evidence(s, start, m.end());
-            let score = ev.score(base, 0.1, 0.1, 0.0);
             out.push(
-                cand(EntityType::EmailAddress, start, m.end(), score, false).with_cues(ev.cues()),
+                cand(EntityType::EmailAddress, start, m.end(), base, false)
+                    .asking(Form::Main, Needs::Nothing),
             );
         }
     }

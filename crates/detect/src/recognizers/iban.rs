@@ -3,23 +3,15 @@
 //! reached; mod 97 decides. A separator is a hyphen, one or two spaces, or a single line break
 //! with spaces around it (an IBAN wrapped in an e-mail or a form).
 
-use super::{cand, numeric_standalone, Context, ContextIndex};
-use crate::lexicon::Lexicon;
+use super::{cand, numeric_standalone};
+use crate::finding::{Form, Needs};
 use crate::{validate, Candidate, EntityType, Recognizer, Text};
 
-pub struct IbanRecognizer {
-    context: ContextIndex,
-}
+pub struct IbanRecognizer {}
 
 impl IbanRecognizer {
     pub fn new() -> Self {
-        IbanRecognizer {
-            context: ContextIndex::new(&Context {
-                strong: &Lexicon::get().lists.iban_context_strong,
-                weak: &Lexicon::get().lists.iban_context_weak,
-                negative: &Lexicon::get().lists.iban_context_negative,
-            }),
-        }
+        IbanRecognizer {}
     }
 }
 
@@ -121,16 +113,8 @@ impl Recognizer for IbanRecognizer {
             }
             let lower_cc = s.as_bytes()[start].is_ascii_lowercase();
             let base = if lower_cc { 0.9 } else { 0.95 };
-            let ev = self.context.evidence(s, start, end);
             out.push(
-                cand(
-                    EntityType::Iban,
-                    start,
-                    end,
-                    ev.score(base, 0.05, 0.05, 0.15),
-                    true,
-                )
-                .with_cues(ev.cues()),
+                cand(EntityType::Iban, start, end, base, true).asking(Form::Main, Needs::Nothing),
             );
         }
     }

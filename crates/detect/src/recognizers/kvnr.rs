@@ -2,6 +2,8 @@
 //! letter and nine digits, the last a check digit (`validate::kvnr`). Found from the digit runs
 //! (a run of exactly nine digits right after a capital letter), so prose costs nothing.
 //!
+//! The context step scores it (`context_rules.rs` holds these rows):
+//!
 //! | Evidence | Score |
 //! |---|---|
 //! | check digit valid, no context | 0.55 |
@@ -10,23 +12,15 @@
 //! | check digit fails, strong label (typo rule, docs/entities.md §1.6) | 0.6, not validated |
 //! | valid but negative context (`Bestellnummer`, `Artikelnummer` …) | 0.3 |
 
-use super::{cand, standalone, Context, ContextIndex};
-use crate::lexicon::Lexicon;
+use super::{cand, standalone};
+use crate::finding::{Form, Needs};
 use crate::{validate, Candidate, EntityType, Recognizer, Text};
 
-pub struct KvnrRecognizer {
-    context: ContextIndex,
-}
+pub struct KvnrRecognizer;
 
 impl KvnrRecognizer {
     pub fn new() -> Self {
-        KvnrRecognizer {
-            context: ContextIndex::new(&Context {
-                strong: &Lexicon::get().lists.kvnr_context_strong,
-                weak: &Lexicon::get().lists.kvnr_context_weak,
-                negative: &Lexicon::get().lists.kvnr_context_negative,
-            }),
-        }
+        KvnrRecognizer
     }
 }
 
@@ -48,17 +42,15 @@ impl Recognizer for KvnrRecognizer {
             {
                 continue;
             }
-            let ev = self.context.evidence(s, start, e);
+            // The score is the context step's (`context_rules.rs`); a failed check digit
+            // needs a strong label.
             let valid = validate::kvnr(&b[start..e]);
-            let score = match (valid, ev.strong, ev.weak, ev.negative) {
-                (false, true, _, _) => 0.6,
-                (false, false, _, _) => continue,
-                (true, false, _, true) => 0.3,
-                (true, true, _, _) => 0.95,
-                (true, false, true, false) => 0.75,
-                (true, false, false, false) => 0.55,
+            let ask = if valid {
+                (Form::Main, Needs::Nothing)
+            } else {
+                (Form::Unchecked, Needs::Strong)
             };
-            out.push(cand(EntityType::Kvnr, start, e, score, valid).with_cues(ev.cues()));
+            out.push(cand(EntityType::Kvnr, start, e, 0.0, valid).asking(ask.0, ask.1));
         }
     }
 }
@@ -82,7 +74,9 @@ mod tests {
         let r = KvnrRecognizer::new();
         let cues = |s: &str| {
             let mut out = Vec::new();
-            r.recognize(&Text::new(s), &mut out);
+            let text = Text::new(s);
+            r.recognize(&text, &mut out);
+            crate::context_rules::apply(&text, &mut out);
             out.iter().map(|c| c.evidence.context).collect::<Vec<_>>()
         };
         let labelled = cues("Versichertennummer: A123456780");

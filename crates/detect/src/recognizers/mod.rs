@@ -41,6 +41,7 @@ pub(crate) fn proposed(r: &dyn crate::Recognizer, s: &str) -> Vec<(String, f32, 
     let text = crate::Text::new(s);
     let mut out = Vec::new();
     r.recognize(&text, &mut out);
+    crate::context_rules::apply(&text, &mut out);
     out.iter()
         .map(|c| (text.view()[c.start..c.end].to_owned(), c.score, c.validated))
         .collect()

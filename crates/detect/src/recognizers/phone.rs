@@ -4,12 +4,11 @@
 
 use regex::Regex;
 
-use super::{cand, Context, ContextIndex};
-use crate::lexicon::Lexicon;
+use super::cand;
+use crate::finding::{Form, Needs};
 use crate::{Candidate, EntityType, Recognizer, Text};
 
 pub struct PhoneRecognizer {
-    context: ContextIndex,
     pattern: Regex,
 }
 
@@ -24,14 +23,7 @@ impl PhoneRecognizer {
             ",
         )
         .expect("static phone pattern");
-        PhoneRecognizer {
-            pattern,
-            context: ContextIndex::new(&Context {
-                strong: &Lexicon::get().lists.phone_context_strong,
-                weak: &Lexicon::get().lists.phone_context_weak,
-                negative: &Lexicon::get().lists.phone_context_negative,
-            }),
-        }
+        PhoneRecognizer { pattern }
     }
 }
 
@@ -194,9 +186,10 @@ impl Recognizer for PhoneRecognizer {
                 // US style (555) 123-4567
                 0.6
             };
-            let ev = self.context.evidence(s, start, end);
-            let score = ev.score(base, 0.2, 0.1, 0.3);
-            out.push(cand(EntityType::PhoneNumber, start, end, score, false).with_cues(ev.cues()));
+            out.push(
+                cand(EntityType::PhoneNumber, start, end, base, false)
+                    .asking(Form::Main, Needs::Nothing),
+            );
         }
     }
 }

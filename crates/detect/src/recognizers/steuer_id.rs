@@ -2,26 +2,18 @@
 
 use regex::Regex;
 
-use super::{cand, numeric_standalone, Context, ContextIndex};
-use crate::lexicon::Lexicon;
+use super::{cand, numeric_standalone};
+use crate::finding::{Form, Needs};
 use crate::{validate, Candidate, EntityType, Recognizer, Text};
 
 pub struct SteuerIdRecognizer {
-    context: ContextIndex,
     pattern: Regex,
 }
 
 impl SteuerIdRecognizer {
     pub fn new() -> Self {
         let pattern = Regex::new(r"[1-9][0-9]{1,10}(?: [0-9]{2,4}){0,4}").expect("static pattern");
-        SteuerIdRecognizer {
-            pattern,
-            context: ContextIndex::new(&Context {
-                strong: &Lexicon::get().lists.steuer_id_context_strong,
-                weak: &Lexicon::get().lists.steuer_id_context_weak,
-                negative: &Lexicon::get().lists.steuer_id_context_negative,
-            }),
-        }
+        SteuerIdRecognizer { pattern }
     }
 }
 
@@ -92,17 +84,11 @@ impl Recognizer for SteuerIdRecognizer {
             if !numeric_standalone(s, start, end) || !validate::steuer_id(&compact) {
                 continue;
             }
-            let ev = self.context.evidence(s, start, end);
-            let score = if ev.negative && !ev.strong {
-                0.3
-            } else if ev.strong {
-                0.95
-            } else if ev.weak {
-                0.75
-            } else {
-                0.6
-            };
-            out.push(cand(EntityType::SteuerId, start, end, score, true).with_cues(ev.cues()));
+            // The score is the context step's (`context_rules.rs`).
+            out.push(
+                cand(EntityType::SteuerId, start, end, 0.0, true)
+                    .asking(Form::Main, Needs::Nothing),
+            );
         }
     }
 }

@@ -2,12 +2,11 @@
 
 use regex::Regex;
 
-use super::{cand, numeric_standalone, Context, ContextIndex};
-use crate::lexicon::Lexicon;
+use super::{cand, numeric_standalone};
+use crate::finding::{Form, Needs};
 use crate::{Candidate, EntityType, Recognizer, Text};
 
 pub struct SteuernummerRecognizer {
-    context: ContextIndex,
     pattern: Regex,
 }
 
@@ -15,14 +14,7 @@ impl SteuernummerRecognizer {
     pub fn new() -> Self {
         let pattern = Regex::new(r"[0-9]{2,5}(?:[/ ][0-9]{1,5}){1,3}|[0-9]{10,13}")
             .expect("static Steuernummer pattern");
-        SteuernummerRecognizer {
-            pattern,
-            context: ContextIndex::new(&Context {
-                strong: &Lexicon::get().lists.steuernummer_context_strong,
-                weak: &Lexicon::get().lists.steuernummer_context_weak,
-                negative: &Lexicon::get().lists.steuernummer_context_negative,
-            }),
-        }
+        SteuernummerRecognizer { pattern }
     }
 }
 
@@ -107,26 +99,17 @@ impl Recognizer for SteuernummerRecognizer {
             if grouping.is_none() && !plain_digits {
                 continue;
             }
-            let ev = self.context.evidence_within(s, m.start(), m.end(), 120);
-            let score = match grouping {
-                Some(true) if v.contains('/') => ev.score(0.5, 0.45, 0.2, 0.3),
-                Some(true) => ev.score(0.45, 0.45, 0.2, 0.3),
-                Some(false) => ev.score(0.55, 0.4, 0.2, 0.3),
-                None if v.bytes().all(|b| b.is_ascii_digit())
-                    && (10..=11).contains(&v.len())
-                    && ev.strong
-                    && !ev.negative =>
-                {
-                    0.7
-                }
-                None => 0.0,
+            // The context step scores it (`context_rules.rs`); plain digits without the
+            // grouping of a Steuernummer need a strong label and no negative word.
+            let (base, form, needs) = match grouping {
+                Some(true) if v.contains('/') => (0.5, Form::Main, Needs::Nothing),
+                Some(true) => (0.45, Form::Main, Needs::Nothing),
+                Some(false) => (0.55, Form::Main, Needs::Nothing),
+                None => (0.0, Form::Unchecked, Needs::Strong),
             };
-            if score > 0.0 {
-                out.push(
-                    cand(EntityType::Steuernummer, m.start(), m.end(), score, false)
-                        .with_cues(ev.cues()),
-                );
-            }
+            out.push(
+                cand(EntityType::Steuernummer, m.start(), m.end(), base, false).asking(form, needs),
+            );
         }
     }
 }

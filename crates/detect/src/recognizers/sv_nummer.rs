@@ -3,12 +3,11 @@
 
 use regex::Regex;
 
-use super::{cand, numeric_standalone, Context, ContextIndex};
-use crate::lexicon::Lexicon;
+use super::{cand, numeric_standalone};
+use crate::finding::{Form, Needs};
 use crate::{validate, Candidate, EntityType, Recognizer, Text};
 
 pub struct SvNummerRecognizer {
-    context: ContextIndex,
     pattern: Regex,
 }
 
@@ -18,14 +17,7 @@ impl SvNummerRecognizer {
             r"[0-9]{2}[ -]?[0-9]{2} ?[0-9]{2} ?[0-9]{2}[ -]?[A-Za-z][ -]?[0-9]{2} ?[0-9]",
         )
         .expect("static SV pattern");
-        SvNummerRecognizer {
-            pattern,
-            context: ContextIndex::new(&Context {
-                strong: &Lexicon::get().lists.sv_nummer_context_strong,
-                weak: &Lexicon::get().lists.sv_nummer_context_weak,
-                negative: &Lexicon::get().lists.sv_nummer_context_negative,
-            }),
-        }
+        SvNummerRecognizer { pattern }
     }
 }
 
@@ -69,11 +61,10 @@ impl Recognizer for SvNummerRecognizer {
             let Some(strict) = validate::sv_nummer(&compact) else {
                 continue;
             };
-            let ev = self.context.evidence(s, m.start(), m.end());
             let base = if strict { 0.85 } else { 0.6 };
-            let score = ev.score(base, 0.15, 0.1, 0.15);
             out.push(
-                cand(EntityType::SvNummer, m.start(), m.end(), score, true).with_cues(ev.cues()),
+                cand(EntityType::SvNummer, m.start(), m.end(), base, true)
+                    .asking(Form::Main, Needs::Nothing),
             );
         }
     }

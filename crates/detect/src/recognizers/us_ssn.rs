@@ -9,6 +9,8 @@
 //! test record that stands for one). So a 9xx number counts only with a strong context word
 //! (`SSN`, `Social Security`, `ITIN`), never on its form alone.
 //!
+//! The context step scores it (`context_rules.rs` holds these rows):
+//!
 //! | Evidence | Score |
 //! |---|---|
 //! | `123-45-6789` (hyphens), no context | 0.6 |
@@ -18,23 +20,15 @@
 //! | + weak context (`taxpayer`, `IRS`, `payroll`) | +0.15 |
 //! | negative context (`phone`, `Tel`, `order`, `Bestellnummer` …) | −0.3 |
 
-use super::{cand, numeric_standalone, Context, ContextIndex};
-use crate::lexicon::Lexicon;
+use super::{cand, numeric_standalone};
+use crate::finding::{Form, Needs};
 use crate::{validate, Candidate, EntityType, Recognizer, Text};
 
-pub struct UsSsnRecognizer {
-    context: ContextIndex,
-}
+pub struct UsSsnRecognizer {}
 
 impl UsSsnRecognizer {
     pub fn new() -> Self {
-        UsSsnRecognizer {
-            context: ContextIndex::new(&Context {
-                strong: &Lexicon::get().lists.us_ssn_context_strong,
-                weak: &Lexicon::get().lists.us_ssn_context_weak,
-                negative: &Lexicon::get().lists.us_ssn_context_negative,
-            }),
-        }
+        UsSsnRecognizer {}
     }
 }
 
@@ -76,12 +70,13 @@ impl Recognizer for UsSsnRecognizer {
             {
                 continue;
             }
-            let ev = self.context.evidence(s, start, end);
-            if itin_area && !ev.strong {
-                continue;
-            }
-            let score = ev.score(base, 0.35, 0.15, 0.3);
-            out.push(cand(EntityType::UsSsn, start, end, score, false).with_cues(ev.cues()));
+            // The context step scores it (`context_rules.rs`); a 9xx area needs a strong word.
+            let needs = if itin_area {
+                Needs::Strong
+            } else {
+                Needs::Nothing
+            };
+            out.push(cand(EntityType::UsSsn, start, end, base, false).asking(Form::Main, needs));
         }
     }
 }

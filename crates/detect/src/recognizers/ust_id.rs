@@ -3,6 +3,8 @@
 //! MOD 11,10 check digit of the first eight (`validate::ust_id_de`). Found from the digit runs
 //! (`DE` right before), so prose costs nothing.
 //!
+//! The context step scores it (`context_rules.rs` holds these rows):
+//!
 //! | Evidence | Score |
 //! |---|---|
 //! | check digit valid, no context (`DE` + checksum is already distinctive) | 0.75 |
@@ -11,23 +13,15 @@
 //! | check digit fails, strong label (typo rule) | 0.6, not validated |
 //! | valid but negative context (`Bestellnummer` …) | 0.45 |
 
-use super::{cand, number_continues_right, standalone, Context, ContextIndex};
-use crate::lexicon::Lexicon;
+use super::{cand, number_continues_right, standalone};
+use crate::finding::{Form, Needs};
 use crate::{validate, Candidate, EntityType, Recognizer, Text};
 
-pub struct UstIdRecognizer {
-    context: ContextIndex,
-}
+pub struct UstIdRecognizer;
 
 impl UstIdRecognizer {
     pub fn new() -> Self {
-        UstIdRecognizer {
-            context: ContextIndex::new(&Context {
-                strong: &Lexicon::get().lists.ust_id_context_strong,
-                weak: &Lexicon::get().lists.ust_id_context_weak,
-                negative: &Lexicon::get().lists.ust_id_context_negative,
-            }),
-        }
+        UstIdRecognizer
     }
 }
 
@@ -77,17 +71,15 @@ impl Recognizer for UstIdRecognizer {
             if !standalone(s, start, end) || number_continues_right(s, end, &['.', ',', '-', '/']) {
                 continue;
             }
-            let ev = self.context.evidence(s, start, end);
+            // The score is the context step's (`context_rules.rs`); a failed check digit
+            // needs a strong label.
             let valid = validate::ust_id_de(&digits);
-            let score = match (valid, ev.strong, ev.weak, ev.negative) {
-                (false, true, _, _) => 0.6,
-                (false, false, _, _) => continue,
-                (true, true, _, _) => 0.95,
-                (true, false, _, true) => 0.45,
-                (true, false, true, false) => 0.85,
-                (true, false, false, false) => 0.75,
+            let (form, needs) = if valid {
+                (Form::Main, Needs::Nothing)
+            } else {
+                (Form::Unchecked, Needs::Strong)
             };
-            out.push(cand(EntityType::UstId, start, end, score, valid).with_cues(ev.cues()));
+            out.push(cand(EntityType::UstId, start, end, 0.0, valid).asking(form, needs));
         }
     }
 }

@@ -20,7 +20,7 @@ use super::features::NOUN_NAMEISH;
 use super::plain::Plain;
 use super::tables::Tables;
 use super::{Kind, Mention, Tagger, Tagging};
-use crate::finding::{Basis, Cues, Evidence};
+use crate::finding::{Basis, Evidence};
 use crate::lexicon::{class, Lexicon};
 use crate::overlaps::Overlaps;
 use crate::recognizers::person::is_given_name_word;
@@ -109,7 +109,7 @@ pub fn combine(tagging: &Tagging, text: &Text<'_>, candidates: &mut Vec<Candidat
             validated: false,
             evidence: Evidence {
                 basis: Basis::Tagger,
-                context: Cues::default(),
+                ..Evidence::default()
             },
         });
     }
@@ -280,7 +280,7 @@ fn places(
                 validated: false,
                 evidence: Evidence {
                     basis: Basis::Tagger,
-                    context: Cues::default(),
+                    ..Evidence::default()
                 },
             });
         }
