@@ -92,6 +92,10 @@ const fn boost(strong: f32, weak: f32, penalty: f32) -> Table {
 /// A type without [`Form::Unchecked`] candidates.
 const NONE: Table = boost(0.0, 0.0, 0.0);
 
+/// A value whose check digit failed counts only after a strong label (`Needs::Strong`): the typo
+/// rule of entities.md §1.6.
+const TYPO_WITH_STRONG_LABEL: Table = [[set(0.6), set(0.6)], [DROP, DROP], [DROP, DROP]];
+
 /// Every type's rule. Rows: strong, weak, no positive word; columns: without, with a negative
 /// word. A strong word nearer than a negative one clears the negative (`ContextIndex`).
 const RULES: &[Rule] = &[
@@ -110,8 +114,7 @@ const RULES: &[Rule] = &[
             [set(0.75), set(0.3)],
             [set(0.55), set(0.3)],
         ],
-        // Only with a strong label (Needs::Strong): the typo rule of §1.6.
-        unchecked: [[set(0.6), set(0.6)], [DROP, DROP], [DROP, DROP]],
+        unchecked: TYPO_WITH_STRONG_LABEL,
     },
     Rule {
         entity: EntityType::UstId,
@@ -129,8 +132,7 @@ const RULES: &[Rule] = &[
             [set(0.85), set(0.45)],
             [set(0.75), set(0.45)],
         ],
-        // Only with a strong label (Needs::Strong): the typo rule of §1.6.
-        unchecked: [[set(0.6), set(0.6)], [DROP, DROP], [DROP, DROP]],
+        unchecked: TYPO_WITH_STRONG_LABEL,
     },
     Rule {
         entity: EntityType::SteuerId,
