@@ -4,13 +4,15 @@
 //! type's context words ([`Rule::lists`], lists of `data/lexicon/`) in the type's window
 //! ([`Rule::back`] bytes before, a strong word in parentheses after), records them in the
 //! evidence, drops a candidate whose evidence needs a strong word that is not there, and scores
-//! the rest by the row of the type's table that the words found select.
+//! the rest by the row of its form's table ([`Rule::tables`]) that the words found select.
 //!
 //! Every table here is data: a type's rows, written out, not code per recognizer. A row reads
-//! `(from + up − down)` clamped to 0–1, `from` being the candidate's base score or a fixed one:
-//! the shared rule of docs/entities.md §1.6 (boost for the strongest word found, capped at
-//! +0.35, minus a penalty for a negative word) is the rows of [`boost`]; the types whose score
-//! is a fixed value per case (KVNR, USt-IdNr., Steuer-ID, AUSWEIS) write their values out.
+//! `(start + up − down)` clamped to 0–1, `start` being the candidate's base score, the base
+//! less a mark-down, or a fixed score ([`Start`]): the shared rule of docs/entities.md §1.6
+//! (boost for the strongest word found, capped at +0.35, minus a penalty for a negative word)
+//! is the rows of [`boost`]; the types whose score is a fixed value per case (KVNR, USt-IdNr.,
+//! Steuer-ID, AUSWEIS) write their values out; a form whose meaning changes with the words
+//! (an IP quad that may be a version, a plate after an all-caps word) has a table of its own.
 
 use std::sync::OnceLock;
 
@@ -19,16 +21,23 @@ use crate::lexicon::{Lexicon, Lists};
 use crate::recognizers::{Context, ContextIndex};
 use crate::{EntityType, Text};
 
+/// Where the score of a cell starts.
+#[derive(Debug, Clone, Copy)]
+enum Start {
+    /// The candidate's base score.
+    Base,
+    /// The base score less a mark-down, taken before the boost: what a form loses without the
+    /// word the row lacks (an IP quad below 10 without a strong word is likely a version).
+    BaseLess(f32),
+    /// A fixed score, whatever the base.
+    Fixed(f32),
+}
+
 /// One cell of a score table.
 #[derive(Debug, Clone, Copy)]
 enum Cell {
-    /// The score `from` (`None`: the candidate's base score) plus `up` minus `down`, clamped
-    /// to 0–1.
-    Score {
-        from: Option<f32>,
-        up: f32,
-        down: f32,
-    },
+    /// `from` plus `up` minus `down`, clamped to 0–1.
+    Score { from: Start, up: f32, down: f32 },
     /// No candidate.
     Drop,
 }
@@ -46,26 +55,26 @@ struct Rule {
     lists: fn(&'static Lists) -> [&'static [&'static str]; 3],
     /// Bytes looked back (same line or a preceding `label:` line).
     back: usize,
-    /// The table of [`Form::Main`] candidates.
-    main: Table,
-    /// The table of [`Form::Unchecked`] candidates (a check digit failed or is missing).
-    unchecked: Table,
+    /// A table for each form the type's recognizer proposes (each form once); a candidate
+    /// asking with a form not listed keeps its base score.
+    tables: &'static [(Form, Table)],
 }
 
 /// `score` whatever the base.
 const fn set(score: f32) -> Cell {
-    Cell::Score {
-        from: Some(score),
-        up: 0.0,
-        down: 0.0,
-    }
+    fixed(score, 0.0, 0.0)
 }
 
 /// `score` minus `down`.
 const fn set_minus(score: f32, down: f32) -> Cell {
+    fixed(score, 0.0, down)
+}
+
+/// `score` plus `up` minus `down`, whatever the base.
+const fn fixed(score: f32, up: f32, down: f32) -> Cell {
     Cell::Score {
-        from: Some(score),
-        up: 0.0,
+        from: Start::Fixed(score),
+        up,
         down,
     }
 }
@@ -73,7 +82,16 @@ const fn set_minus(score: f32, down: f32) -> Cell {
 /// The base plus `up` minus `down`.
 const fn base(up: f32, down: f32) -> Cell {
     Cell::Score {
-        from: None,
+        from: Start::Base,
+        up,
+        down,
+    }
+}
+
+/// The base less `cut`, plus `up`, minus `down`.
+const fn base_less(cut: f32, up: f32, down: f32) -> Cell {
+    Cell::Score {
+        from: Start::BaseLess(cut),
         up,
         down,
     }
@@ -89,12 +107,22 @@ const fn boost(strong: f32, weak: f32, penalty: f32) -> Table {
     ]
 }
 
-/// A type without [`Form::Unchecked`] candidates.
-const NONE: Table = boost(0.0, 0.0, 0.0);
+/// The shared rule on a fixed score instead of the base.
+const fn boost_from(score: f32, strong: f32, weak: f32, penalty: f32) -> Table {
+    [
+        [fixed(score, strong, 0.0), fixed(score, strong, penalty)],
+        [fixed(score, weak, 0.0), fixed(score, weak, penalty)],
+        [fixed(score, 0.0, 0.0), fixed(score, 0.0, penalty)],
+    ]
+}
 
 /// A value whose check digit failed counts only after a strong label (`Needs::Strong`): the typo
 /// rule of entities.md §1.6.
 const TYPO_WITH_STRONG_LABEL: Table = [[set(0.6), set(0.6)], [DROP, DROP], [DROP, DROP]];
+
+/// IP_ADDRESS: the strong word (`IP`, `Server`) lifts by 0.2, the weak one by 0.1; a negative
+/// word costs an IPv4 address 0.35.
+const IP_V4_PENALTY: f32 = 0.35;
 
 /// Every type's rule. Rows: strong, weak, no positive word; columns: without, with a negative
 /// word. A strong word nearer than a negative one clears the negative (`ContextIndex`).
@@ -109,12 +137,17 @@ const RULES: &[Rule] = &[
             ]
         },
         back: 50,
-        main: [
-            [set(0.95), set(0.95)],
-            [set(0.75), set(0.3)],
-            [set(0.55), set(0.3)],
+        tables: &[
+            (
+                Form::Main,
+                [
+                    [set(0.95), set(0.95)],
+                    [set(0.75), set(0.3)],
+                    [set(0.55), set(0.3)],
+                ],
+            ),
+            (Form::Unchecked, TYPO_WITH_STRONG_LABEL),
         ],
-        unchecked: TYPO_WITH_STRONG_LABEL,
     },
     Rule {
         entity: EntityType::UstId,
@@ -126,13 +159,18 @@ const RULES: &[Rule] = &[
             ]
         },
         back: 50,
-        // `DE` + check digit is distinctive on its own: 0.75 without a word.
-        main: [
-            [set(0.95), set(0.95)],
-            [set(0.85), set(0.45)],
-            [set(0.75), set(0.45)],
+        tables: &[
+            // `DE` + check digit is distinctive on its own: 0.75 without a word.
+            (
+                Form::Main,
+                [
+                    [set(0.95), set(0.95)],
+                    [set(0.85), set(0.45)],
+                    [set(0.75), set(0.45)],
+                ],
+            ),
+            (Form::Unchecked, TYPO_WITH_STRONG_LABEL),
         ],
-        unchecked: TYPO_WITH_STRONG_LABEL,
     },
     Rule {
         entity: EntityType::SteuerId,
@@ -144,12 +182,14 @@ const RULES: &[Rule] = &[
             ]
         },
         back: 50,
-        main: [
-            [set(0.95), set(0.95)],
-            [set(0.75), set(0.3)],
-            [set(0.6), set(0.3)],
-        ],
-        unchecked: NONE,
+        tables: &[(
+            Form::Main,
+            [
+                [set(0.95), set(0.95)],
+                [set(0.75), set(0.3)],
+                [set(0.6), set(0.3)],
+            ],
+        )],
     },
     Rule {
         entity: EntityType::Ausweis,
@@ -161,25 +201,32 @@ const RULES: &[Rule] = &[
             ]
         },
         back: 50,
-        // With a valid ICAO check digit.
-        main: [
-            [set(0.95), set_minus(0.95, 0.3)],
-            [set(0.75), set_minus(0.75, 0.3)],
-            [set(0.55), set_minus(0.55, 0.3)],
-        ],
-        // Without a check digit: product codes look alike, only a strong word lifts it.
-        unchecked: [
-            [set(0.8), set_minus(0.8, 0.3)],
-            [set(0.3), set_minus(0.3, 0.3)],
-            [set(0.3), set_minus(0.3, 0.3)],
+        tables: &[
+            // With a valid ICAO check digit.
+            (
+                Form::Main,
+                [
+                    [set(0.95), set_minus(0.95, 0.3)],
+                    [set(0.75), set_minus(0.75, 0.3)],
+                    [set(0.55), set_minus(0.55, 0.3)],
+                ],
+            ),
+            // Without a check digit: product codes look alike, only a strong word lifts it.
+            (
+                Form::Unchecked,
+                [
+                    [set(0.8), set_minus(0.8, 0.3)],
+                    [set(0.3), set_minus(0.3, 0.3)],
+                    [set(0.3), set_minus(0.3, 0.3)],
+                ],
+            ),
         ],
     },
     Rule {
         entity: EntityType::EmailAddress,
         lists: |l| [&l.email_context_strong, &l.email_context_weak, &[]],
         back: 50,
-        main: boost(0.1, 0.1, 0.0),
-        unchecked: NONE,
+        tables: &[(Form::Main, boost(0.1, 0.1, 0.0))],
     },
     Rule {
         entity: EntityType::Iban,
@@ -191,8 +238,7 @@ const RULES: &[Rule] = &[
             ]
         },
         back: 50,
-        main: boost(0.05, 0.05, 0.15),
-        unchecked: NONE,
+        tables: &[(Form::Main, boost(0.05, 0.05, 0.15))],
     },
     Rule {
         entity: EntityType::CreditCard,
@@ -204,8 +250,7 @@ const RULES: &[Rule] = &[
             ]
         },
         back: 50,
-        main: boost(0.3, 0.15, 0.3),
-        unchecked: NONE,
+        tables: &[(Form::Main, boost(0.3, 0.15, 0.3))],
     },
     Rule {
         entity: EntityType::PhoneNumber,
@@ -217,8 +262,7 @@ const RULES: &[Rule] = &[
             ]
         },
         back: 50,
-        main: boost(0.2, 0.1, 0.3),
-        unchecked: NONE,
+        tables: &[(Form::Main, boost(0.2, 0.1, 0.3))],
     },
     Rule {
         entity: EntityType::Steuernummer,
@@ -232,8 +276,13 @@ const RULES: &[Rule] = &[
         back: 120,
         // Grouped as a Steuernummer; plain digits (Form::Unchecked) only with a strong
         // label (Needs::Strong) and no negative word. The look-back spans a form's label line.
-        main: boost(0.35, 0.2, 0.3),
-        unchecked: [[set(0.7), DROP], [DROP, DROP], [DROP, DROP]],
+        tables: &[
+            (Form::Main, boost(0.35, 0.2, 0.3)),
+            (
+                Form::Unchecked,
+                [[set(0.7), DROP], [DROP, DROP], [DROP, DROP]],
+            ),
+        ],
     },
     Rule {
         entity: EntityType::SvNummer,
@@ -245,8 +294,7 @@ const RULES: &[Rule] = &[
             ]
         },
         back: 50,
-        main: boost(0.15, 0.1, 0.15),
-        unchecked: NONE,
+        tables: &[(Form::Main, boost(0.15, 0.1, 0.15))],
     },
     Rule {
         entity: EntityType::Date,
@@ -259,8 +307,7 @@ const RULES: &[Rule] = &[
         },
         back: 50,
         // Month + year asks Needs::Strong (birth context).
-        main: boost(0.35, 0.1, 0.3),
-        unchecked: NONE,
+        tables: &[(Form::Main, boost(0.35, 0.1, 0.3))],
     },
     Rule {
         entity: EntityType::UsSsn,
@@ -272,8 +319,44 @@ const RULES: &[Rule] = &[
             ]
         },
         back: 50,
-        main: boost(0.35, 0.15, 0.3),
-        unchecked: NONE,
+        tables: &[(Form::Main, boost(0.35, 0.15, 0.3))],
+    },
+    Rule {
+        entity: EntityType::IpAddress,
+        lists: |l| {
+            [
+                &l.ip_context_strong,
+                &l.ip_context_weak,
+                &l.ip_context_negative,
+            ]
+        },
+        back: 50,
+        tables: &[
+            // IPv4.
+            (Form::Main, boost(0.2, 0.1, IP_V4_PENALTY)),
+            // IPv6.
+            (Form::Alternate, boost(0.2, 0.1, 0.3)),
+            // First number below 10 (`2.4.1.0`): without a strong word 0.3 less.
+            (
+                Form::VersionLike,
+                [
+                    [base(0.2, 0.0), base(0.2, IP_V4_PENALTY)],
+                    [base_less(0.3, 0.1, 0.0), base_less(0.3, 0.1, IP_V4_PENALTY)],
+                    [base_less(0.3, 0.0, 0.0), base_less(0.3, 0.0, IP_V4_PENALTY)],
+                ],
+            ),
+            // A version word before it: 0.55 with a strong word, else from 0.
+            (
+                Form::AfterVersionWord,
+                [
+                    [fixed(0.55, 0.2, 0.0), fixed(0.55, 0.2, IP_V4_PENALTY)],
+                    [fixed(0.0, 0.1, 0.0), fixed(0.0, 0.1, IP_V4_PENALTY)],
+                    [fixed(0.0, 0.0, 0.0), fixed(0.0, 0.0, IP_V4_PENALTY)],
+                ],
+            ),
+            // Its own label names a version: from 0 whatever the words.
+            (Form::VersionLabel, boost_from(0.0, 0.2, 0.1, IP_V4_PENALTY)),
+        ],
     },
 ];
 
@@ -320,16 +403,16 @@ pub(crate) fn apply(text: &Text<'_>, out: &mut Vec<Candidate>) {
             return true;
         };
         let rule = compiled.rule;
+        // So does a form its type has no table for.
+        let Some((_, table)) = rule.tables.iter().find(|(f, _)| *f == form) else {
+            return true;
+        };
         let mut found = compiled.index.evidence_within(s, c.start, c.end, rule.back);
         // A negative cue the recognizer found itself (DATE's amount words) counts as well.
         found.negative |= c.evidence.context.negative();
         if needs == Needs::Strong && !found.strong {
             return false;
         }
-        let table = match form {
-            Form::Main => &rule.main,
-            Form::Unchecked => &rule.unchecked,
-        };
         let row = if found.strong {
             0
         } else if found.weak {
@@ -340,7 +423,12 @@ pub(crate) fn apply(text: &Text<'_>, out: &mut Vec<Candidate>) {
         let Cell::Score { from, up, down } = table[row][usize::from(found.negative)] else {
             return false;
         };
-        c.score = (from.unwrap_or(c.score) + up - down).clamp(0.0, 1.0);
+        let start = match from {
+            Start::Base => c.score,
+            Start::BaseLess(cut) => c.score - cut,
+            Start::Fixed(score) => score,
+        };
+        c.score = (start + up - down).clamp(0.0, 1.0);
         c.evidence.context = found.cues();
         true
     });
@@ -353,9 +441,31 @@ mod tests {
 
     /// The candidate `value` of `s` asking with `form`/`needs`, after the step (`None`: dropped).
     fn stepped(s: &str, value: &str, t: EntityType, ask: (Form, Needs)) -> Option<Candidate> {
+        stepped_asking(0.5, s, value, t, ask)
+    }
+
+    /// [`stepped`] with the base score `base`, needing nothing.
+    fn stepped_from(
+        base: f32,
+        s: &str,
+        value: &str,
+        t: EntityType,
+        form: Form,
+    ) -> Option<Candidate> {
+        stepped_asking(base, s, value, t, (form, Needs::Nothing))
+    }
+
+    /// [`stepped`] with the base score `base`.
+    fn stepped_asking(
+        base: f32,
+        s: &str,
+        value: &str,
+        t: EntityType,
+        ask: (Form, Needs),
+    ) -> Option<Candidate> {
         let text = Text::new(s);
         let start = text.view().find(value)?;
-        let c = cand(t, start, start + value.len(), 0.5, true).asking(ask.0, ask.1);
+        let c = cand(t, start, start + value.len(), base, true).asking(ask.0, ask.1);
         let mut out = vec![c, cand(t, 0, 1, 0.42, false)];
         apply(&text, &mut out);
         // A candidate that does not ask is left as it is.
@@ -406,6 +516,72 @@ mod tests {
         assert_eq!(c.map(|c| c.score), Some(0.5 + 0.2));
     }
 
+    /// The score of [`stepped_from`] (`None`: dropped).
+    fn score(base: f32, s: &str, value: &str, t: EntityType, form: Form) -> Option<f32> {
+        stepped_from(base, s, value, t, form).map(|c| c.score)
+    }
+
+    fn near(a: Option<f32>, b: f32) -> bool {
+        a.is_some_and(|a| (a - b).abs() < 1e-6)
+    }
+
+    #[test]
+    fn an_ip_quad_that_may_be_a_version_loses_without_the_ip_word() {
+        let ip = EntityType::IpAddress;
+        let v = "4.12.0.3";
+        // strong: the base plus 0.2, nothing taken off
+        let s = score(0.85, "Login von 4.12.0.3", v, ip, Form::VersionLike);
+        assert!(near(s, 1.0), "{s:?}");
+        let s = score(0.6, "IP 4.12.0.3", v, ip, Form::VersionLike);
+        assert!(near(s, 0.8), "{s:?}");
+        // weak: 0.3 off, then 0.1 on
+        let s = score(0.85, "Router 4.12.0.3", v, ip, Form::VersionLike);
+        assert!(near(s, 0.65), "{s:?}");
+        // the same words on a plain address take nothing off
+        let s = score(0.85, "Router 84.12.0.3", "84.12.0.3", ip, Form::Main);
+        assert!(near(s, 0.95), "{s:?}");
+        let s = score(0.85, "Messwert 4.12.0.3", v, ip, Form::VersionLike);
+        assert!(near(s, 0.55), "{s:?}");
+    }
+
+    #[test]
+    fn after_a_version_word_only_the_ip_word_makes_an_address() {
+        let ip = EntityType::IpAddress;
+        let v = "84.12.0.3";
+        let after = Form::AfterVersionWord;
+        // `ip` is nearer than the negative `update`: 0.55 + 0.2, whatever the base
+        let s = score(0.3, "nach dem Update hat die IP 84.12.0.3", v, ip, after);
+        assert!(near(s, 0.75), "{s:?}");
+        let s = score(0.85, "nach dem Update der Server 84.12.0.3", v, ip, after);
+        assert!(near(s, 0.0), "{s:?}");
+        let s = score(0.85, "Host 84.12.0.3", v, ip, after);
+        assert!(near(s, 0.1), "{s:?}");
+        // a version label: from 0, the IP word adds its boost only
+        let s = score(0.85, "IP 84.12.0.3", v, ip, Form::VersionLabel);
+        assert!(near(s, 0.2), "{s:?}");
+    }
+
+    #[test]
+    fn ipv6_pays_a_smaller_penalty_than_ipv4() {
+        let ip = EntityType::IpAddress;
+        let s = score(0.6, "Raum fe80::1", "fe80::1", ip, Form::Alternate);
+        assert!(near(s, 0.3), "{s:?}");
+        let s = score(0.6, "Raum 10.0.0.1", "10.0.0.1", ip, Form::Main);
+        assert!(near(s, 0.25), "{s:?}");
+    }
+
+    #[test]
+    fn a_form_without_a_table_keeps_its_base() {
+        let s = score(
+            0.42,
+            "Tel. 030 1234567",
+            "030 1234567",
+            EntityType::PhoneNumber,
+            Form::VersionLabel,
+        );
+        assert_eq!(s, Some(0.42));
+    }
+
     #[test]
     fn the_ask_adds_at_most_one_word_to_a_candidate() {
         // Two bytes of ask past the 64 of before; measured no dearer (benches/RESULTS.md).
@@ -414,13 +590,20 @@ mod tests {
     }
 
     #[test]
-    fn every_type_has_one_rule() {
+    fn every_type_has_one_rule_and_every_form_one_table() {
         for (k, r) in RULES.iter().enumerate() {
             assert!(
                 RULES[k + 1..].iter().all(|o| o.entity != r.entity),
                 "{:?}",
                 r.entity
             );
+            for (i, (form, _)) in r.tables.iter().enumerate() {
+                assert!(
+                    r.tables[i + 1..].iter().all(|(f, _)| f != form),
+                    "{:?} {form:?}",
+                    r.entity
+                );
+            }
         }
         assert_eq!(compiled().len(), RULES.len());
     }
