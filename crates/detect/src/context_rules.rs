@@ -124,6 +124,10 @@ const TYPO_WITH_STRONG_LABEL: Table = [[set(0.6), set(0.6)], [DROP, DROP], [DROP
 /// word costs an IPv4 address 0.35.
 const IP_V4_PENALTY: f32 = 0.35;
 
+/// KFZ: a plate after an all-caps word (`AB MO 10 UHR`: signage, not prose) loses 0.3 after
+/// the shared rule.
+const KFZ_AFTER_CAPS: f32 = 0.3;
+
 /// Every type's rule. Rows: strong, weak, no positive word; columns: without, with a negative
 /// word. A strong word nearer than a negative one clears the negative (`ContextIndex`).
 const RULES: &[Rule] = &[
@@ -358,6 +362,28 @@ const RULES: &[Rule] = &[
             (Form::VersionLabel, boost_from(0.0, 0.2, 0.1, IP_V4_PENALTY)),
         ],
     },
+    Rule {
+        entity: EntityType::KfzKennzeichen,
+        lists: |l| {
+            [
+                &l.kfz_context_strong,
+                &l.kfz_context_weak,
+                &l.kfz_context_negative,
+            ]
+        },
+        back: 50,
+        tables: &[
+            (Form::Main, boost(0.2, 0.2, 0.3)),
+            (
+                Form::AfterCapsWord,
+                [
+                    [base(0.2, KFZ_AFTER_CAPS), base(0.2, 0.3 + KFZ_AFTER_CAPS)],
+                    [base(0.2, KFZ_AFTER_CAPS), base(0.2, 0.3 + KFZ_AFTER_CAPS)],
+                    [base(0.0, KFZ_AFTER_CAPS), base(0.0, 0.3 + KFZ_AFTER_CAPS)],
+                ],
+            ),
+        ],
+    },
 ];
 
 /// A rule compiled: its context words in one automaton.
@@ -568,6 +594,22 @@ mod tests {
         assert!(near(s, 0.3), "{s:?}");
         let s = score(0.6, "Raum 10.0.0.1", "10.0.0.1", ip, Form::Main);
         assert!(near(s, 0.25), "{s:?}");
+    }
+
+    #[test]
+    fn a_plate_after_an_all_caps_word_loses_and_stays_at_or_above_zero() {
+        let kfz = EntityType::KfzKennzeichen;
+        let caps = Form::AfterCapsWord;
+        let s = score(0.75, "KENNZEICHEN B-XY 123", "B-XY 123", kfz, caps);
+        assert!(near(s, 0.65), "{s:?}");
+        let s = score(0.75, "PARKEN B-XY 123", "B-XY 123", kfz, caps);
+        assert!(near(s, 0.45), "{s:?}");
+        // the same words in prose
+        let s = score(0.75, "parken B-XY 123", "B-XY 123", kfz, Form::Main);
+        assert!(near(s, 0.75), "{s:?}");
+        // a negative word as well: 0.45 − 0.3 − 0.3 is clamped at 0
+        let s = score(0.45, "NORM ES AB 12", "ES AB 12", kfz, caps);
+        assert_eq!(s, Some(0.0));
     }
 
     #[test]

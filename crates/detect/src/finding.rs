@@ -92,6 +92,9 @@ pub enum Form {
     AfterVersionWord,
     /// Its own label names a version (`Client-Version 3.1.4.7`): no word makes it the type.
     VersionLabel,
+    /// An all-caps word comes before it (KFZ: `AB MO 10 UHR`): capitals are no sign of a code
+    /// there, the score drops.
+    AfterCapsWord,
 }
 
 /// The context words without which a candidate does not exist.
