@@ -384,6 +384,39 @@ const RULES: &[Rule] = &[
             ),
         ],
     },
+    Rule {
+        entity: EntityType::Location,
+        lists: |l| {
+            [
+                &l.location_context_strong,
+                &l.location_context_weak,
+                &l.location_context_negative,
+            ]
+        },
+        back: 50,
+        // Streets only (postcodes and towns read their context themselves): a strong word
+        // lifts them, weak and negative words do not count.
+        tables: &[
+            // A German street and house number.
+            (
+                Form::Main,
+                [
+                    [base(0.15, 0.0), base(0.15, 0.0)],
+                    [base(0.0, 0.0), base(0.0, 0.0)],
+                    [base(0.0, 0.0), base(0.0, 0.0)],
+                ],
+            ),
+            // The number first, the English way (`42 Baker Street`).
+            (
+                Form::Alternate,
+                [
+                    [set(0.85), set(0.85)],
+                    [base(0.0, 0.0), base(0.0, 0.0)],
+                    [base(0.0, 0.0), base(0.0, 0.0)],
+                ],
+            ),
+        ],
+    },
 ];
 
 /// A rule compiled: its context words in one automaton.
@@ -610,6 +643,26 @@ mod tests {
         // a negative word as well: 0.45 − 0.3 − 0.3 is clamped at 0
         let s = score(0.45, "NORM ES AB 12", "ES AB 12", kfz, caps);
         assert_eq!(s, Some(0.0));
+    }
+
+    #[test]
+    fn a_street_counts_its_strong_word_only() {
+        let loc = EntityType::Location;
+        let v = "Birkenweg 4";
+        let s = score(0.75, "Anschrift: Birkenweg 4", v, loc, Form::Main);
+        assert!(near(s, 0.9), "{s:?}");
+        // weak (`in`) and negative (`Seite`) words leave the base
+        let s = score(0.6, "Seite 3, in Birkenweg 4", v, loc, Form::Main);
+        assert!(near(s, 0.6), "{s:?}");
+        let en = "17 Elm Road";
+        let s = score(0.75, "lives in 17 Elm Road", en, loc, Form::Alternate);
+        assert!(near(s, 0.85), "{s:?}");
+        let s = score(0.75, "walk to 17 Elm Road", en, loc, Form::Alternate);
+        assert!(near(s, 0.75), "{s:?}");
+        // the evidence records every word found, weak and negative ones too
+        let c = stepped_from(0.6, "Seite 3, in Birkenweg 4", v, loc, Form::Main);
+        let cues = c.map(|c| c.evidence.context);
+        assert!(cues.is_some_and(|c| !c.strong() && c.weak() && c.negative()));
     }
 
     #[test]

@@ -82,7 +82,8 @@ pub enum Form {
     Main,
     /// A check digit failed or is missing.
     Unchecked,
-    /// The type's second notation, whose words weigh otherwise (IP_ADDRESS: IPv6 beside IPv4).
+    /// The type's second notation, whose words weigh otherwise (IP_ADDRESS: IPv6 beside IPv4;
+    /// LOCATION: a street address written number first, `42 Baker Street`).
     Alternate,
     /// A value that may as well be a version number (IP_ADDRESS: a dotted quad whose first
     /// number is below 10, `2.4.1.0`): it loses without a strong word.
