@@ -7,7 +7,7 @@
 //! the rest by the row of its form's table ([`Rule::tables`]) that the words found select.
 //!
 //! Every table here is data: a type's rows, written out, not code per recognizer. A row reads
-//! `(start + up − down)` clamped to 0–1, `start` being the candidate's base score, the base
+//! `(from + up − down)` clamped to 0–1, `from` being the candidate's base score, the base
 //! less a mark-down, or a fixed score ([`Start`]): the shared rule of docs/entities.md §1.6
 //! (boost for the strongest word found, capped at +0.35, minus a penalty for a negative word)
 //! is the rows of [`boost`]; the types whose score is a fixed value per case (KVNR, USt-IdNr.,
@@ -120,8 +120,8 @@ const fn boost_from(score: f32, strong: f32, weak: f32, penalty: f32) -> Table {
 /// rule of entities.md §1.6.
 const TYPO_WITH_STRONG_LABEL: Table = [[set(0.6), set(0.6)], [DROP, DROP], [DROP, DROP]];
 
-/// IP_ADDRESS: the strong word (`IP`, `Server`) lifts by 0.2, the weak one by 0.1; a negative
-/// word costs an IPv4 address 0.35.
+/// IP_ADDRESS: what a negative word (`Kapitel`, `Raum`) costs an IPv4 address in every form
+/// (IPv6 pays 0.3).
 const IP_V4_PENALTY: f32 = 0.35;
 
 /// KFZ: a plate after an all-caps word (`AB MO 10 UHR`: signage, not prose) loses 0.3 after
@@ -374,6 +374,8 @@ const RULES: &[Rule] = &[
         back: 50,
         tables: &[
             (Form::Main, boost(0.2, 0.2, 0.3)),
+            // The Main table, then 0.3 less; with a negative word both in one cell, clamped at
+            // 0 (subtracted after the clamp it went below 0; either way far below 0.5).
             (
                 Form::AfterCapsWord,
                 [
