@@ -4,13 +4,15 @@
 //! type's context words ([`Rule::lists`], lists of `data/lexicon/`) in the type's window
 //! ([`Rule::back`] bytes before, a strong word in parentheses after), records them in the
 //! evidence, drops a candidate whose evidence needs a strong word that is not there, and scores
-//! the rest by the row of the type's table that the words found select.
+//! the rest by the row of its form's table ([`Rule::tables`]) that the words found select.
 //!
 //! Every table here is data: a type's rows, written out, not code per recognizer. A row reads
-//! `(from + up − down)` clamped to 0–1, `from` being the candidate's base score or a fixed one:
-//! the shared rule of docs/entities.md §1.6 (boost for the strongest word found, capped at
-//! +0.35, minus a penalty for a negative word) is the rows of [`boost`]; the types whose score
-//! is a fixed value per case (KVNR, USt-IdNr., Steuer-ID, AUSWEIS) write their values out.
+//! `(from + up − down)` clamped to 0–1, `from` being the candidate's base score, the base
+//! less a mark-down, or a fixed score ([`Start`]): the shared rule of docs/entities.md §1.6
+//! (boost for the strongest word found, capped at +0.35, minus a penalty for a negative word)
+//! is the rows of [`boost`]; the types whose score is a fixed value per case (KVNR, USt-IdNr.,
+//! Steuer-ID, AUSWEIS) write their values out; a form whose meaning changes with the words
+//! (an IP quad that may be a version, a plate after an all-caps word) has a table of its own.
 
 use std::sync::OnceLock;
 
@@ -19,16 +21,23 @@ use crate::lexicon::{Lexicon, Lists};
 use crate::recognizers::{Context, ContextIndex};
 use crate::{EntityType, Text};
 
+/// Where the score of a cell starts.
+#[derive(Debug, Clone, Copy)]
+enum Start {
+    /// The candidate's base score.
+    Base,
+    /// The base score less a mark-down, taken before the boost: what a form loses without the
+    /// word the row lacks (an IP quad below 10 without a strong word is likely a version).
+    BaseLess(f32),
+    /// A fixed score, whatever the base.
+    Fixed(f32),
+}
+
 /// One cell of a score table.
 #[derive(Debug, Clone, Copy)]
 enum Cell {
-    /// The score `from` (`None`: the candidate's base score) plus `up` minus `down`, clamped
-    /// to 0–1.
-    Score {
-        from: Option<f32>,
-        up: f32,
-        down: f32,
-    },
+    /// `from` plus `up` minus `down`, clamped to 0–1.
+    Score { from: Start, up: f32, down: f32 },
     /// No candidate.
     Drop,
 }
@@ -46,26 +55,26 @@ struct Rule {
     lists: fn(&'static Lists) -> [&'static [&'static str]; 3],
     /// Bytes looked back (same line or a preceding `label:` line).
     back: usize,
-    /// The table of [`Form::Main`] candidates.
-    main: Table,
-    /// The table of [`Form::Unchecked`] candidates (a check digit failed or is missing).
-    unchecked: Table,
+    /// A table for each form the type's recognizer proposes (each form once); a candidate
+    /// asking with a form not listed keeps its base score.
+    tables: &'static [(Form, Table)],
 }
 
 /// `score` whatever the base.
 const fn set(score: f32) -> Cell {
-    Cell::Score {
-        from: Some(score),
-        up: 0.0,
-        down: 0.0,
-    }
+    fixed(score, 0.0, 0.0)
 }
 
 /// `score` minus `down`.
 const fn set_minus(score: f32, down: f32) -> Cell {
+    fixed(score, 0.0, down)
+}
+
+/// `score` plus `up` minus `down`, whatever the base.
+const fn fixed(score: f32, up: f32, down: f32) -> Cell {
     Cell::Score {
-        from: Some(score),
-        up: 0.0,
+        from: Start::Fixed(score),
+        up,
         down,
     }
 }
@@ -73,7 +82,16 @@ const fn set_minus(score: f32, down: f32) -> Cell {
 /// The base plus `up` minus `down`.
 const fn base(up: f32, down: f32) -> Cell {
     Cell::Score {
-        from: None,
+        from: Start::Base,
+        up,
+        down,
+    }
+}
+
+/// The base less `cut`, plus `up`, minus `down`.
+const fn base_less(cut: f32, up: f32, down: f32) -> Cell {
+    Cell::Score {
+        from: Start::BaseLess(cut),
         up,
         down,
     }
@@ -89,12 +107,26 @@ const fn boost(strong: f32, weak: f32, penalty: f32) -> Table {
     ]
 }
 
-/// A type without [`Form::Unchecked`] candidates.
-const NONE: Table = boost(0.0, 0.0, 0.0);
+/// The shared rule on a fixed score instead of the base.
+const fn boost_from(score: f32, strong: f32, weak: f32, penalty: f32) -> Table {
+    [
+        [fixed(score, strong, 0.0), fixed(score, strong, penalty)],
+        [fixed(score, weak, 0.0), fixed(score, weak, penalty)],
+        [fixed(score, 0.0, 0.0), fixed(score, 0.0, penalty)],
+    ]
+}
 
 /// A value whose check digit failed counts only after a strong label (`Needs::Strong`): the typo
 /// rule of entities.md §1.6.
 const TYPO_WITH_STRONG_LABEL: Table = [[set(0.6), set(0.6)], [DROP, DROP], [DROP, DROP]];
+
+/// IP_ADDRESS: what a negative word (`Kapitel`, `Raum`) costs an IPv4 address in every form
+/// (IPv6 pays 0.3).
+const IP_V4_PENALTY: f32 = 0.35;
+
+/// KFZ: a plate after an all-caps word (`AB MO 10 UHR`: signage, not prose) loses 0.3 after
+/// the shared rule.
+const KFZ_AFTER_CAPS: f32 = 0.3;
 
 /// Every type's rule. Rows: strong, weak, no positive word; columns: without, with a negative
 /// word. A strong word nearer than a negative one clears the negative (`ContextIndex`).
@@ -109,12 +141,17 @@ const RULES: &[Rule] = &[
             ]
         },
         back: 50,
-        main: [
-            [set(0.95), set(0.95)],
-            [set(0.75), set(0.3)],
-            [set(0.55), set(0.3)],
+        tables: &[
+            (
+                Form::Main,
+                [
+                    [set(0.95), set(0.95)],
+                    [set(0.75), set(0.3)],
+                    [set(0.55), set(0.3)],
+                ],
+            ),
+            (Form::Unchecked, TYPO_WITH_STRONG_LABEL),
         ],
-        unchecked: TYPO_WITH_STRONG_LABEL,
     },
     Rule {
         entity: EntityType::UstId,
@@ -126,13 +163,18 @@ const RULES: &[Rule] = &[
             ]
         },
         back: 50,
-        // `DE` + check digit is distinctive on its own: 0.75 without a word.
-        main: [
-            [set(0.95), set(0.95)],
-            [set(0.85), set(0.45)],
-            [set(0.75), set(0.45)],
+        tables: &[
+            // `DE` + check digit is distinctive on its own: 0.75 without a word.
+            (
+                Form::Main,
+                [
+                    [set(0.95), set(0.95)],
+                    [set(0.85), set(0.45)],
+                    [set(0.75), set(0.45)],
+                ],
+            ),
+            (Form::Unchecked, TYPO_WITH_STRONG_LABEL),
         ],
-        unchecked: TYPO_WITH_STRONG_LABEL,
     },
     Rule {
         entity: EntityType::SteuerId,
@@ -144,12 +186,14 @@ const RULES: &[Rule] = &[
             ]
         },
         back: 50,
-        main: [
-            [set(0.95), set(0.95)],
-            [set(0.75), set(0.3)],
-            [set(0.6), set(0.3)],
-        ],
-        unchecked: NONE,
+        tables: &[(
+            Form::Main,
+            [
+                [set(0.95), set(0.95)],
+                [set(0.75), set(0.3)],
+                [set(0.6), set(0.3)],
+            ],
+        )],
     },
     Rule {
         entity: EntityType::Ausweis,
@@ -161,25 +205,32 @@ const RULES: &[Rule] = &[
             ]
         },
         back: 50,
-        // With a valid ICAO check digit.
-        main: [
-            [set(0.95), set_minus(0.95, 0.3)],
-            [set(0.75), set_minus(0.75, 0.3)],
-            [set(0.55), set_minus(0.55, 0.3)],
-        ],
-        // Without a check digit: product codes look alike, only a strong word lifts it.
-        unchecked: [
-            [set(0.8), set_minus(0.8, 0.3)],
-            [set(0.3), set_minus(0.3, 0.3)],
-            [set(0.3), set_minus(0.3, 0.3)],
+        tables: &[
+            // With a valid ICAO check digit.
+            (
+                Form::Main,
+                [
+                    [set(0.95), set_minus(0.95, 0.3)],
+                    [set(0.75), set_minus(0.75, 0.3)],
+                    [set(0.55), set_minus(0.55, 0.3)],
+                ],
+            ),
+            // Without a check digit: product codes look alike, only a strong word lifts it.
+            (
+                Form::Unchecked,
+                [
+                    [set(0.8), set_minus(0.8, 0.3)],
+                    [set(0.3), set_minus(0.3, 0.3)],
+                    [set(0.3), set_minus(0.3, 0.3)],
+                ],
+            ),
         ],
     },
     Rule {
         entity: EntityType::EmailAddress,
         lists: |l| [&l.email_context_strong, &l.email_context_weak, &[]],
         back: 50,
-        main: boost(0.1, 0.1, 0.0),
-        unchecked: NONE,
+        tables: &[(Form::Main, boost(0.1, 0.1, 0.0))],
     },
     Rule {
         entity: EntityType::Iban,
@@ -191,8 +242,7 @@ const RULES: &[Rule] = &[
             ]
         },
         back: 50,
-        main: boost(0.05, 0.05, 0.15),
-        unchecked: NONE,
+        tables: &[(Form::Main, boost(0.05, 0.05, 0.15))],
     },
     Rule {
         entity: EntityType::CreditCard,
@@ -204,8 +254,7 @@ const RULES: &[Rule] = &[
             ]
         },
         back: 50,
-        main: boost(0.3, 0.15, 0.3),
-        unchecked: NONE,
+        tables: &[(Form::Main, boost(0.3, 0.15, 0.3))],
     },
     Rule {
         entity: EntityType::PhoneNumber,
@@ -217,8 +266,7 @@ const RULES: &[Rule] = &[
             ]
         },
         back: 50,
-        main: boost(0.2, 0.1, 0.3),
-        unchecked: NONE,
+        tables: &[(Form::Main, boost(0.2, 0.1, 0.3))],
     },
     Rule {
         entity: EntityType::Steuernummer,
@@ -232,8 +280,13 @@ const RULES: &[Rule] = &[
         back: 120,
         // Grouped as a Steuernummer; plain digits (Form::Unchecked) only with a strong
         // label (Needs::Strong) and no negative word. The look-back spans a form's label line.
-        main: boost(0.35, 0.2, 0.3),
-        unchecked: [[set(0.7), DROP], [DROP, DROP], [DROP, DROP]],
+        tables: &[
+            (Form::Main, boost(0.35, 0.2, 0.3)),
+            (
+                Form::Unchecked,
+                [[set(0.7), DROP], [DROP, DROP], [DROP, DROP]],
+            ),
+        ],
     },
     Rule {
         entity: EntityType::SvNummer,
@@ -245,8 +298,7 @@ const RULES: &[Rule] = &[
             ]
         },
         back: 50,
-        main: boost(0.15, 0.1, 0.15),
-        unchecked: NONE,
+        tables: &[(Form::Main, boost(0.15, 0.1, 0.15))],
     },
     Rule {
         entity: EntityType::Date,
@@ -259,8 +311,7 @@ const RULES: &[Rule] = &[
         },
         back: 50,
         // Month + year asks Needs::Strong (birth context).
-        main: boost(0.35, 0.1, 0.3),
-        unchecked: NONE,
+        tables: &[(Form::Main, boost(0.35, 0.1, 0.3))],
     },
     Rule {
         entity: EntityType::UsSsn,
@@ -272,8 +323,101 @@ const RULES: &[Rule] = &[
             ]
         },
         back: 50,
-        main: boost(0.35, 0.15, 0.3),
-        unchecked: NONE,
+        tables: &[(Form::Main, boost(0.35, 0.15, 0.3))],
+    },
+    Rule {
+        entity: EntityType::IpAddress,
+        lists: |l| {
+            [
+                &l.ip_context_strong,
+                &l.ip_context_weak,
+                &l.ip_context_negative,
+            ]
+        },
+        back: 50,
+        tables: &[
+            // IPv4.
+            (Form::Main, boost(0.2, 0.1, IP_V4_PENALTY)),
+            // IPv6.
+            (Form::Alternate, boost(0.2, 0.1, 0.3)),
+            // First number below 10 (`2.4.1.0`): without a strong word 0.3 less.
+            (
+                Form::VersionLike,
+                [
+                    [base(0.2, 0.0), base(0.2, IP_V4_PENALTY)],
+                    [base_less(0.3, 0.1, 0.0), base_less(0.3, 0.1, IP_V4_PENALTY)],
+                    [base_less(0.3, 0.0, 0.0), base_less(0.3, 0.0, IP_V4_PENALTY)],
+                ],
+            ),
+            // A version word before it: 0.55 with a strong word, else from 0.
+            (
+                Form::AfterVersionWord,
+                [
+                    [fixed(0.55, 0.2, 0.0), fixed(0.55, 0.2, IP_V4_PENALTY)],
+                    [fixed(0.0, 0.1, 0.0), fixed(0.0, 0.1, IP_V4_PENALTY)],
+                    [fixed(0.0, 0.0, 0.0), fixed(0.0, 0.0, IP_V4_PENALTY)],
+                ],
+            ),
+            // Its own label names a version: from 0 whatever the words.
+            (Form::VersionLabel, boost_from(0.0, 0.2, 0.1, IP_V4_PENALTY)),
+        ],
+    },
+    Rule {
+        entity: EntityType::KfzKennzeichen,
+        lists: |l| {
+            [
+                &l.kfz_context_strong,
+                &l.kfz_context_weak,
+                &l.kfz_context_negative,
+            ]
+        },
+        back: 50,
+        tables: &[
+            (Form::Main, boost(0.2, 0.2, 0.3)),
+            // The Main table, then 0.3 less; with a negative word both in one cell, clamped at
+            // 0 (subtracted after the clamp it went below 0; either way far below 0.5).
+            (
+                Form::AfterCapsWord,
+                [
+                    [base(0.2, KFZ_AFTER_CAPS), base(0.2, 0.3 + KFZ_AFTER_CAPS)],
+                    [base(0.2, KFZ_AFTER_CAPS), base(0.2, 0.3 + KFZ_AFTER_CAPS)],
+                    [base(0.0, KFZ_AFTER_CAPS), base(0.0, 0.3 + KFZ_AFTER_CAPS)],
+                ],
+            ),
+        ],
+    },
+    Rule {
+        entity: EntityType::Location,
+        lists: |l| {
+            [
+                &l.location_context_strong,
+                &l.location_context_weak,
+                &l.location_context_negative,
+            ]
+        },
+        back: 50,
+        // Streets only (postcodes and towns read their context themselves): a strong word
+        // lifts them, weak and negative words do not count.
+        tables: &[
+            // A German street and house number.
+            (
+                Form::Main,
+                [
+                    [base(0.15, 0.0), base(0.15, 0.0)],
+                    [base(0.0, 0.0), base(0.0, 0.0)],
+                    [base(0.0, 0.0), base(0.0, 0.0)],
+                ],
+            ),
+            // The number first, the English way (`42 Baker Street`).
+            (
+                Form::Alternate,
+                [
+                    [set(0.85), set(0.85)],
+                    [base(0.0, 0.0), base(0.0, 0.0)],
+                    [base(0.0, 0.0), base(0.0, 0.0)],
+                ],
+            ),
+        ],
     },
 ];
 
@@ -320,16 +464,16 @@ pub(crate) fn apply(text: &Text<'_>, out: &mut Vec<Candidate>) {
             return true;
         };
         let rule = compiled.rule;
+        // So does a form its type has no table for.
+        let Some((_, table)) = rule.tables.iter().find(|(f, _)| *f == form) else {
+            return true;
+        };
         let mut found = compiled.index.evidence_within(s, c.start, c.end, rule.back);
         // A negative cue the recognizer found itself (DATE's amount words) counts as well.
         found.negative |= c.evidence.context.negative();
         if needs == Needs::Strong && !found.strong {
             return false;
         }
-        let table = match form {
-            Form::Main => &rule.main,
-            Form::Unchecked => &rule.unchecked,
-        };
         let row = if found.strong {
             0
         } else if found.weak {
@@ -340,88 +484,17 @@ pub(crate) fn apply(text: &Text<'_>, out: &mut Vec<Candidate>) {
         let Cell::Score { from, up, down } = table[row][usize::from(found.negative)] else {
             return false;
         };
-        c.score = (from.unwrap_or(c.score) + up - down).clamp(0.0, 1.0);
+        let start = match from {
+            Start::Base => c.score,
+            Start::BaseLess(cut) => c.score - cut,
+            Start::Fixed(score) => score,
+        };
+        c.score = (start + up - down).clamp(0.0, 1.0);
         c.evidence.context = found.cues();
         true
     });
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::finding::cand;
-
-    /// The candidate `value` of `s` asking with `form`/`needs`, after the step (`None`: dropped).
-    fn stepped(s: &str, value: &str, t: EntityType, ask: (Form, Needs)) -> Option<Candidate> {
-        let text = Text::new(s);
-        let start = text.view().find(value)?;
-        let c = cand(t, start, start + value.len(), 0.5, true).asking(ask.0, ask.1);
-        let mut out = vec![c, cand(t, 0, 1, 0.42, false)];
-        apply(&text, &mut out);
-        // A candidate that does not ask is left as it is.
-        assert_eq!(out.last().map(|c| c.score), Some(0.42));
-        (out.len() == 2).then(|| out[0])
-    }
-
-    #[test]
-    fn a_fixed_table_is_not_base_plus_boost_minus_penalty() {
-        let main = (Form::Main, Needs::Nothing);
-        // weak and negative: 0.3, where 0.55 + 0.2 − a penalty would give 0.5
-        let c = stepped(
-            "Krankenkasse, Bestellnummer A123456780",
-            "A123456780",
-            EntityType::Kvnr,
-            main,
-        );
-        let c = c.expect("kept");
-        assert_eq!(c.score, 0.3);
-        assert!(c.evidence.context.weak() && c.evidence.context.negative());
-        let c = stepped("KVNR A123456780", "A123456780", EntityType::Kvnr, main);
-        assert_eq!(c.map(|c| c.score), Some(0.95));
-    }
-
-    #[test]
-    fn a_candidate_that_needs_a_strong_word_is_dropped_without_one() {
-        let typo = (Form::Unchecked, Needs::Strong);
-        let kept = stepped("KVNR: A123456781", "A123456781", EntityType::Kvnr, typo);
-        assert_eq!(kept.map(|c| c.score), Some(0.6));
-        let gone = stepped(
-            "Krankenkasse A123456781",
-            "A123456781",
-            EntityType::Kvnr,
-            typo,
-        );
-        assert_eq!(gone, None);
-    }
-
-    #[test]
-    fn the_shared_rule_adds_to_the_base() {
-        let c = stepped(
-            "Tel. 030 1234567",
-            "030 1234567",
-            EntityType::PhoneNumber,
-            (Form::Main, Needs::Nothing),
-        );
-        // 0.5 + 0.2 for a strong word
-        assert_eq!(c.map(|c| c.score), Some(0.5 + 0.2));
-    }
-
-    #[test]
-    fn the_ask_adds_at_most_one_word_to_a_candidate() {
-        // Two bytes of ask past the 64 of before; measured no dearer (benches/RESULTS.md).
-        assert_eq!(std::mem::size_of::<Ask>(), 2);
-        assert!(std::mem::size_of::<Candidate>() <= 72);
-    }
-
-    #[test]
-    fn every_type_has_one_rule() {
-        for (k, r) in RULES.iter().enumerate() {
-            assert!(
-                RULES[k + 1..].iter().all(|o| o.entity != r.entity),
-                "{:?}",
-                r.entity
-            );
-        }
-        assert_eq!(compiled().len(), RULES.len());
-    }
-}
+#[path = "context_rules_tests.rs"]
+mod tests;

@@ -73,13 +73,29 @@ pub enum Ask {
     Score { form: Form, needs: Needs },
 }
 
-/// Which of its type's score tables a candidate is scored by.
+/// Which of its type's score tables a candidate is scored by: the form its value was found in,
+/// where the form changes what the context words around it mean. A type's rule holds a table
+/// for each form its recognizer proposes ([`crate::context_rules`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Form {
     /// The value as the type expects it (a check digit, when the type has one, held).
     Main,
     /// A check digit failed or is missing.
     Unchecked,
+    /// The type's second notation, whose words weigh otherwise (IP_ADDRESS: IPv6 beside IPv4;
+    /// LOCATION: a street address written number first, `42 Baker Street`).
+    Alternate,
+    /// A value that may as well be a version number (IP_ADDRESS: a dotted quad whose first
+    /// number is below 10, `2.4.1.0`): it loses without a strong word.
+    VersionLike,
+    /// A version word comes before it (`nach dem Update`, `Release`): only a strong word makes
+    /// it the type.
+    AfterVersionWord,
+    /// Its own label names a version (`Client-Version 3.1.4.7`): no word makes it the type.
+    VersionLabel,
+    /// An all-caps word comes before it (KFZ: `AB MO 10 UHR`): capitals are no sign of a code
+    /// there, the score drops.
+    AfterCapsWord,
 }
 
 /// The context words without which a candidate does not exist.

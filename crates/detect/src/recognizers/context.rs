@@ -1,7 +1,7 @@
 //! Context scoring (docs/entities.md §1.5/§1.6): the words that raise or lower a candidate's score
-//! when they occur near it. The context step (`crate::context_rules`) and the recognizers that
-//! still read context themselves (IP, KFZ, LOCATION, DATE's amount words) describe their words
-//! as a [`Context`] and compile it once into a [`ContextIndex`], the one path by which context
+//! when they occur near it. The context step (`crate::context_rules`), which scores them, and the
+//! checks that still read context themselves (LOCATION's postcodes and towns, DATE's amount
+//! words) describe their words as a [`Context`] and compile it once into a [`ContextIndex`], the one path by which context
 //! is looked for.
 
 use super::window::{after, before};
@@ -93,19 +93,6 @@ impl Nearby {
     pub fn cues(self) -> Cues {
         Cues::new(self.strong, self.weak, self.negative)
     }
-
-    /// `base` plus boosts (capped at +0.35) minus the penalty (§1.6).
-    pub fn score(self, base: f32, strong: f32, weak: f32, penalty: f32) -> f32 {
-        let boost: f32 = if self.strong {
-            strong
-        } else if self.weak {
-            weak
-        } else {
-            0.0
-        };
-        let pen = if self.negative { penalty } else { 0.0 };
-        (base + boost.min(0.35) - pen).clamp(0.0, 1.0)
-    }
 }
 
 /// Which list of a [`Context`] a word comes from.
@@ -166,7 +153,8 @@ impl ContextIndex {
         }
     }
 
-    /// [`ContextIndex::evidence`]`.strong` alone, without looking for the other words.
+    /// [`ContextIndex::evidence_within`]`(s, start, end, 50).strong` alone, without looking for
+    /// the other words.
     pub fn strong(&self, s: &str, start: usize, end: usize) -> bool {
         self.scan_window(before(s, start, 50), true).strong || {
             let a = after(s, end, 25);
@@ -174,13 +162,14 @@ impl ContextIndex {
         }
     }
 
-    /// Looks 50 bytes back (same line, or a preceding `label:` line) and 25 bytes ahead (for a
-    /// strong word in parentheses: `0171 1234567 (Tel)`).
+    /// [`ContextIndex::evidence_within`] 50 bytes back, the look-back of most rules.
+    #[cfg(test)]
     pub fn evidence(&self, s: &str, start: usize, end: usize) -> Nearby {
         self.evidence_within(s, start, end, 50)
     }
 
-    /// [`ContextIndex::evidence`] with a custom look-back (bytes).
+    /// Looks `back` bytes back (same line, or a preceding `label:` line) and 25 bytes ahead (for
+    /// a strong word in parentheses: `0171 1234567 (Tel)`).
     pub fn evidence_within(&self, s: &str, start: usize, end: usize, back: usize) -> Nearby {
         let mut ev = self.scan_window(before(s, start, back), false);
         let a = after(s, end, 25);

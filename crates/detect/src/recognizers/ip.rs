@@ -1,16 +1,16 @@
 //! IP addresses (docs/entities.md §7): strict IPv4 dotted quads and IPv6 (compressed, embedded
-//! IPv4, zone IDs), parsed with `std::net`.
+//! IPv4, zone IDs), parsed with `std::net`. The context step scores them
+//! (`crate::context_rules`): a quad asks with the form that says whether it may be a version.
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 use regex::Regex;
 
-use super::{cand, Context, ContextIndex};
-use crate::lexicon::Lexicon;
+use super::cand;
+use crate::finding::{Form, Needs};
 use crate::{Candidate, EntityType, Recognizer, Text};
 
 pub struct IpRecognizer {
-    context: ContextIndex,
     v4: Regex,
     v6: Regex,
 }
@@ -18,11 +18,6 @@ pub struct IpRecognizer {
 impl IpRecognizer {
     pub fn new() -> Self {
         IpRecognizer {
-            context: ContextIndex::new(&Context {
-strong: &Lexicon::get().lists.ip_context_strong,
-weak: &Lexicon::get().lists.ip_context_weak,
-negative: &Lexicon::get().lists.ip_context_negative,
-}),
             v4: Regex::new(r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}").expect("static v4"),
             v6: Regex::new(
                 r"[0-9a-fA-F]{0,4}(?::[0-9a-fA-F]{0,4}){2,7}(?:\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3})?(?:%[0-9A-Za-z]+)?",
@@ -50,6 +45,27 @@ fn labelled_version(s: &str, start: usize) -> bool {
     })
 }
 
+/// Which table of IP's context rule scores the quad `ip` at `start`: whether the text or the
+/// quad itself makes it look like a version number.
+fn v4_form(s: &str, start: usize, ip: Ipv4Addr) -> Form {
+    if labelled_version(s, start) {
+        // The number's own label names a version (`Client-Version 1.0.0.8`,
+        // `Vorgängerversion`): a compound's last part says what it is, so `Client` in front is
+        // no IP context.
+        Form::VersionLabel
+    } else if super::with_lower(super::before(s, start, 40), |window| {
+        VERSION_WORDS.iter().any(|k| window.contains(k))
+    }) {
+        Form::AfterVersionWord
+    } else if ip.octets()[0] < 10 {
+        // `2.4.1.0`: without IP context a version.
+        Form::VersionLike
+    } else {
+        Form::Main
+    }
+}
+
+/// The score of the quad `ip` before context.
 fn v4_base(ip: Ipv4Addr) -> f32 {
     let o = ip.octets();
     if ip.is_unspecified() || ip.is_broadcast() || o[0] == 255 {
@@ -125,25 +141,11 @@ impl Recognizer for IpRecognizer {
             {
                 continue;
             }
-            let ev = self.context.evidence(s, start, end);
-            let mut base = v4_base(ip);
-            // Version-like quads (`2.4.1.0`) without IP context are versions.
-            if ip.octets()[0] < 10 && !ev.strong {
-                base -= 0.3;
-            }
-            let versionish = super::with_lower(super::before(s, start, 40), |window| {
-                VERSION_WORDS.iter().any(|k| window.contains(k))
-            });
-            if labelled_version(s, start) {
-                // The number's own label names a version (`Client-Version 1.0.0.8`,
-                // `Vorgängerversion`): a compound's last part says what it is, so `Client`
-                // in front is no IP context.
-                base = 0.0;
-            } else if versionish || s[..start].ends_with(['v', 'V']) {
-                base = if ev.strong { 0.55 } else { 0.0 };
-            }
-            let score = ev.score(base, 0.2, 0.1, 0.35);
-            out.push(cand(EntityType::IpAddress, start, end, score, false).with_cues(ev.cues()));
+            let form = v4_form(s, start, ip);
+            out.push(
+                cand(EntityType::IpAddress, start, end, v4_base(ip), false)
+                    .asking(form, Needs::Nothing),
+            );
         }
         for m in super::find_in(&self.v6, s, &v6_tokens(s)) {
             let (start, end) = (m.start(), m.end());
@@ -179,9 +181,10 @@ impl Recognizer for IpRecognizer {
             } else {
                 0.85
             };
-            let ev = self.context.evidence(s, start, end);
-            let score = ev.score(base, 0.2, 0.1, 0.3);
-            out.push(cand(EntityType::IpAddress, start, end, score, false).with_cues(ev.cues()));
+            out.push(
+                cand(EntityType::IpAddress, start, end, base, false)
+                    .asking(Form::Alternate, Needs::Nothing),
+            );
         }
     }
 }
@@ -218,6 +221,31 @@ mod tests {
             kept(&r, "Der Client mit der IP 10.2.0.15 meldet Fehler"),
             vec!["10.2.0.15".to_owned()]
         );
+    }
+
+    #[test]
+    fn a_quad_asks_with_the_form_that_says_whether_it_may_be_a_version() {
+        let r = IpRecognizer::new();
+        for (s, form) in [
+            ("Host 84.12.0.3 antwortet", Form::Main),
+            ("Host 4.12.0.3 antwortet", Form::VersionLike),
+            ("seit dem Release läuft 84.12.0.3", Form::AfterVersionWord),
+            ("Firmware 84.12.0.3", Form::VersionLabel),
+            ("Host fe80::1 antwortet", Form::Alternate),
+        ] {
+            let text = Text::new(s);
+            let mut out = Vec::new();
+            r.recognize(&text, &mut out);
+            let asks: Vec<_> = out.iter().map(|c| c.evidence.ask).collect();
+            let needs = Needs::Nothing;
+            assert_eq!(asks, vec![crate::Ask::Score { form, needs }], "{s}");
+        }
+        // scored by the step: a weak word keeps a version-like quad, a version word drops one
+        assert_eq!(
+            kept(&r, "Host 4.12.0.3 antwortet"),
+            vec!["4.12.0.3".to_owned()]
+        );
+        assert!(kept(&r, "seit dem Release läuft 84.12.0.3").is_empty());
     }
 
     #[test]

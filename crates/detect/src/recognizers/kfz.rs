@@ -1,9 +1,11 @@
 //! German licence plates (docs/entities.md §11): code from the official list, 1–2 letters,
-//! 1–4 digits, optional `E`/`H`; uppercase only.
+//! 1–4 digits, optional `E`/`H`; uppercase only. The context step scores them
+//! (`crate::context_rules`), apart after an all-caps word.
 
 use regex::Regex;
 
-use super::{cand, Context, ContextIndex};
+use super::cand;
+use crate::finding::{Form, Needs};
 use crate::lexicon::Lexicon;
 use crate::{Candidate, EntityType, Recognizer, Text};
 
@@ -14,7 +16,6 @@ const WORDLIKE: &[&str] = &[
 ];
 
 pub struct KfzRecognizer {
-    context: ContextIndex,
     pattern: Regex,
     lexicon: &'static Lexicon,
 }
@@ -24,11 +25,6 @@ impl KfzRecognizer {
         let pattern = Regex::new(r"([A-ZÄÖÜ]{1,3})[- ]([A-Z]{1,2})[ -]?([1-9][0-9]{0,3})( ?[EH])?")
             .expect("static KFZ pattern");
         KfzRecognizer {
-            context: ContextIndex::new(&Context {
-                strong: &Lexicon::get().lists.kfz_context_strong,
-                weak: &Lexicon::get().lists.kfz_context_weak,
-                negative: &Lexicon::get().lists.kfz_context_negative,
-            }),
             pattern,
             lexicon: Lexicon::get(),
         }
@@ -145,28 +141,28 @@ impl Recognizer for KfzRecognizer {
             {
                 continue;
             }
-            let ev = self.context.evidence(s, mstart, end);
-            // All-caps running text (`AB MO 10 UHR`): penalty.
             let prev_word = s[..mstart]
                 .trim_end()
                 .rsplit(|x: char| !x.is_alphabetic())
                 .next()
                 .unwrap_or("");
-            let caps = |w: &str| w.chars().count() >= 2 && w.chars().all(char::is_uppercase);
-            let prev_word_caps = caps(prev_word);
-            let base = if !WORDLIKE.contains(&code.as_str()) {
+            let score = if !WORDLIKE.contains(&code.as_str()) {
                 0.75
             } else if self.word_like_code_is_plate(s, prev_word, letters.as_str(), end) {
                 WORDLIKE_IN_PROSE
             } else {
                 0.45
             };
-            let mut score = ev.score(base, 0.2, 0.2, 0.3);
-            if prev_word_caps {
-                score -= 0.3;
-            }
+            // All-caps running text (`AB MO 10 UHR`): its own table, with a penalty.
+            let caps = prev_word.chars().count() >= 2 && prev_word.chars().all(char::is_uppercase);
+            let form = if caps {
+                Form::AfterCapsWord
+            } else {
+                Form::Main
+            };
             out.push(
-                cand(EntityType::KfzKennzeichen, mstart, end, score, false).with_cues(ev.cues()),
+                cand(EntityType::KfzKennzeichen, mstart, end, score, false)
+                    .asking(form, Needs::Nothing),
             );
         }
     }
@@ -194,6 +190,17 @@ mod tests {
         ] {
             assert!(kept(&r, s).is_empty(), "{s}");
         }
+    }
+
+    #[test]
+    fn after_an_all_caps_word_a_plate_needs_a_context_word() {
+        let r = KfzRecognizer::new();
+        assert!(kept(&r, "PARKVERBOT B-XY 123").is_empty());
+        assert_eq!(
+            kept(&r, "KENNZEICHEN B-XY 123"),
+            vec!["B-XY 123".to_owned()]
+        );
+        assert_eq!(kept(&r, "Parkverbot B-XY 123"), vec!["B-XY 123".to_owned()]);
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! LOCATION (docs/entities.md §13): street + house number, postcode + town, and a town named alone
-//! after a preposition or label. Towns come from the GeoNames gazetteer (see NOTICE).
+//! after a preposition or label. Towns come from the GeoNames gazetteer (see NOTICE). Streets are
+//! scored by the context step (`crate::context_rules`); postcodes and towns read their context
+//! words here, where those decide whether there is a candidate at all (docs/detection.md).
 
 use regex::Regex;
 
@@ -8,10 +10,11 @@ use super::context::{lower, with_exact_lower};
 use super::street::{alternation, house_number_start, street_windows, StreetKind, StreetSearch};
 use super::town_noun;
 use super::{cand, Context, ContextIndex};
+use crate::finding::{Form, Needs};
 use crate::lexicon::{class, Lexicon};
 use crate::text::{Lexed, WordFacts};
 use crate::words::{Shape, Word};
-use crate::{Candidate, Cues, EntityType, Recognizer, Text};
+use crate::{Candidate, EntityType, Recognizer, Text};
 
 pub struct LocationRecognizer {
     /// Structured data: `"city": "Köln"`, `"zip": "50667"`, `"street": "Hauptstraße 1"`.
@@ -24,7 +27,8 @@ pub struct LocationRecognizer {
     uk_postcode: Regex,
     /// US town, state and ZIP code: `Washington, DC 20500`.
     us_zip: Regex,
-    /// Address context (`Anschrift`, `wohnt`, `in`).
+    /// Address context (`Anschrift`, `wohnt`, `in`) of postcodes; streets ask the context
+    /// step, whose rule holds the same lists.
     context: ContextIndex,
     /// Context of a town named alone: labels (`Wohnort:`) as weak, residence words as strong.
     town_context: ContextIndex,
@@ -132,12 +136,11 @@ impl LocationRecognizer {
             }) else {
                 continue;
             };
-            let strong = self.context.strong(s, start, end);
-            let score: f32 = if strong { base + 0.15 } else { base };
             found.push((start, end));
+            // The context step lifts it after a strong word.
             out.push(
-                cand(EntityType::Location, start, end, score.min(1.0), false)
-                    .with_cues(Cues::new(strong, false, false)),
+                cand(EntityType::Location, start, end, base, false)
+                    .asking(Form::Main, Needs::Nothing),
             );
         }
         found
@@ -192,10 +195,8 @@ impl LocationRecognizer {
             72,
         );
         for m in super::find_in(&self.english_street, s, &streets) {
-            let strong = self.context.strong(s, m.start(), m.end());
-            let score = if strong { 0.85 } else { 0.75 };
-            let c = cand(EntityType::Location, m.start(), m.end(), score, false);
-            out.push(c.with_cues(Cues::new(strong, false, false)));
+            let c = cand(EntityType::Location, m.start(), m.end(), 0.75, false);
+            out.push(c.asking(Form::Alternate, Needs::Nothing));
         }
         // UK postcodes hold one or two digits right after a capital letter; ZIP codes five.
         let uk_run =

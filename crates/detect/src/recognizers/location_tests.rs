@@ -57,3 +57,24 @@ fn one_value_gets_one_type() {
     assert_eq!(turan.len(), 3, "{found:?}");
     assert!(turan.iter().all(|t| *t == turan[0]), "{found:?}");
 }
+
+#[test]
+fn a_street_is_lifted_by_a_strong_word_in_the_context_step() {
+    let r = super::LocationRecognizer::new();
+    let score = |s: &str, v: &str| {
+        crate::recognizers::proposed(&r, s)
+            .into_iter()
+            .find(|(found, ..)| found == v)
+            .map(|(_, score, _)| score)
+    };
+    assert_eq!(
+        score("Anschrift: Birkenweg 4", "Birkenweg 4"),
+        Some(0.75 + 0.15)
+    );
+    assert_eq!(score("Treffpunkt Birkenweg 4", "Birkenweg 4"), Some(0.75));
+    assert_eq!(
+        score("She lives in 17 Elm Road now", "17 Elm Road"),
+        Some(0.85)
+    );
+    assert_eq!(score("Walk to 17 Elm Road now", "17 Elm Road"), Some(0.75));
+}
