@@ -298,11 +298,13 @@ impl LocationRecognizer {
             let zero_zero = digits.len() == 5 && digits.starts_with("00");
             // The town: the first word after the postcode, on the same line.
             let wi = words.partition_point(|w| w.start <= digits_end);
-            let mut after_street = streets.iter().any(|&(_, e)| {
-                e <= start
-                    && start - e <= 3
-                    && s[e..start].chars().all(|c| matches!(c, ',' | ' ' | '\n'))
-            });
+            // Streets are in text order: only those ending at most 3 bytes before are looked at
+            // (a scan of all of them per postcode was quadratic on long address lists).
+            let near = streets.partition_point(|&(_, e)| e + 3 < start);
+            let mut after_street = streets[near..]
+                .iter()
+                .take_while(|&&(_, e)| e <= start)
+                .any(|&(_, e)| s[e..start].chars().all(|c| matches!(c, ',' | ' ' | '\n')));
             // Context words are looked up last: most numbers fail the cheaper checks.
             // Looked up once, when first needed.
             let strong_memo = std::cell::OnceCell::new();
