@@ -427,6 +427,11 @@ struct Compiled {
     index: ContextIndex,
 }
 
+/// Builds the compiled rules now (the detector's constructor), so that no text waits for them.
+pub(crate) fn prepare() {
+    compiled();
+}
+
 /// The compiled rules, built once.
 fn compiled() -> &'static [Compiled] {
     static COMPILED: OnceLock<Vec<Compiled>> = OnceLock::new();

@@ -74,6 +74,8 @@ impl Detector {
     /// The given recognizers alone (no tagger), default threshold.
     pub fn with_recognizers(recognizers: Vec<Box<dyn Recognizer>>) -> Detector {
         let (readers, finders) = recognizers.into_iter().partition(|r| r.reads_candidates());
+        // Built here, not by the first text: that request would wait ~10 ms for it.
+        context_rules::prepare();
         Detector {
             finders,
             readers,
