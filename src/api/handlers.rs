@@ -93,9 +93,16 @@ struct AnonymizeResponse<'a> {
 }
 
 /// What a stored session holds (sealed): the token → value pairs.
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 struct SessionRecord {
     pairs: Vec<(String, String)>,
+}
+
+/// A [`SessionRecord`] as it is written: the pairs borrowed from the answer's mapping (the same
+/// JSON, without a copy of every token and value).
+#[derive(Serialize)]
+struct SessionRecordOut<'a> {
+    pairs: Vec<(&'a str, &'a str)>,
 }
 
 pub async fn anonymize(app: &App, caller: &Caller, obj: Object) -> Result<Reply, ApiError> {
@@ -126,11 +133,11 @@ pub async fn anonymize(app: &App, caller: &Caller, obj: Object) -> Result<Reply,
     if !blocked.is_empty() {
         return Err(ApiError::PolicyBlocked(blocked));
     }
-    let record = SessionRecord {
+    let record = SessionRecordOut {
         pairs: result
             .mapping
             .iter()
-            .map(|m| (m.token.clone(), m.value.clone()))
+            .map(|m| (m.token.as_str(), m.value.as_str()))
             .collect(),
     };
     let plain = serde_json::to_vec(&record)
