@@ -322,24 +322,8 @@ impl ReplyRewriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::detect::EntityType;
     use crate::proxy::format::openai::OpenAi;
-    use crate::tokens::MappingEntry;
-
-    fn exchange() -> Arc<TolerantRestorer> {
-        Arc::new(TolerantRestorer::new(&[
-            MappingEntry {
-                token: "[[NAME_1]]".into(),
-                entity_type: EntityType::Person,
-                value: "Zoë \"Z\"".into(),
-            },
-            MappingEntry {
-                token: "[[EMAIL_1]]".into(),
-                entity_type: EntityType::EmailAddress,
-                value: "z@x.de".into(),
-            },
-        ]))
-    }
+    use crate::tokens::tolerant::sample_exchange as exchange;
 
     /// Two choices and two parallel tool calls interleaved, every piece split inside tokens:
     /// the channels never mix, and every split of the byte stream gives the same result.

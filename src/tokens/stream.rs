@@ -89,23 +89,7 @@ impl StreamRestorer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::detect::EntityType;
-    use crate::tokens::MappingEntry;
-
-    fn exchange() -> Arc<TolerantRestorer> {
-        Arc::new(TolerantRestorer::new(&[
-            MappingEntry {
-                token: "[[NAME_1]]".into(),
-                entity_type: EntityType::Person,
-                value: "Zoë \"Z\"".into(),
-            },
-            MappingEntry {
-                token: "[[EMAIL_1]]".into(),
-                entity_type: EntityType::EmailAddress,
-                value: "z@x.de".into(),
-            },
-        ]))
-    }
+    use crate::tokens::tolerant::sample_exchange as exchange;
 
     /// Every split of the text into two and three pieces restores like the whole.
     #[test]

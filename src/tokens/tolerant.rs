@@ -341,6 +341,25 @@ fn bare_boundary_before(before: Option<u8>, before2: Option<u8>) -> bool {
     }
 }
 
+/// The restorer of the streaming tests: a name with quotes and a non-ASCII letter (escaped
+/// differently in JSON and plain text) and an e-mail address.
+#[cfg(test)]
+pub(crate) fn sample_exchange() -> std::sync::Arc<TolerantRestorer> {
+    use crate::detect::EntityType;
+    std::sync::Arc::new(TolerantRestorer::new(&[
+        MappingEntry {
+            token: "[[NAME_1]]".into(),
+            entity_type: EntityType::Person,
+            value: "Zoë \"Z\"".into(),
+        },
+        MappingEntry {
+            token: "[[EMAIL_1]]".into(),
+            entity_type: EntityType::EmailAddress,
+            value: "z@x.de".into(),
+        },
+    ]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
