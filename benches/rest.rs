@@ -30,7 +30,7 @@ const KEY: &str = "bench-key";
 
 fn start() -> Service {
     serve(
-        env!("CARGO_BIN_EXE_tarnkappe"),
+        &service::proxy_bin(),
         &[
             ("TARNKAPPE_API_KEYS", format!("bench:{KEY}")),
             // Both cases together send more than the default 120 requests a minute from one key.

@@ -30,8 +30,8 @@ pub fn free_addr() -> SocketAddr {
     format!("127.0.0.1:{port}").parse().expect("addr")
 }
 
-/// The proxy binary of this build, or TARNKAPPE_LOAD_BIN (another build, to compare builds in
-/// one sitting).
+/// The service binary of this build, or TARNKAPPE_LOAD_BIN (another build, to compare builds in
+/// one sitting, or a wrapper that runs it under a profiler).
 pub fn proxy_bin() -> String {
     std::env::var("TARNKAPPE_LOAD_BIN")
         .unwrap_or_else(|_| env!("CARGO_BIN_EXE_tarnkappe").to_owned())

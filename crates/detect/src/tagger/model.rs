@@ -296,16 +296,8 @@ mod tests {
                     }
                     continue;
                 }
-                let mut best = (f32::NEG_INFINITY, 0u8);
-                for (p, &pv) in score.iter().enumerate() {
-                    if pv == f32::NEG_INFINITY || !allowed(Some(p as u8), l as u8) {
-                        continue;
-                    }
-                    let v = pv + trans[(p + 1) * LABELS + l];
-                    if v > best.0 {
-                        best = (v, p as u8);
-                    }
-                }
+                // The step itself is shared: what is compared is the skipping of closed words.
+                let best = best_before(&score, trans, l);
                 next[l] = best.0 + em;
                 back[i][l] = best.1;
             }
