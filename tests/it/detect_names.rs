@@ -4,31 +4,7 @@
 
 use tarnkappe::detect::EntityType;
 
-use crate::harness::detect::{found, masked};
-
-fn names(text: &str) -> Vec<String> {
-    found(text, EntityType::Person)
-}
-
-fn places(text: &str) -> Vec<String> {
-    found(text, EntityType::Location)
-}
-
-/// Every word of `words` is in the anonymized text: no finding of any type covers it.
-fn kept(text: &str, words: &[&str]) {
-    let out = masked(text);
-    for w in words {
-        assert!(out.contains(w), "{w:?} must stay in {text:?}: {out:?}");
-    }
-}
-
-/// None of `values` survives anonymization.
-fn hidden(text: &str, values: &[&str]) {
-    let out = masked(text);
-    for v in values {
-        assert!(!out.contains(v), "{v:?} leaks from {text:?}: {out:?}");
-    }
-}
+use crate::harness::detect::{found, hidden, kept, names, places};
 
 #[test]
 fn a_lowercase_given_name_in_a_request() {

@@ -5,31 +5,7 @@
 use tarnkappe::detect::EntityType;
 use tarnkappe::tokens::anonymize;
 
-use crate::harness::detect::{detector, found, masked};
-
-fn names(text: &str) -> Vec<String> {
-    found(text, EntityType::Person)
-}
-
-fn places(text: &str) -> Vec<String> {
-    found(text, EntityType::Location)
-}
-
-/// None of `values` survives anonymization.
-fn hidden(text: &str, values: &[&str]) {
-    let out = masked(text);
-    for v in values {
-        assert!(!out.contains(v), "{v:?} leaks from {text:?}: {out:?}");
-    }
-}
-
-/// None of `words` is inside a finding of any type.
-fn kept(text: &str, words: &[&str]) {
-    let out = masked(text);
-    for w in words {
-        assert!(out.contains(w), "{w:?} must stay in {text:?}: {out:?}");
-    }
-}
+use crate::harness::detect::{detector, found, hidden, kept, names, places};
 
 #[test]
 fn lone_unknown_surname_after_a_preposition() {

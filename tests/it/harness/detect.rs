@@ -36,3 +36,29 @@ pub fn found(text: &str, t: EntityType) -> Vec<String> {
 pub fn masked(text: &str) -> String {
     anonymize(detector(), text).anonymized_text
 }
+
+/// The PERSON findings of `text`.
+pub fn names(text: &str) -> Vec<String> {
+    found(text, EntityType::Person)
+}
+
+/// The LOCATION findings of `text`.
+pub fn places(text: &str) -> Vec<String> {
+    found(text, EntityType::Location)
+}
+
+/// Every word of `words` is in the anonymized text: no finding of any type covers it.
+pub fn kept(text: &str, words: &[&str]) {
+    let out = masked(text);
+    for w in words {
+        assert!(out.contains(w), "{w:?} must stay in {text:?}: {out:?}");
+    }
+}
+
+/// None of `values` survives anonymization.
+pub fn hidden(text: &str, values: &[&str]) {
+    let out = masked(text);
+    for v in values {
+        assert!(!out.contains(v), "{v:?} leaks from {text:?}: {out:?}");
+    }
+}
