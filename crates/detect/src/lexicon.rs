@@ -145,6 +145,9 @@ word_lists! {
     kfz_context_strong,
     kfz_context_weak,
     kfz_context_negative,
+    // Keyword lists of single recognizers.
+    email_role_locals,
+    email_file_extensions,
 }
 
 /// Classes of a word form, one bit each, so that a word's classes come with one lookup
