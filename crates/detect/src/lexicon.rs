@@ -148,6 +148,7 @@ word_lists! {
     // Keyword lists of single recognizers.
     email_role_locals,
     email_file_extensions,
+    ip_version_words,
 }
 
 /// Classes of a word form, one bit each, so that a word's classes come with one lookup
