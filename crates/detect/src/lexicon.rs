@@ -149,6 +149,7 @@ word_lists! {
     email_role_locals,
     email_file_extensions,
     ip_version_words,
+    kfz_wordlike_codes,
 }
 
 /// Classes of a word form, one bit each, so that a word's classes come with one lookup
