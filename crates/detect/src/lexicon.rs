@@ -150,6 +150,8 @@ word_lists! {
     email_file_extensions,
     ip_version_words,
     kfz_wordlike_codes,
+    secret_password_words,
+    secret_token_words,
 }
 
 /// Classes of a word form, one bit each, so that a word's classes come with one lookup
