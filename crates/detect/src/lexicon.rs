@@ -152,6 +152,8 @@ word_lists! {
     kfz_wordlike_codes,
     secret_password_words,
     secret_token_words,
+    url_personal_parts,
+    url_bare_tlds,
 }
 
 /// Classes of a word form, one bit each, so that a word's classes come with one lookup
