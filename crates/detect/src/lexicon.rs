@@ -145,6 +145,15 @@ word_lists! {
     kfz_context_strong,
     kfz_context_weak,
     kfz_context_negative,
+    // Keyword lists of single recognizers.
+    email_role_locals,
+    email_file_extensions,
+    ip_version_words,
+    kfz_wordlike_codes,
+    secret_password_words,
+    secret_token_words,
+    url_personal_parts,
+    url_bare_tlds,
 }
 
 /// Classes of a word form, one bit each, so that a word's classes come with one lookup
@@ -534,10 +543,37 @@ mod tests {
             ("closings", &l.closings),
             ("town_prepositions", &l.town_prepositions),
             ("place_prepositions", &l.place_prepositions),
+            ("email_role_locals", &l.email_role_locals),
+            ("email_file_extensions", &l.email_file_extensions),
+            ("ip_version_words", &l.ip_version_words),
+            ("secret_password_words", &l.secret_password_words),
+            ("secret_token_words", &l.secret_token_words),
+            ("url_personal_parts", &l.url_personal_parts),
+            ("url_bare_tlds", &l.url_bare_tlds),
         ] {
             for w in words {
                 assert_eq!(*w, w.to_lowercase(), "{name}: {w:?} would never match");
             }
+        }
+    }
+
+    #[test]
+    fn recognizer_lists_have_the_shape_their_matchers_expect() {
+        let l = &Lexicon::get().lists;
+        // KFZ compares them with the plate's capitals as written.
+        for w in &l.kfz_wordlike_codes {
+            assert_eq!(
+                *w,
+                w.to_uppercase(),
+                "kfz_wordlike_codes: {w:?} would never match"
+            );
+        }
+        // URL compares a TLD's first byte with a lowercased ASCII letter.
+        for w in &l.url_bare_tlds {
+            assert!(
+                w.bytes().all(|b| b.is_ascii_lowercase()),
+                "url_bare_tlds: {w:?} is no lowercase ASCII TLD"
+            );
         }
     }
 

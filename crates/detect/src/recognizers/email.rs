@@ -4,39 +4,8 @@ use regex::{Regex, RegexBuilder};
 
 use super::cand;
 use crate::finding::{Form, Needs};
+use crate::lexicon::Lexicon;
 use crate::{Candidate, EntityType, Recognizer, Text};
-
-const ROLE: &[&str] = &[
-    "info",
-    "kontakt",
-    "service",
-    "support",
-    "noreply",
-    "no-reply",
-    "postmaster",
-    "webmaster",
-    "datenschutz",
-    "git",
-    "abuse",
-    "office",
-    "hello",
-    "hallo",
-    "team",
-    "mail",
-    "admin",
-    "sales",
-    "vertrieb",
-    "buchhaltung",
-    "rechnung",
-    "jobs",
-    "karriere",
-    "presse",
-];
-
-/// File extensions that are also TLDs: `logo@2x.png` is an asset, not an address.
-const NOT_TLD: &[&str] = &[
-    "png", "jpg", "jpeg", "gif", "svg", "webp", "js", "css", "py", "rs", "md",
-];
 
 /// A byte that may belong to an address: every non-ASCII byte (a superset of `\p{L}\p{M}`),
 /// ASCII letters and digits, and the punctuation of the local part, `.` and `@`.
@@ -111,6 +80,7 @@ impl Recognizer for EmailRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
+        let lists = &Lexicon::get().lists;
         for m in super::find_in(&self.pattern, s, &at_runs(s)) {
             let v = m.as_str();
             // Byte look-ups: `@`, `.` and the trimmed marks are ASCII, so every position found
@@ -130,13 +100,17 @@ impl Recognizer for EmailRecognizer {
             let tld = v
                 .get(vb.iter().rposition(|&b| b == b'.').map_or(0, |p| p + 1)..)
                 .unwrap_or("");
-            if lowercase_in(tld, NOT_TLD) {
+            if lowercase_in(tld, &lists.email_file_extensions) {
                 continue;
             }
             if s[m.end()..].starts_with(|c: char| c.is_alphanumeric() || c == '@') {
                 continue;
             }
-            let base = if lowercase_in(local, ROLE) { 0.7 } else { 0.9 };
+            let base = if lowercase_in(local, &lists.email_role_locals) {
+                0.7
+            } else {
+                0.9
+            };
             out.push(
                 cand(EntityType::EmailAddress, start, m.end(), base, false)
                     .asking(Form::Main, Needs::Nothing),

@@ -8,6 +8,7 @@ use regex::Regex;
 
 use super::cand;
 use crate::finding::{Form, Needs};
+use crate::lexicon::Lexicon;
 use crate::{Candidate, EntityType, Recognizer, Text};
 
 pub struct IpRecognizer {
@@ -27,9 +28,6 @@ impl IpRecognizer {
     }
 }
 
-/// Words that make a dotted quad near them a version number.
-const VERSION_WORDS: [&str; 6] = ["version", "firmware", "build", "release", "patch", "update"];
-
 /// True when the word right before the quad at `start` (past spaces and a colon) ends in a
 /// version word: `Client-Version 1.0.0.8`, `Vorgängerversion: 2.7.6.3`, `Firmware 6.20.2.47`.
 fn labelled_version(s: &str, start: usize) -> bool {
@@ -41,7 +39,11 @@ fn labelled_version(s: &str, start: usize) -> bool {
         .find(|&(_, c)| !(c.is_alphanumeric() || c == '-'))
         .map_or(0, |(i, c)| i + c.len_utf8());
     super::with_lower(&head[word_start..], |w| {
-        VERSION_WORDS.iter().any(|k| w.ends_with(k))
+        Lexicon::get()
+            .lists
+            .ip_version_words
+            .iter()
+            .any(|k| w.ends_with(k))
     })
 }
 
@@ -54,7 +56,11 @@ fn v4_form(s: &str, start: usize, ip: Ipv4Addr) -> Form {
         // no IP context.
         Form::VersionLabel
     } else if super::with_lower(super::before(s, start, 40), |window| {
-        VERSION_WORDS.iter().any(|k| window.contains(k))
+        Lexicon::get()
+            .lists
+            .ip_version_words
+            .iter()
+            .any(|k| window.contains(k))
     }) {
         Form::AfterVersionWord
     } else if ip.octets()[0] < 10 {

@@ -9,12 +9,6 @@ use crate::finding::{Form, Needs};
 use crate::lexicon::Lexicon;
 use crate::{Candidate, EntityType, Recognizer, Text};
 
-/// Codes that are also common words or abbreviations: need context.
-const WORDLIKE: &[&str] = &[
-    "AN", "AB", "DA", "ES", "ER", "IN", "SO", "DU", "EU", "OK", "AM", "PM", "UN", "DE", "AT", "BE",
-    "HE", "MO", "NO", "ZU", "WO", "UM", "LA", "RE", "SE", "ST", "IT", "DO", "FR", "SA",
-];
-
 pub struct KfzRecognizer {
     pattern: Regex,
     lexicon: &'static Lexicon,
@@ -87,7 +81,7 @@ impl KfzRecognizer {
             .unwrap_or(rest.len())];
         let next_lower = next_word.to_lowercase();
         prev_word.chars().any(char::is_lowercase)
-            && !WORDLIKE.contains(&letters)
+            && !self.lexicon.lists.kfz_wordlike_codes.contains(&letters)
             && (next_word.is_empty() || next_word.chars().any(char::is_lowercase))
             && !self
                 .lexicon
@@ -146,7 +140,12 @@ impl Recognizer for KfzRecognizer {
                 .rsplit(|x: char| !x.is_alphabetic())
                 .next()
                 .unwrap_or("");
-            let score = if !WORDLIKE.contains(&code.as_str()) {
+            let score = if !self
+                .lexicon
+                .lists
+                .kfz_wordlike_codes
+                .contains(&code.as_str())
+            {
                 0.75
             } else if self.word_like_code_is_plate(s, prev_word, letters.as_str(), end) {
                 WORDLIKE_IN_PROSE

@@ -25,6 +25,7 @@ mod skip;
 use aho_corasick::{AhoCorasick, Input, MatchKind};
 
 use super::cand;
+use crate::lexicon::Lexicon;
 use crate::validate::secret::{base64_byte, jwt, mixed, placeholder};
 use crate::{Candidate, EntityType, Recognizer, Text};
 
@@ -125,34 +126,6 @@ const TRIGGERS: &[(&str, Kind)] = &[
     ("token", Kind::Field),
     ("key", Kind::Field),
     ("pin", Kind::Field),
-];
-
-/// Last parts of a field name that make its value a password (any length).
-const PASSWORD_WORDS: &[&str] = &[
-    "password",
-    "passwort",
-    "passwd",
-    "passphrase",
-    "pass",
-    "pwd",
-    "pw",
-    "kennwort",
-    "pin",
-    "secret",
-];
-
-/// Last parts (or the last two parts joined) that make its value a token or key (8+ bytes).
-const TOKEN_WORDS: &[&str] = &[
-    "token",
-    "apikey",
-    "accesskey",
-    "secretkey",
-    "privatekey",
-    "authkey",
-    "signingkey",
-    "masterkey",
-    "clientkey",
-    "accesstoken",
 ];
 
 /// Scores: a published key shape is near certain; a field value depends on the name.
@@ -460,13 +433,14 @@ fn classify(name: &[u8]) -> Option<FieldKind> {
     let lower = |(a, e): (usize, usize)| -> String {
         String::from_utf8_lossy(&name[a..e]).to_ascii_lowercase()
     };
+    let lists = &Lexicon::get().lists;
     let last = lower(*parts.last()?);
-    if TOKEN_WORDS.contains(&last.as_str()) {
+    if lists.secret_token_words.contains(&last.as_str()) {
         return Some(FieldKind::Token);
     }
     if parts.len() >= 2 {
         let two = lower(parts[parts.len() - 2]) + &last;
-        if TOKEN_WORDS.contains(&two.as_str()) {
+        if lists.secret_token_words.contains(&two.as_str()) {
             return Some(FieldKind::Token);
         }
     }
@@ -474,7 +448,8 @@ fn classify(name: &[u8]) -> Option<FieldKind> {
     if last == "pass" && parts.len() < 2 {
         return None;
     }
-    PASSWORD_WORDS
+    lists
+        .secret_password_words
         .contains(&last.as_str())
         .then_some(FieldKind::Password)
 }
@@ -490,7 +465,14 @@ fn field_value(s: &str, name_start: usize, name_end: usize) -> Option<(usize, us
     let ends_in = |w: &str| {
         name.len() >= w.len() && name[name.len() - w.len()..].eq_ignore_ascii_case(w.as_bytes())
     };
-    if !PASSWORD_WORDS.iter().any(|w| ends_in(w)) && !ends_in("token") && !ends_in("key") {
+    if !Lexicon::get()
+        .lists
+        .secret_password_words
+        .iter()
+        .any(|w| ends_in(w))
+        && !ends_in("token")
+        && !ends_in("key")
+    {
         return None;
     }
     let kind = classify(name)?;

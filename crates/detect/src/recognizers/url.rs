@@ -5,48 +5,31 @@ use aho_corasick::AhoCorasick;
 use regex::Regex;
 
 use super::cand;
+use crate::lexicon::Lexicon;
 use crate::{Candidate, EntityType, Recognizer, Text};
 
 pub struct UrlRecognizer {
     pattern: Regex,
-    /// Path and query parts that point at a person ([`PERSONAL`]), case-insensitive.
+    /// Path and query parts that point at a person (`url_personal_parts`), case-insensitive.
     personal: AhoCorasick,
 }
 
-/// URL parts that make a URL point at a person: a profile or an identity in the query.
-const PERSONAL: &[&str] = &[
-    "/in/",
-    "/profile",
-    "facebook.com/",
-    "instagram.com/",
-    "x.com/",
-    "twitter.com/",
-    "github.com/",
-    "tiktok.com/@",
-    "name=",
-    "email=",
-    "user=",
-    "userid=",
-    "token=",
-    "session=",
-];
-
-/// Top-level domains that make a bare `name.tld` a URL.
-const BARE_TLDS: &[&str] = &[
-    "de", "at", "ch", "li", "eu", "com", "org", "net", "info", "io", "biz", "me", "online", "shop",
-    "app", "dev",
-];
-
 impl UrlRecognizer {
     pub fn new() -> Self {
-        let tlds = BARE_TLDS.join("|");
+        let lists = &Lexicon::get().lists;
+        let tlds = lists
+            .url_bare_tlds
+            .iter()
+            .map(|t| regex::escape(t))
+            .collect::<Vec<_>>()
+            .join("|");
         let src = format!(
             r#"(?i)(?:(?:https?|ftps?|sftp|wss?)://|www\.)[^\s<>"'`«»“”„]+|(?:[a-z0-9](?:[a-z0-9-]{{0,61}}[a-z0-9])?\.)+(?:{tlds})(?:/[^\s<>"'`«»“”„]*)?"#
         );
         let pattern = Regex::new(&src).expect("static URL pattern");
         let personal = AhoCorasick::builder()
             .ascii_case_insensitive(true)
-            .build(PERSONAL)
+            .build(&lists.url_personal_parts)
             .expect("static URL parts");
         UrlRecognizer { pattern, personal }
     }
@@ -70,7 +53,7 @@ fn dot_may_match(b: &[u8], i: usize) -> bool {
         Some(c) if c.is_ascii_alphabetic() => {
             // the first letter rules out most TLDs before a comparison
             let first = c.to_ascii_lowercase();
-            www || BARE_TLDS.iter().any(|tld| {
+            www || Lexicon::get().lists.url_bare_tlds.iter().any(|tld| {
                 tld.as_bytes()[0] == first
                     && rest
                         .get(..tld.len())
