@@ -152,6 +152,7 @@ word_lists! {
     kfz_wordlike_codes,
     secret_password_words,
     secret_token_words,
+    secret_placeholders,
     url_personal_parts,
     url_bare_tlds,
 }

@@ -72,26 +72,11 @@ pub fn placeholder(v: &str) -> bool {
     if t.starts_with(['$', '{', '<', '%']) || t.starts_with("[[") {
         return true;
     }
-    const LITERALS: &[&str] = &[
-        "null",
-        "none",
-        "nil",
-        "true",
-        "false",
-        "undefined",
-        "redacted",
-        "hidden",
-        "secret",
-        "password",
-        "passwort",
-        "token",
-        "changeme",
-        "your_password",
-        "your-password",
-        "your_token",
-        "your_api_key",
-    ];
-    LITERALS.iter().any(|l| t.eq_ignore_ascii_case(l))
+    crate::lexicon::Lexicon::get()
+        .lists
+        .secret_placeholders
+        .iter()
+        .any(|l| t.eq_ignore_ascii_case(l))
 }
 
 #[cfg(test)]
