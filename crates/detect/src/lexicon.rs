@@ -153,6 +153,7 @@ word_lists! {
     secret_password_words,
     secret_token_words,
     secret_placeholders,
+    secret_password_verbs,
     url_personal_parts,
     url_bare_tlds,
 }

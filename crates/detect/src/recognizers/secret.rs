@@ -482,7 +482,6 @@ fn field_value(s: &str, name_start: usize, name_end: usize) -> Option<(usize, us
     }
     let xml = name_start > 0 && b[name_start - 1] == b'<';
     let mut i = name_end;
-    let mut prose = false;
     if xml {
         if b.get(i) != Some(&b'>') {
             return None;
@@ -495,7 +494,17 @@ fn field_value(s: &str, name_start: usize, name_end: usize) -> Option<(usize, us
     if matches!(b.get(i), Some(b'"' | b'\'')) {
         i += 1;
     }
-    i = run(b, i, |c| c == b' ' || c == b'\t');
+    let (value_start, prose) = after_separator(s, i, kind)?;
+    value_at(s, kind, value_start, prose)
+}
+
+/// Skips what follows a secret field's name from `i`: the separator (`:`, `:=`, `=`, `=>`) or,
+/// for passwords, a verb of saying (`lautet`, `is`) or a short label phrase before `:`. Where the
+/// value starts, and whether prose announced it.
+fn after_separator(s: &str, i: usize, kind: FieldKind) -> Option<(usize, bool)> {
+    let b = s.as_bytes();
+    let mut i = run(b, i, |c| c == b' ' || c == b'\t');
+    let mut prose = false;
     match b.get(i) {
         Some(b':') => {
             i += 1;
@@ -510,9 +519,9 @@ fn field_value(s: &str, name_start: usize, name_end: usize) -> Option<(usize, us
             }
         }
         _ if kind == FieldKind::Password => {
-            // Prose: `lautet`, `ist`, `is`, `was`, or up to 40 bytes of words before a colon.
+            // Prose: a verb of saying, or up to 40 bytes of words before a colon.
             let rest = s.get(i..)?;
-            let verb = ["lautet", "ist", "is", "was", "war"].iter().find(|v| {
+            let verb = Lexicon::get().lists.secret_password_verbs.iter().find(|v| {
                 rest.get(..v.len())
                     .is_some_and(|r| r.eq_ignore_ascii_case(v))
                     && rest.as_bytes().get(v.len()) == Some(&b' ')
@@ -533,7 +542,13 @@ fn field_value(s: &str, name_start: usize, name_end: usize) -> Option<(usize, us
         }
         _ => return None,
     }
-    i = run(b, i, |c| c == b' ' || c == b'\t');
+    Some((run(b, i, |c| c == b' ' || c == b'\t'), prose))
+}
+
+/// The value starting at `i`: a quoted string (escapes skipped, at most [`MAX_VALUE`] bytes), or
+/// a bare run up to a delimiter without a sentence end.
+fn value_at(s: &str, kind: FieldKind, i: usize, prose: bool) -> Option<(usize, usize)> {
+    let b = s.as_bytes();
     match b.get(i) {
         Some(&q @ (b'"' | b'\'' | b'`')) => {
             let a = i + 1;
