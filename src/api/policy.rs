@@ -30,7 +30,8 @@ pub fn of(app: &App, caller: &Caller) -> Arc<Policy> {
 }
 
 /// The optional `deny_terms` of an `/anonymize` body: an array of at most 50 strings of 1 to 200
-/// code points (400 otherwise). A term of white space only is refused too.
+/// code points (400 otherwise). A term of white space only is refused too — white space as the
+/// contract's pattern `\S` reads it ([`is_schema_space`]).
 pub fn request_terms(
     obj: &serde_json::Map<String, Value>,
 ) -> Result<Option<RequestTerms>, ApiError> {
@@ -54,7 +55,7 @@ pub fn request_terms(
                 "The field deny_terms must be an array of strings.",
             ));
         };
-        if t.trim().is_empty() {
+        if t.chars().all(is_schema_space) {
             return Err(ApiError::BadRequest("A deny term must not be empty."));
         }
         if t.chars().count() > MAX_TERM_CODE_POINTS {
@@ -72,7 +73,43 @@ pub fn request_terms(
         .ok_or(ApiError::Internal("request deny terms cannot be compiled"))
 }
 
+/// Whether `c` is white space to the JSON Schema regex dialect (ECMA-262 `\s`: its WhiteSpace
+/// and LineTerminator), which the OpenAPI document's `"pattern": "\\S"` for deny terms uses.
+/// Rust's `char::is_whitespace` differs in two code points (it counts U+0085 and not U+FEFF);
+/// a client validating with the document must get the answer the document promises.
+fn is_schema_space(c: char) -> bool {
+    matches!(
+        c,
+        '\u{9}'..='\u{d}'
+            | ' '
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+            | '\u{feff}'
+    )
+}
+
 /// `GET /api/v1/policy`.
 pub fn effective(app: &App, caller: &Caller) -> Reply {
     Reply::json(200, of(app, caller).summary())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_schema_space;
+
+    #[test]
+    fn white_space_is_the_schema_dialects() {
+        let blank = |t: &str| t.chars().all(is_schema_space);
+        assert!(blank(" \t\n\u{a0}\u{3000}"));
+        // ECMA-262 counts the byte order mark and not NEL; Rust's trim does the opposite.
+        assert!(blank("\u{feff}"));
+        assert!(!blank("\u{85}"));
+        assert!(!blank(" a "));
+    }
 }

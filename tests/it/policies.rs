@@ -312,6 +312,8 @@ fn reserved_custom_tokens_and_request_deny_terms() {
         json!("x"),
         json!([1]),
         json!([" "]),
+        // Blank as the contract's pattern `\S` (ECMA-262) reads it: the byte order mark is.
+        json!(["\u{feff}\t"]),
         json!(vec!["a"; 51]),
         json!(["x".repeat(201)]),
     ] {
@@ -323,6 +325,14 @@ fn reserved_custom_tokens_and_request_deny_terms() {
         );
         assert_eq!(status, 400, "{bad}: {body}");
     }
+    // U+0085 matches the pattern `\S` in the schema's dialect, so the contract accepts it.
+    let (status, body) = post(
+        &s.server,
+        "/api/v1/anonymize",
+        Some(PLAIN_KEY),
+        &json!({"text": "a", "deny_terms": ["\u{85}"]}),
+    );
+    assert_eq!(status, 200, "{body}");
     let (status, _) = post(
         &s.server,
         "/api/v1/anonymize",
