@@ -10,7 +10,10 @@
 //! tagger first: it segments the words and looks them up, which PERSON and LOCATION then share;
 //! then the finders in registry order), so a thread that is slow to start,
 //! or busy with other work, simply leaves more jobs to the other, and a single thread does them
-//! all. Each job keeps its own candidates; they are concatenated in registry order, so the tagger,
+//! all. The heavy finders ([`Recognizer::is_heavy`]: LOCATION, PERSON) are handed out right
+//! after the tagger, before the light ones: a long job taken last would leave one thread
+//! working alone at the end (on 100 000 code points of dense prose LOCATION took 1.5 ms of a
+//! 4.9 ms total, and it came twelfth). Each job keeps its own candidates; they are concatenated in registry order, so the tagger,
 //! the record readers and overlap resolution see exactly the sequence of the serial path, and the
 //! findings are identical (a unit test compares both paths).
 //!
@@ -56,6 +59,8 @@ pub struct Detector {
     /// The record readers ([`Recognizer::reads_candidates`]), in registry order: they run after
     /// the finders and the tagger. Split once here, not per text.
     readers: Vec<Box<dyn Recognizer>>,
+    /// Indices into `finders` in the order the two-thread path hands them out: heavy first.
+    job_order: Vec<usize>,
     /// Decides unanchored capitalised words ([`tagger::combine`]); `None` runs the rules alone.
     tagger: Option<Arc<tagger::Tagger>>,
     threshold: f32,
@@ -73,12 +78,17 @@ impl Detector {
 
     /// The given recognizers alone (no tagger), default threshold.
     pub fn with_recognizers(recognizers: Vec<Box<dyn Recognizer>>) -> Detector {
-        let (readers, finders) = recognizers.into_iter().partition(|r| r.reads_candidates());
+        let (readers, finders): (Vec<_>, Vec<_>) =
+            recognizers.into_iter().partition(|r| r.reads_candidates());
+        let mut job_order: Vec<usize> = (0..finders.len()).collect();
+        // Stable: registry order within the heavy and within the light ones.
+        job_order.sort_by_key(|&i| !finders[i].is_heavy());
         // Built here, not by the first text: that request would wait ~10 ms for it.
         context_rules::prepare();
         Detector {
             finders,
             readers,
+            job_order,
             tagger: None,
             threshold: DEFAULT_THRESHOLD,
             parallel_from: PARALLEL_FROM,
@@ -175,7 +185,7 @@ impl Detector {
 
     /// The finders' candidates in registry order and the tagging, from jobs that the calling
     /// thread and one pool thread take in turn (module doc). Job 0 is the tagger, job `k + 1`
-    /// finder `k`.
+    /// finder `job_order[k]`.
     fn find_on_two_threads(&self, text: &Text<'_>) -> (Vec<Candidate>, Option<tagger::Tagging>) {
         let finders = &self.finders;
         let next = AtomicUsize::new(0);
@@ -189,13 +199,16 @@ impl Detector {
                 let _ = tagging.set(self.tag(text));
                 continue;
             }
-            let Some(recognizer) = finders.get(job - 1) else {
+            let Some(&k) = self.job_order.get(job - 1) else {
+                break;
+            };
+            let Some(recognizer) = finders.get(k) else {
                 break;
             };
             let mut out = Vec::new();
             recognizer.recognize(text, &mut out);
             context_rules::apply(text, &mut out);
-            let _ = found[job - 1].set(out);
+            let _ = found[k].set(out);
         };
         two_threads::run(&work);
         let candidates = found
@@ -215,6 +228,7 @@ impl Default for Detector {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::EntityType;
 
     /// A large text with every kind of value the recognizers and the tagger look for.
     fn large_text() -> String {
@@ -250,6 +264,19 @@ mod tests {
             serial.detect("Frau Kowalska, Tel. 030 1234567")
         );
         assert_eq!(parallel.detect(""), Vec::new());
+    }
+
+    #[test]
+    fn heavy_finders_are_handed_out_first_and_every_finder_once() {
+        let d = Detector::new();
+        let first: Vec<EntityType> = d.job_order[..2]
+            .iter()
+            .map(|&i| d.finders[i].entity_type())
+            .collect();
+        assert_eq!(first, [EntityType::Location, EntityType::Person]);
+        let mut all = d.job_order.clone();
+        all.sort_unstable();
+        assert_eq!(all, (0..d.finders.len()).collect::<Vec<_>>());
     }
 
     #[test]

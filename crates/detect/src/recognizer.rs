@@ -15,4 +15,11 @@ pub trait Recognizer: Send + Sync {
     fn reads_candidates(&self) -> bool {
         false
     }
+    /// True for a recognizer that takes a large share of a text's detection time whatever the
+    /// text (LOCATION and PERSON, which read every word): on two threads the engine starts
+    /// these first, so that neither thread is left with a long job at the end (a scheduling
+    /// hint only; the findings do not depend on it).
+    fn is_heavy(&self) -> bool {
+        false
+    }
 }

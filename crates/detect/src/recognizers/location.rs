@@ -618,6 +618,10 @@ impl Recognizer for LocationRecognizer {
         EntityType::Location
     }
 
+    fn is_heavy(&self) -> bool {
+        true
+    }
+
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
         for (base, c) in super::captures_in(&self.field, s, text.field_windows()) {

@@ -89,6 +89,10 @@ impl Recognizer for PersonRecognizer {
         EntityType::Person
     }
 
+    fn is_heavy(&self) -> bool {
+        true
+    }
+
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
         let words = text.words();
