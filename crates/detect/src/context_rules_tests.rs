@@ -83,23 +83,24 @@ fn near(a: Option<f32>, b: f32) -> bool {
     a.is_some_and(|a| (a - b).abs() < 1e-6)
 }
 
+/// Asserts that the context step scores `value` in `s` (found at `base` in `form`) at `want`.
+fn scores(base: f32, s: &str, value: &str, t: EntityType, form: Form, want: f32) {
+    let got = score(base, s, value, t, form);
+    assert!(near(got, want), "{s}: {got:?}, not {want}");
+}
+
 #[test]
 fn an_ip_quad_that_may_be_a_version_loses_without_the_ip_word() {
     let ip = EntityType::IpAddress;
     let v = "4.12.0.3";
     // strong: the base plus 0.2, nothing taken off
-    let s = score(0.85, "Login von 4.12.0.3", v, ip, Form::VersionLike);
-    assert!(near(s, 1.0), "{s:?}");
-    let s = score(0.6, "IP 4.12.0.3", v, ip, Form::VersionLike);
-    assert!(near(s, 0.8), "{s:?}");
+    scores(0.85, "Login von 4.12.0.3", v, ip, Form::VersionLike, 1.0);
+    scores(0.6, "IP 4.12.0.3", v, ip, Form::VersionLike, 0.8);
     // weak: 0.3 off, then 0.1 on
-    let s = score(0.85, "Router 4.12.0.3", v, ip, Form::VersionLike);
-    assert!(near(s, 0.65), "{s:?}");
+    scores(0.85, "Router 4.12.0.3", v, ip, Form::VersionLike, 0.65);
     // the same words on a plain address take nothing off
-    let s = score(0.85, "Router 84.12.0.3", "84.12.0.3", ip, Form::Main);
-    assert!(near(s, 0.95), "{s:?}");
-    let s = score(0.85, "Messwert 4.12.0.3", v, ip, Form::VersionLike);
-    assert!(near(s, 0.55), "{s:?}");
+    scores(0.85, "Router 84.12.0.3", "84.12.0.3", ip, Form::Main, 0.95);
+    scores(0.85, "Messwert 4.12.0.3", v, ip, Form::VersionLike, 0.55);
 }
 
 #[test]
@@ -108,37 +109,42 @@ fn after_a_version_word_only_the_ip_word_makes_an_address() {
     let v = "84.12.0.3";
     let after = Form::AfterVersionWord;
     // `ip` is nearer than the negative `update`: 0.55 + 0.2, whatever the base
-    let s = score(0.3, "nach dem Update hat die IP 84.12.0.3", v, ip, after);
-    assert!(near(s, 0.75), "{s:?}");
-    let s = score(0.85, "nach dem Update der Server 84.12.0.3", v, ip, after);
-    assert!(near(s, 0.0), "{s:?}");
-    let s = score(0.85, "Host 84.12.0.3", v, ip, after);
-    assert!(near(s, 0.1), "{s:?}");
+    scores(
+        0.3,
+        "nach dem Update hat die IP 84.12.0.3",
+        v,
+        ip,
+        after,
+        0.75,
+    );
+    scores(
+        0.85,
+        "nach dem Update der Server 84.12.0.3",
+        v,
+        ip,
+        after,
+        0.0,
+    );
+    scores(0.85, "Host 84.12.0.3", v, ip, after, 0.1);
     // a version label: from 0, the IP word adds its boost only
-    let s = score(0.85, "IP 84.12.0.3", v, ip, Form::VersionLabel);
-    assert!(near(s, 0.2), "{s:?}");
+    scores(0.85, "IP 84.12.0.3", v, ip, Form::VersionLabel, 0.2);
 }
 
 #[test]
 fn ipv6_pays_a_smaller_penalty_than_ipv4() {
     let ip = EntityType::IpAddress;
-    let s = score(0.6, "Raum fe80::1", "fe80::1", ip, Form::Alternate);
-    assert!(near(s, 0.3), "{s:?}");
-    let s = score(0.6, "Raum 10.0.0.1", "10.0.0.1", ip, Form::Main);
-    assert!(near(s, 0.25), "{s:?}");
+    scores(0.6, "Raum fe80::1", "fe80::1", ip, Form::Alternate, 0.3);
+    scores(0.6, "Raum 10.0.0.1", "10.0.0.1", ip, Form::Main, 0.25);
 }
 
 #[test]
 fn a_plate_after_an_all_caps_word_loses_and_stays_at_or_above_zero() {
     let kfz = EntityType::KfzKennzeichen;
     let caps = Form::AfterCapsWord;
-    let s = score(0.75, "KENNZEICHEN B-XY 123", "B-XY 123", kfz, caps);
-    assert!(near(s, 0.65), "{s:?}");
-    let s = score(0.75, "PARKEN B-XY 123", "B-XY 123", kfz, caps);
-    assert!(near(s, 0.45), "{s:?}");
+    scores(0.75, "KENNZEICHEN B-XY 123", "B-XY 123", kfz, caps, 0.65);
+    scores(0.75, "PARKEN B-XY 123", "B-XY 123", kfz, caps, 0.45);
     // the same words in prose
-    let s = score(0.75, "parken B-XY 123", "B-XY 123", kfz, Form::Main);
-    assert!(near(s, 0.75), "{s:?}");
+    scores(0.75, "parken B-XY 123", "B-XY 123", kfz, Form::Main, 0.75);
     // a negative word as well: 0.45 − 0.3 − 0.3 is clamped at 0
     let s = score(0.45, "NORM ES AB 12", "ES AB 12", kfz, caps);
     assert_eq!(s, Some(0.0));
@@ -148,16 +154,12 @@ fn a_plate_after_an_all_caps_word_loses_and_stays_at_or_above_zero() {
 fn a_street_counts_its_strong_word_only() {
     let loc = EntityType::Location;
     let v = "Birkenweg 4";
-    let s = score(0.75, "Anschrift: Birkenweg 4", v, loc, Form::Main);
-    assert!(near(s, 0.9), "{s:?}");
+    scores(0.75, "Anschrift: Birkenweg 4", v, loc, Form::Main, 0.9);
     // weak (`in`) and negative (`Seite`) words leave the base
-    let s = score(0.6, "Seite 3, in Birkenweg 4", v, loc, Form::Main);
-    assert!(near(s, 0.6), "{s:?}");
+    scores(0.6, "Seite 3, in Birkenweg 4", v, loc, Form::Main, 0.6);
     let en = "17 Elm Road";
-    let s = score(0.75, "lives in 17 Elm Road", en, loc, Form::Alternate);
-    assert!(near(s, 0.85), "{s:?}");
-    let s = score(0.75, "walk to 17 Elm Road", en, loc, Form::Alternate);
-    assert!(near(s, 0.75), "{s:?}");
+    scores(0.75, "lives in 17 Elm Road", en, loc, Form::Alternate, 0.85);
+    scores(0.75, "walk to 17 Elm Road", en, loc, Form::Alternate, 0.75);
     // the evidence records every word found, weak and negative ones too
     let c = stepped_from(0.6, "Seite 3, in Birkenweg 4", v, loc, Form::Main);
     let cues = c.map(|c| c.evidence.context);
