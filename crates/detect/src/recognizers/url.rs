@@ -66,12 +66,15 @@ fn dot_may_match(b: &[u8], i: usize) -> bool {
 
 /// Where the pattern can match: the tokens (runs of non-[`delimiter`] bytes) holding a `://`
 /// or a dot that [`dot_may_match`]. Every match lies inside one token and needs one of these,
-/// so the pattern skips plain prose, sentence ends and numbers.
+/// so the pattern skips plain prose, sentence ends and numbers. Tokens whose every such dot is
+/// in an e-mail address's domain ([`mail_domains_only`]) are left out too.
 fn tokens(s: &str) -> Vec<(usize, usize)> {
     let b = s.as_bytes();
     let mut out: Vec<(usize, usize)> = Vec::new();
+    // The end of the last token read, kept or not.
+    let mut read_to = 0;
     for i in memchr::memchr2_iter(b'.', b':', b) {
-        if out.last().is_some_and(|&(_, end)| i < end) {
+        if i < read_to {
             continue;
         }
         let hit = if b[i] == b':' {
@@ -90,9 +93,35 @@ fn tokens(s: &str) -> Vec<(usize, usize)> {
             .iter()
             .position(|&c| delimiter(c))
             .map_or(b.len(), |p| i + p);
-        out.push((start, end));
+        read_to = end;
+        if !mail_domains_only(b, start, end) {
+            out.push((start, end));
+        }
     }
     out
+}
+
+/// True when the token `b[start..end]` holds no `://` and no `www.`, and each of its dots that
+/// [`dot_may_match`] lies in a run of ASCII letters, digits, dots and hyphens that directly
+/// follows an `@` (`k.lange@beispiel.de`). Every match in such a token is then a bare domain
+/// inside such a run (a domain holds no `@`), so it starts right after the `@` or after a
+/// letter, digit, dot or hyphen, and `recognize` drops it: the token needs no search. Most
+/// tokens that reach the pattern in mail-heavy text are e-mail addresses.
+fn mail_domains_only(b: &[u8], start: usize, end: usize) -> bool {
+    let token = &b[start..end];
+    if token.windows(3).any(|w| w == b"://")
+        || token.windows(4).any(|w| w.eq_ignore_ascii_case(b"www."))
+    {
+        return false;
+    }
+    let label = |c: u8| c.is_ascii_alphanumeric() || c == b'.' || c == b'-';
+    memchr::memchr_iter(b'.', token)
+        .map(|i| start + i)
+        .filter(|&dot| dot_may_match(b, dot))
+        .all(|dot| {
+            let before = b[start..dot].iter().rposition(|&c| !label(c));
+            before.is_some_and(|p| b[start + p] == b'@')
+        })
 }
 
 /// Strips trailing punctuation and closing brackets that are not balanced inside the URL.
@@ -179,6 +208,56 @@ mod tests {
             kept(&r, "(www.beispiel.de)"),
             vec!["www.beispiel.de".to_owned()]
         );
+    }
+
+    #[test]
+    fn e_mail_domains_are_not_searched_and_nothing_else_is_left_out() {
+        let b = |t: &str| mail_domains_only(t.as_bytes(), 0, t.len());
+        assert!(b("k0.lange@beispiel.de,"));
+        assert!(b("maria.keller@example.org"));
+        // a domain that may be a URL of its own: before the `@`, after a `+`, or with `www.`
+        assert!(!b("a.de,b@c.de"));
+        assert!(!b("x@a+b.de"));
+        assert!(!b("x@www.beispiel.de"));
+        assert!(!b("https://user@beispiel.de/x"));
+        assert!(!b("beispiel.de"));
+        // whatever the shortcut decides, the recognizer keeps what the pattern alone would
+        let r = UrlRecognizer::new();
+        for (text, urls) in [
+            ("Mail an k0.lange@beispiel.de, bitte.", vec![]),
+            ("a.de,b@c.de", vec!["a.de"]),
+            ("x@a+b.de", vec!["b.de"]),
+            (
+                "Profil: https://user@beispiel.de/x",
+                vec!["https://user@beispiel.de/x"],
+            ),
+            ("siehe x@www.beispiel.de", vec!["www.beispiel.de"]),
+        ] {
+            assert_eq!(kept(&r, text), urls, "{text}");
+        }
+    }
+
+    proptest::proptest! {
+        /// In a token the shortcut leaves out, every match of the pattern is a bare domain that
+        /// starts after an `@` or a letter, digit, dot or hyphen: one `recognize` drops.
+        #[test]
+        fn a_token_left_out_holds_only_matches_that_are_dropped(
+            t in "[a-zA-Z0-9.@+_/:,ſ-]{1,24}(de|com|org)?"
+        ) {
+            static URL: std::sync::LazyLock<UrlRecognizer> =
+                std::sync::LazyLock::new(UrlRecognizer::new);
+            if mail_domains_only(t.as_bytes(), 0, t.len()) {
+                for m in URL.pattern.find_iter(&t) {
+                    let v = m.as_str();
+                    proptest::prop_assert!(!v.contains("://") && !v.to_ascii_lowercase().starts_with("www."));
+                    let prev = t[..m.start()].chars().next_back();
+                    proptest::prop_assert!(
+                        prev.is_some_and(|c| c == '@' || c == '.' || c == '-' || c.is_ascii_alphanumeric()),
+                        "{t}: {v}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
