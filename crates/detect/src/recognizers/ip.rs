@@ -28,6 +28,11 @@ impl IpRecognizer {
     }
 }
 
+/// Words that make a dotted quad near them a version number (`data/lexicon/ip_version_words.txt`).
+fn version_words() -> impl Iterator<Item = &'static str> {
+    Lexicon::get().lists.ip_version_words.iter().copied()
+}
+
 /// True when the word right before the quad at `start` (past spaces and a colon) ends in a
 /// version word: `Client-Version 1.0.0.8`, `Vorgängerversion: 2.7.6.3`, `Firmware 6.20.2.47`.
 fn labelled_version(s: &str, start: usize) -> bool {
@@ -39,11 +44,7 @@ fn labelled_version(s: &str, start: usize) -> bool {
         .find(|&(_, c)| !(c.is_alphanumeric() || c == '-'))
         .map_or(0, |(i, c)| i + c.len_utf8());
     super::with_lower(&head[word_start..], |w| {
-        Lexicon::get()
-            .lists
-            .ip_version_words
-            .iter()
-            .any(|k| w.ends_with(k))
+        version_words().any(|k| w.ends_with(k))
     })
 }
 
@@ -56,11 +57,7 @@ fn v4_form(s: &str, start: usize, ip: Ipv4Addr) -> Form {
         // no IP context.
         Form::VersionLabel
     } else if super::with_lower(super::before(s, start, 40), |window| {
-        Lexicon::get()
-            .lists
-            .ip_version_words
-            .iter()
-            .any(|k| window.contains(k))
+        version_words().any(|k| window.contains(k))
     }) {
         Form::AfterVersionWord
     } else if ip.octets()[0] < 10 {

@@ -70,6 +70,11 @@ fn plate_before(b: &[u8], a: usize) -> bool {
 const WORDLIKE_IN_PROSE: f32 = 0.6;
 
 impl KfzRecognizer {
+    /// A code that is also a common word or abbreviation (`AN`, `ES`, `OK`): it needs context.
+    fn is_wordlike(&self, code: &str) -> bool {
+        self.lexicon.lists.kfz_wordlike_codes.contains(&code)
+    }
+
     /// True when a plate with a word-like code reads as a plate and not as words: the word
     /// before it has a lower-case letter (prose, not all-caps signage), the letters after the
     /// code are no word themselves (`AB MO 10`), and what follows the number is neither an
@@ -81,7 +86,7 @@ impl KfzRecognizer {
             .unwrap_or(rest.len())];
         let next_lower = next_word.to_lowercase();
         prev_word.chars().any(char::is_lowercase)
-            && !self.lexicon.lists.kfz_wordlike_codes.contains(&letters)
+            && !self.is_wordlike(letters)
             && (next_word.is_empty() || next_word.chars().any(char::is_lowercase))
             && !self
                 .lexicon
@@ -140,12 +145,7 @@ impl Recognizer for KfzRecognizer {
                 .rsplit(|x: char| !x.is_alphabetic())
                 .next()
                 .unwrap_or("");
-            let score = if !self
-                .lexicon
-                .lists
-                .kfz_wordlike_codes
-                .contains(&code.as_str())
-            {
+            let score = if !self.is_wordlike(code.as_str()) {
                 0.75
             } else if self.word_like_code_is_plate(s, prev_word, letters.as_str(), end) {
                 WORDLIKE_IN_PROSE
