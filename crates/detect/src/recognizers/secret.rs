@@ -1,7 +1,7 @@
 //! SECRET: credentials pasted into a prompt — the most common leak in real LLM traffic.
 //!
-//! Found from one case-insensitive Aho-Corasick pass over the view that finds *triggers* (no
-//! full-text regex): published key prefixes (OpenAI/Anthropic `sk-`, Stripe `sk_live_` …, AWS
+//! Found from one case-insensitive Aho-Corasick automaton run over the view (in four parts at
+//! once, [`triggers`]) that finds *triggers* (no full-text regex): published key prefixes (OpenAI/Anthropic `sk-`, Stripe `sk_live_` …, AWS
 //! `AKIA`/`ASIA`, GitHub `ghp_` …/`github_pat_`, GitLab `glpat-`, Slack `xox?-`, Google `AIza`,
 //! JWTs `eyJ`), PEM private key blocks, `://` (credentials in URLs and connection strings),
 //! `Bearer`, and the stems of field names (`pass`, `pwd`, `kennwort`, `secret`, `token`, `key`,
@@ -20,9 +20,7 @@
 //!   prose (`Das Passwort lautet Sommer2024!`) the value must hold a digit or symbol.
 //! - After an AWS access key id, a 40-character secret access key within 256 bytes.
 
-mod skip;
-
-use aho_corasick::{AhoCorasick, Input, MatchKind};
+mod triggers;
 
 use super::cand;
 use crate::lexicon::Lexicon;
@@ -139,21 +137,14 @@ const FIELD_SCORE: f32 = 0.85;
 const MAX_VALUE: usize = 1024;
 
 pub struct SecretRecognizer {
-    triggers: AhoCorasick,
-    /// Where `triggers` must start searching ([`skip`]).
-    skip: skip::FirstTrigger,
+    triggers: triggers::TriggerScan,
 }
 
 impl SecretRecognizer {
     pub fn new() -> Self {
-        let triggers = AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::LeftmostLongest)
-            .build(TRIGGERS.iter().map(|(p, _)| p))
+        let triggers = triggers::TriggerScan::new(TRIGGERS.iter().map(|(p, _)| p))
             .expect("static secret triggers");
-        let skip = skip::FirstTrigger::new(TRIGGERS.iter().map(|(p, _)| p))
-            .expect("static secret triggers");
-        SecretRecognizer { triggers, skip }
+        SecretRecognizer { triggers }
     }
 }
 
@@ -167,14 +158,11 @@ impl Recognizer for SecretRecognizer {
         let b = s.as_bytes();
         // Bytes before this are covered by a field already handled (one field, many stems).
         let mut done = 0;
-        let Some(from) = self.skip.search_from(b) else {
-            return;
-        };
-        for m in self.triggers.find_iter(Input::new(s).span(from..s.len())) {
-            let Some(&(pattern, kind)) = TRIGGERS.get(m.pattern().as_usize()) else {
+        for m in self.triggers.leftmost_longest(b) {
+            let Some(&(pattern, kind)) = TRIGGERS.get(m.pattern) else {
                 continue;
             };
-            let (start, end) = (m.start(), m.end());
+            let (start, end) = (m.start, m.end);
             match kind {
                 // A key prefix counts written case-exactly and at the start of a token only.
                 Kind::Key { .. } | Kind::AwsKeyId | Kind::Jwt
