@@ -25,6 +25,7 @@ pub(crate) mod url;
 pub(crate) mod us_ssn;
 pub(crate) mod ust_id;
 mod window;
+mod word_scan;
 
 pub(crate) use super::finding::cand;
 
