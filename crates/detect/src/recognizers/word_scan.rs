@@ -57,22 +57,23 @@ pub(crate) fn occurrences(dfa: &dfa::DFA, b: &[u8]) -> Vec<Occurrence> {
     // that overrun is reported twice).
     let q = b.len() / 4;
     let (b0, b1, b2, b3) = (&b[..q], &b[q..2 * q], &b[2 * q..3 * q], &b[3 * q..4 * q]);
-    let mut states = [start; 4];
-    for i in 0..q {
-        let [s0, s1, s2, s3] = states;
-        states = [
-            step(dfa, s0, b0[i]),
-            step(dfa, s1, b1[i]),
-            step(dfa, s2, b2[i]),
-            step(dfa, s3, b3[i]),
-        ];
+    let (mut s0, mut s1, mut s2, mut s3) = (start, start, start, start);
+    let bytes = b0.iter().zip(b1).zip(b2).zip(b3);
+    for (i, (((&c0, &c1), &c2), &c3)) in bytes.enumerate() {
+        (s0, s1, s2, s3) = (
+            step(dfa, s0, c0),
+            step(dfa, s1, c1),
+            step(dfa, s2, c2),
+            step(dfa, s3, c3),
+        );
         // Special states have the smallest ids: one test says whether any of the four is.
-        if dfa.is_special(states.iter().copied().min().unwrap_or(start)) {
-            for (k, &sid) in states.iter().enumerate() {
+        if dfa.is_special(s0.min(s1).min(s2.min(s3))) {
+            for (k, sid) in [s0, s1, s2, s3].into_iter().enumerate() {
                 note(dfa, sid, k * q + i + 1, &mut out);
             }
         }
     }
+    let states = [s0, s1, s2, s3];
     let reach = dfa.max_pattern_len().saturating_sub(1);
     for (k, &sid) in states.iter().enumerate() {
         let end = if k == 3 {
