@@ -164,72 +164,14 @@ fn round_score(score: f32) -> f64 {
     (f64::from(score) * 100.0).round() / 100.0
 }
 
-/// The byte range of each finding's code-point span in `text` (None when out of bounds or
-/// empty), computed in one pass over `text`.
+/// The byte range of each finding in `text`, the text it was detected in ([`Finding::bytes`]);
+/// None when it is empty or not a slice of `text` (never for the detector's own findings).
 pub(crate) fn finding_byte_ranges(text: &str, findings: &[Finding]) -> Vec<Option<(usize, usize)>> {
-    let range = |start: Option<usize>, end: Option<usize>| match (start, end) {
-        (Some(start), Some(end)) if start < end => Some((start, end)),
-        _ => None,
-    };
-    let mut wanted: Vec<usize> = findings.iter().flat_map(|f| [f.start, f.end]).collect();
-    // The detector's findings are sorted and disjoint: their offsets are then already the
-    // sorted list to convert, and each finding's pair sits at its own place in the result.
-    if wanted.is_sorted() {
-        let bytes = char_to_byte_offsets(text, &wanted);
-        return bytes
-            .chunks_exact(2)
-            .map(|se| range(se[0], se[1]))
-            .collect();
-    }
-    wanted.sort_unstable();
-    wanted.dedup();
-    let bytes = char_to_byte_offsets(text, &wanted);
-    let byte_of = |c: usize| wanted.binary_search(&c).ok().and_then(|i| bytes[i]);
     findings
         .iter()
-        .map(|f| range(byte_of(f.start), byte_of(f.end)))
-        .collect()
-}
-
-/// The byte offset of each code-point offset of the sorted list `chars` (None past the end),
-/// counting the bytes that start a code point (every byte but a `10xxxxxx` continuation).
-fn char_to_byte_offsets(text: &str, chars: &[usize]) -> Vec<Option<usize>> {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    let b = text.as_bytes();
-    // `at_char` code points start in `b[..at_byte]`
-    let (mut at_char, mut at_byte) = (0usize, 0usize);
-    chars
-        .iter()
-        .map(|&want| {
-            // Eight bytes at a time while all the code points starting in them come before
-            // `want` (German text has an umlaut every few words: skipping only pure-ASCII
-            // words left most of a prompt to the byte loop). The step may end inside a code
-            // point; the byte loop below only counts starts, so it picks up from there.
-            while let Some(Ok(word)) = b.get(at_byte..at_byte + 8).map(<[u8; 8]>::try_from) {
-                let w = u64::from_le_bytes(word);
-                // bit 7 set and bit 6 clear: a continuation byte; the eight 0/1 flags are
-                // summed into the top byte by one multiplication (no popcount instruction
-                // in the baseline x86-64 target)
-                let flags = (w & !(w << 1) & HIGH) >> 7;
-                let continuations = (flags.wrapping_mul(ONES) >> 56) as usize;
-                let starts = 8 - continuations;
-                if at_char + starts > want {
-                    break;
-                }
-                at_byte += 8;
-                at_char += starts;
-            }
-            while let Some(&x) = b.get(at_byte) {
-                if x & 0xC0 != 0x80 {
-                    if at_char == want {
-                        break;
-                    }
-                    at_char += 1;
-                }
-                at_byte += 1;
-            }
-            (at_char == want).then_some(at_byte)
+        .map(|f| {
+            let (start, end) = f.bytes;
+            (start < end && text.get(start..end).is_some()).then_some((start, end))
         })
         .collect()
 }
@@ -238,11 +180,19 @@ fn char_to_byte_offsets(text: &str, chars: &[usize]) -> Vec<Option<usize>> {
 mod tests {
     use super::*;
 
-    fn finding(t: EntityType, start: usize, end: usize) -> Finding {
+    /// A finding of `text`'s code points `start..end`.
+    fn finding(text: &str, t: EntityType, start: usize, end: usize) -> Finding {
+        let byte = |c: usize| {
+            text.char_indices()
+                .map(|(b, _)| b)
+                .chain([text.len()])
+                .nth(c)
+        };
         Finding {
             entity_type: t,
             start,
             end,
+            bytes: (byte(start).unwrap_or(0), byte(end).unwrap_or(0)),
             score: 0.9,
             validated: false,
             evidence: Default::default(),
@@ -253,8 +203,8 @@ mod tests {
     fn replaces_in_code_points_and_reports_stats() {
         let text = "Grüße an Jörg, Jörg!";
         let findings = [
-            finding(EntityType::Person, 9, 13),
-            finding(EntityType::Person, 15, 19),
+            finding(text, EntityType::Person, 9, 13),
+            finding(text, EntityType::Person, 15, 19),
         ];
         let mut table = TokenTable::new();
         let (out, entities) = anonymize_findings(&mut table, text, &findings);
@@ -289,41 +239,6 @@ mod tests {
             lost_in_round_trip("[[NAME_1]] Jörg", "[[NAME_1]] [[NAME_1]]", &m),
             10
         );
-    }
-
-    #[test]
-    fn code_points_become_byte_offsets() {
-        // `ä` and `€` take 2 and 3 bytes.
-        assert_eq!(
-            char_to_byte_offsets("aä€b", &[0, 1, 2, 3, 4, 5]),
-            vec![Some(0), Some(1), Some(3), Some(6), Some(7), None]
-        );
-        let f = |start, end| finding(EntityType::Person, start, end);
-        assert_eq!(
-            finding_byte_ranges("Grüße Jörg", &[f(6, 10), f(3, 3), f(8, 20)]),
-            vec![Some((8, 13)), None, None]
-        );
-        // sorted and disjoint, as the detector's findings: the same ranges
-        assert_eq!(
-            finding_byte_ranges("Grüße Jörg", &[f(0, 2), f(3, 3), f(6, 10), f(10, 20)]),
-            vec![Some((0, 2)), None, Some((8, 13)), None]
-        );
-    }
-
-    #[test]
-    fn code_point_offsets_agree_with_char_indices_across_word_steps() {
-        // multi-byte code points straddling every position of the eight-byte steps
-        let text: String = "Grüße, Straße 5 – 10 € für Zoë 😀 und abc ä".repeat(7);
-        let mut expected: Vec<Option<usize>> = text.char_indices().map(|(b, _)| Some(b)).collect();
-        expected.push(Some(text.len()));
-        expected.push(None);
-        let all: Vec<usize> = (0..expected.len()).collect();
-        assert_eq!(char_to_byte_offsets(&text, &all), expected);
-        // sparse, far apart, as the findings of a long prompt
-        let some = [3, 40, 41, 200, expected.len() - 2];
-        let got = char_to_byte_offsets(&text, &some);
-        let want: Vec<Option<usize>> = some.iter().map(|&c| expected[c]).collect();
-        assert_eq!(got, want);
     }
 
     #[test]

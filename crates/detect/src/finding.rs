@@ -11,6 +11,9 @@ pub struct Finding {
     pub entity_type: EntityType,
     pub start: usize,
     pub end: usize,
+    /// The same span as byte offsets into the submitted text, for callers that slice it (the
+    /// detector has them; converting the code points back would cost a pass over the text).
+    pub bytes: (usize, usize),
     pub score: f32,
     /// True only when a check-digit algorithm confirmed the value (IBAN, card, Steuer-ID, SV-Nr).
     pub validated: bool,

@@ -115,11 +115,12 @@ impl<'a> Text<'a> {
         let chars = byte_to_char_offsets(self.original, &boundaries);
         sorted
             .iter()
-            .zip(chars.chunks_exact(2))
-            .map(|(c, se)| Finding {
+            .zip(chars.chunks_exact(2).zip(boundaries.chunks_exact(2)))
+            .map(|(c, (se, bytes))| Finding {
                 entity_type: c.entity_type,
                 start: se[0],
                 end: se[1],
+                bytes: (bytes[0], bytes[1]),
                 score: c.score.clamp(0.0, 1.0),
                 validated: c.validated,
                 evidence: c.evidence,
@@ -354,6 +355,23 @@ pub(crate) fn ceil_boundary(s: &str, mut i: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_findings_bytes_hold_what_its_code_points_hold() {
+        let d = crate::Detector::new();
+        for text in [
+            "Grüße an Jörg Müller, Tel. 030 1234567, E-Mail jörg@example.de",
+            // A view that differs from the original: escapes, a soft hyphen, fullwidth digits.
+            "Frau Kowal\\u00adska, IBAN DE89 3704 0044 0532 0130 00, ruf an: ０３０ １２３４５６７,              mail anna&#64;example.org 😀",
+        ] {
+            let found = d.detect(text);
+            assert!(found.len() >= 3, "{text}: {found:?}");
+            for f in found {
+                let by_chars: String = text.chars().skip(f.start).take(f.end - f.start).collect();
+                assert_eq!(text.get(f.bytes.0..f.bytes.1), Some(by_chars.as_str()), "{text}");
+            }
+        }
+    }
 
     #[test]
     fn byte_offsets_become_code_points() {
