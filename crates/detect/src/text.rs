@@ -362,13 +362,20 @@ mod tests {
         for text in [
             "Grüße an Jörg Müller, Tel. 030 1234567, E-Mail jörg@example.de",
             // A view that differs from the original: escapes, a soft hyphen, fullwidth digits.
-            "Frau Kowal\\u00adska, IBAN DE89 3704 0044 0532 0130 00, ruf an: ０３０ １２３４５６７,              mail anna&#64;example.org 😀",
+            concat!(
+                "Frau Kowal\\u00adska, IBAN DE89 3704 0044 0532 0130 00, ",
+                "ruf an: ０３０ １２３４５６７, mail anna&#64;example.org 😀"
+            ),
         ] {
             let found = d.detect(text);
             assert!(found.len() >= 3, "{text}: {found:?}");
             for f in found {
                 let by_chars: String = text.chars().skip(f.start).take(f.end - f.start).collect();
-                assert_eq!(text.get(f.bytes.0..f.bytes.1), Some(by_chars.as_str()), "{text}");
+                assert_eq!(
+                    text.get(f.bytes.0..f.bytes.1),
+                    Some(by_chars.as_str()),
+                    "{text}"
+                );
             }
         }
     }

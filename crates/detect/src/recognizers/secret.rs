@@ -1,9 +1,9 @@
 //! SECRET: credentials pasted into a prompt — the most common leak in real LLM traffic.
 //!
 //! Found from one case-insensitive Aho-Corasick automaton run over the view (in four parts at
-//! once, [`triggers`]) that finds *triggers* (no full-text regex): published key prefixes (OpenAI/Anthropic `sk-`, Stripe `sk_live_` …, AWS
-//! `AKIA`/`ASIA`, GitHub `ghp_` …/`github_pat_`, GitLab `glpat-`, Slack `xox?-`, Google `AIza`,
-//! JWTs `eyJ`), PEM private key blocks, `://` (credentials in URLs and connection strings),
+//! once, [`triggers`]) that finds *triggers* (no full-text regex): published key prefixes
+//! (OpenAI/Anthropic `sk-`, Stripe `sk_live_` …, AWS `AKIA`/`ASIA`, GitHub `ghp_` …/`github_pat_`,
+//! GitLab `glpat-`, Slack `xox?-`, Google `AIza`, JWTs `eyJ`), PEM private key blocks, `://` (credentials in URLs and connection strings),
 //! `Bearer`, and the stems of field names (`pass`, `pwd`, `kennwort`, `secret`, `token`, `key`,
 //! `pin`). Each trigger is then checked in code:
 //!
