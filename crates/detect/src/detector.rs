@@ -13,9 +13,9 @@
 //! all. The heavy finders ([`Recognizer::is_heavy`]: LOCATION, PERSON) are handed out right
 //! after the tagger, before the light ones: a long job taken last would leave one thread
 //! working alone at the end (on 100 000 code points of dense prose LOCATION took 1.5 ms of a
-//! 4.9 ms total, and it came twelfth). Each job keeps its own candidates; they are concatenated in registry order, so the tagger,
-//! the record readers and overlap resolution see exactly the sequence of the serial path, and the
-//! findings are identical (a unit test compares both paths).
+//! 4.9 ms total, and it came twelfth). Each job keeps its own candidates; they are concatenated
+//! in registry order, so the tagger, the record readers and overlap resolution see exactly the
+//! sequence of the serial path, and the findings are identical (a unit test compares both paths).
 //!
 //! Texts shorter than [`PARALLEL_FROM`] bytes stay on the calling thread: a hand-off wakes a
 //! pool thread (about 40 µs when it sleeps, as between a proxy's requests) and costs a system

@@ -3,9 +3,9 @@
 //! Found from one case-insensitive Aho-Corasick automaton run over the view (in four parts at
 //! once, [`triggers`]) that finds *triggers* (no full-text regex): published key prefixes
 //! (OpenAI/Anthropic `sk-`, Stripe `sk_live_` …, AWS `AKIA`/`ASIA`, GitHub `ghp_` …/`github_pat_`,
-//! GitLab `glpat-`, Slack `xox?-`, Google `AIza`, JWTs `eyJ`), PEM private key blocks, `://` (credentials in URLs and connection strings),
-//! `Bearer`, and the stems of field names (`pass`, `pwd`, `kennwort`, `secret`, `token`, `key`,
-//! `pin`). Each trigger is then checked in code:
+//! GitLab `glpat-`, Slack `xox?-`, Google `AIza`, JWTs `eyJ`), PEM private key blocks, `://`
+//! (credentials in URLs and connection strings), `Bearer`, and the stems of field names (`pass`,
+//! `pwd`, `kennwort`, `secret`, `token`, `key`, `pin`). Each trigger is then checked in code:
 //!
 //! - A key prefix must match case-exactly, start a token (not after a letter, digit or other
 //!   base64 byte) and be followed by a body of its alphabet and length that ends a token; random
