@@ -37,45 +37,96 @@ pub fn resolve_overlaps(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
             c.score = c.score.max(score);
         }
     }
-    // Stable, as `sort_by` with the same order; one key per candidate sorts faster than a
-    // chain of five comparisons per pair, and one integer faster than a tuple.
     match packed_order(&candidates) {
-        Some(mut keys) => {
-            keys.sort_unstable();
-            let mut sorted = Vec::with_capacity(candidates.len());
-            sorted.extend(
-                keys.iter()
-                    .filter_map(|&k| candidates.get((k & INDEX_MASK) as usize)),
-            );
-            candidates = sorted;
+        Some(keys) => by_clusters(&candidates, &keys),
+        None => {
+            candidates.sort_by_cached_key(|c| {
+                (
+                    Reverse(c.validated),
+                    Reverse(total_order(c.score)),
+                    Reverse(c.end - c.start),
+                    Reverse(c.entity_type.priority()),
+                    c.start,
+                )
+            });
+            let mut accepted = greedy(candidates.iter(), 0);
+            accepted.sort_unstable_by_key(|c| c.start);
+            accepted
         }
-        None => candidates.sort_by_cached_key(|c| {
-            (
-                Reverse(c.validated),
-                Reverse(total_order(c.score)),
-                Reverse(c.end - c.start),
-                Reverse(c.entity_type.priority()),
-                c.start,
-            )
-        }),
     }
-    // One flag per byte of the text that an accepted span covers: a candidate is accepted when
-    // none of its bytes is taken yet. Linear in the total length of the candidates.
-    let len = candidates.iter().map(|c| c.end).max().unwrap_or(0);
-    let mut taken = vec![false; len];
-    let mut accepted = Vec::with_capacity(candidates.len());
-    for c in candidates {
-        let Some(span) = taken.get_mut(c.start..c.end) else {
+}
+
+/// The greedy pass over `ordered` (best first): a candidate is accepted when none of its bytes
+/// is taken yet (one flag per byte from `from` on; linear in the total length of the
+/// candidates).
+fn greedy<'c>(ordered: impl Iterator<Item = &'c Candidate> + Clone, from: usize) -> Vec<Candidate> {
+    let len = ordered.clone().map(|c| c.end).max().unwrap_or(0);
+    let mut taken = vec![false; len.saturating_sub(from)];
+    let mut accepted = Vec::new();
+    for c in ordered {
+        let Some(span) = taken.get_mut(c.start.wrapping_sub(from)..c.end.wrapping_sub(from)) else {
             continue;
         };
         if span.iter().any(|&t| t) {
             continue;
         }
         span.fill(true);
-        accepted.push(c);
+        accepted.push(*c);
     }
-    accepted.sort_unstable_by_key(|c| c.start);
     accepted
+}
+
+/// [`greedy`] in the order of `keys` ([`packed_order`]), run per cluster of overlapping
+/// candidates: whether a candidate is accepted depends only on the candidates it overlaps, so
+/// each cluster alone gives what one pass over all gives. The candidates are put in text order
+/// (each recognizer reports in text order, so the sort merges runs) and a cluster ends where the
+/// next candidate starts at or after the end of all before it. Most clusters are one candidate;
+/// sorting a few small ones costs less than sorting all keys (on a table of 100 000 code points,
+/// 25 000 candidates). Accepted spans are disjoint and non-empty, so text order is by start.
+fn by_clusters(candidates: &[Candidate], keys: &[u128]) -> Vec<Candidate> {
+    // The low bits of a key are start and index: text order, ties in input order.
+    const START_AND_INDEX: u128 = (1 << (32 + INDEX_BITS)) - 1;
+    let mut in_text_order: Vec<u64> = keys.iter().map(|&k| (k & START_AND_INDEX) as u64).collect();
+    in_text_order.sort();
+    let mut accepted = Vec::with_capacity(candidates.len());
+    let mut cluster: Vec<u128> = Vec::new();
+    let (mut from, mut reach) = (0, 0);
+    let index = |k: u64| (u128::from(k) & INDEX_MASK) as usize;
+    for &k in &in_text_order {
+        let Some(c) = candidates.get(index(k)) else {
+            continue;
+        };
+        if c.start >= reach {
+            settle(candidates, &mut cluster, from, &mut accepted);
+            from = c.start;
+        }
+        cluster.push(keys.get(index(k)).copied().unwrap_or_default());
+        reach = reach.max(c.end);
+    }
+    settle(candidates, &mut cluster, from, &mut accepted);
+    accepted
+}
+
+/// Appends what [`greedy`] accepts of one cluster (its keys, starting at byte `from`) to
+/// `accepted` in text order, and empties the cluster.
+fn settle(
+    candidates: &[Candidate],
+    cluster: &mut Vec<u128>,
+    from: usize,
+    accepted: &mut Vec<Candidate>,
+) {
+    let member = |k: &u128| candidates.get((k & INDEX_MASK) as usize);
+    match cluster.as_slice() {
+        [] => {}
+        [one] => accepted.extend(member(one)),
+        _ => {
+            cluster.sort_unstable();
+            let mut won = greedy(cluster.iter().filter_map(member), from);
+            won.sort_unstable_by_key(|c| c.start);
+            accepted.extend(won);
+        }
+    }
+    cluster.clear();
 }
 
 /// Bits of [`packed_order`]'s keys that hold the candidate's index.
@@ -356,6 +407,38 @@ mod tests {
         // Without a secret inside, the URL stays a URL.
         let plain = resolve_overlaps(vec![cand(EntityType::Url, 0, 40, 0.75, false)]);
         assert_eq!(plain[0].entity_type, EntityType::Url);
+    }
+
+    /// One greedy pass over all candidates in the tuple order (what [`by_clusters`] splits).
+    fn greedy_over_all(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
+        candidates.sort_by_key(|c| {
+            (
+                Reverse(c.validated),
+                Reverse(total_order(c.score)),
+                Reverse(c.end - c.start),
+                Reverse(c.entity_type.priority()),
+                c.start,
+            )
+        });
+        let mut accepted = greedy(candidates.iter(), 0);
+        accepted.sort_by_key(|c| c.start);
+        accepted
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn clusters_accept_what_one_pass_accepts(
+            spans in proptest::collection::vec((0usize..300, 1usize..40, 0usize..5, 0usize..4, proptest::bool::weighted(0.1)), 0..120)
+        ) {
+            let types = [EntityType::Person, EntityType::Location, EntityType::Date, EntityType::PhoneNumber, EntityType::Iban];
+            let scores = [0.5, 0.75, 0.8, 0.9];
+            let candidates: Vec<Candidate> = spans
+                .iter()
+                .map(|&(start, len, t, s, v)| cand(types[t], start, start + len, scores[s], v))
+                .collect();
+            let keys = packed_order(&candidates).expect("small spans fit");
+            proptest::prop_assert_eq!(by_clusters(&candidates, &keys), greedy_over_all(candidates));
+        }
     }
 
     #[test]
