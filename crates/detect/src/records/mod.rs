@@ -63,7 +63,9 @@ impl Known {
                 .filter(|c| c.score >= DEFAULT_THRESHOLD && c.start < c.end)
                 .copied(),
         );
-        v.sort_unstable_by_key(|c| c.start);
+        // Stable: each recognizer's candidates are one run in text order, which a stable sort
+        // merges (the order among equal starts does not matter to any reader of `Known`).
+        v.sort_by_key(|c| c.start);
         // Candidates are short: at most 512 bytes back, less when the longest is shorter (a
         // candidate starting further back ends before the span).
         let back = v
@@ -413,14 +415,22 @@ fn mentions(s: &str, found: &[Candidate], known: &Known, out: &mut Vec<Candidate
         .filter(|(v, _)| v.len() >= 4 && v.chars().any(char::is_alphabetic))
         .filter(|(v, _)| v.contains(' ') || !common_word(v))
         .collect();
+    // Each distinct value once, with the first of its types in type order, in value order
+    // (a column repeats its values: they are merged in a map before the sort).
+    let mut first_type: AHashMap<&str, EntityType> = AHashMap::with_capacity(values.len());
+    for (v, t) in values.drain(..) {
+        let held = first_type.entry(v).or_insert(t);
+        *held = (*held).min(t);
+    }
+    values.extend(first_type);
     values.sort_unstable();
-    values.dedup_by(|a, b| a.0 == b.0);
     if values.is_empty() {
         return;
     }
-    // Occurrences that are a found cell or lie in a known candidate need nothing more.
+    // Occurrences that are a found cell or lie in a known candidate need nothing more. Stable:
+    // the cells of each column come in text order, runs that a stable sort merges.
     let mut have: Vec<(usize, usize)> = found.iter().map(|c| (c.start, c.end)).collect();
-    have.sort_unstable();
+    have.sort();
     // Built per text, by `ValueMatcher::for_text`: in a short text (a dense 2 KB request, ~26
     // values) one first-byte scan of the text with nothing to build, in a long one the packed
     // searcher, which builds in a fraction of the time of an automaton; the same
