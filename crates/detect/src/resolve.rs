@@ -39,21 +39,27 @@ pub fn resolve_overlaps(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
     }
     match packed_order(&candidates) {
         Some(keys) => by_clusters(&candidates, &keys),
-        None => {
-            candidates.sort_by_cached_key(|c| {
-                (
-                    Reverse(c.validated),
-                    Reverse(total_order(c.score)),
-                    Reverse(c.end - c.start),
-                    Reverse(c.entity_type.priority()),
-                    c.start,
-                )
-            });
-            let mut accepted = greedy(candidates.iter(), 0);
-            accepted.sort_unstable_by_key(|c| c.start);
-            accepted
-        }
+        None => in_one_pass(candidates),
     }
+}
+
+/// The greedy pass's order as a tuple, for candidates whose [`packed_order`] does not fit.
+fn tuple_order(c: &Candidate) -> impl Ord {
+    (
+        Reverse(c.validated),
+        Reverse(total_order(c.score)),
+        Reverse(c.end - c.start),
+        Reverse(c.entity_type.priority()),
+        c.start,
+    )
+}
+
+/// [`greedy`] over all candidates at once in [`tuple_order`] (stable), in text order.
+fn in_one_pass(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
+    candidates.sort_by_cached_key(tuple_order);
+    let mut accepted = greedy(candidates.iter(), 0);
+    accepted.sort_unstable_by_key(|c| c.start);
+    accepted
 }
 
 /// The greedy pass over `ordered` (best first): a candidate is accepted when none of its bytes
@@ -306,15 +312,7 @@ mod tests {
             ));
         }
         let mut by_tuple = cs.clone();
-        by_tuple.sort_by_cached_key(|c| {
-            (
-                Reverse(c.validated),
-                Reverse(total_order(c.score)),
-                Reverse(c.end - c.start),
-                Reverse(c.entity_type.priority()),
-                c.start,
-            )
-        });
+        by_tuple.sort_by_cached_key(tuple_order);
         let mut keys = packed_order(&cs).expect("fits");
         keys.sort_unstable();
         let by_key: Vec<Candidate> = keys
@@ -409,22 +407,6 @@ mod tests {
         assert_eq!(plain[0].entity_type, EntityType::Url);
     }
 
-    /// One greedy pass over all candidates in the tuple order (what [`by_clusters`] splits).
-    fn greedy_over_all(mut candidates: Vec<Candidate>) -> Vec<Candidate> {
-        candidates.sort_by_key(|c| {
-            (
-                Reverse(c.validated),
-                Reverse(total_order(c.score)),
-                Reverse(c.end - c.start),
-                Reverse(c.entity_type.priority()),
-                c.start,
-            )
-        });
-        let mut accepted = greedy(candidates.iter(), 0);
-        accepted.sort_by_key(|c| c.start);
-        accepted
-    }
-
     proptest::proptest! {
         #[test]
         fn clusters_accept_what_one_pass_accepts(
@@ -437,7 +419,7 @@ mod tests {
                 .map(|&(start, len, t, s, v)| cand(types[t], start, start + len, scores[s], v))
                 .collect();
             let keys = packed_order(&candidates).expect("small spans fit");
-            proptest::prop_assert_eq!(by_clusters(&candidates, &keys), greedy_over_all(candidates));
+            proptest::prop_assert_eq!(by_clusters(&candidates, &keys), in_one_pass(candidates));
         }
     }
 
