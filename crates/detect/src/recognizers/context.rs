@@ -4,7 +4,10 @@
 //! words) describe their words as a [`Context`] and compile it once into a [`ContextIndex`], the one path by which context
 //! is looked for.
 
+use std::ops::ControlFlow;
+
 use super::window::{after, before};
+use super::word_scan;
 use crate::finding::Cues;
 
 /// Lowercased copy of a (short, bounded) window.
@@ -104,16 +107,18 @@ enum Cue {
 }
 
 /// A [`Context`] compiled once per recognizer: finds the words of all three lists in one
-/// automaton pass over the window (no allocation), ignoring the case of ASCII letters, so
+/// automaton pass over the window (no allocation; the DFA stepped directly, as
+/// [`word_scan`] does, since a window is too short for a search's set-up to pay), ignoring the
+/// case of ASCII letters, so
 /// that a window whose lowercase differs only in ASCII letters ([`lowercase_keeps`]) is
 /// scanned as it is, without a lowercased copy; token boundaries are checked only where a word
 /// occurs. (Its answers equal a plain token-by-token search over the lowercased window, kept in
 /// the tests as the reference.)
 pub(crate) struct ContextIndex {
-    words: aho_corasick::AhoCorasick,
+    words: aho_corasick::dfa::DFA,
     /// The strong words alone (pattern ids as in `words`, whose strong words come first): a
     /// caller that reads only [`Nearby::strong`] need not step over the matches of the others.
-    strong_words: aho_corasick::AhoCorasick,
+    strong_words: aho_corasick::dfa::DFA,
     /// Per pattern id: its list, and whether it ends in a letter or digit (then no letter or
     /// digit may follow).
     cues: Vec<(Cue, bool)>,
@@ -138,13 +143,8 @@ impl ContextIndex {
                 cues.push((cue, w.ends_with(|c: char| c.is_alphanumeric())));
             }
         }
-        let build = |patterns: &[&str]| {
-            aho_corasick::AhoCorasick::builder()
-                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-                .ascii_case_insensitive(true)
-                .build(patterns)
-                .expect("static context words")
-        };
+        let build =
+            |patterns: &[&str]| word_scan::automaton(patterns).expect("static context words");
         let strong = cues.iter().take_while(|(c, _)| *c == Cue::Strong).count();
         ContextIndex {
             words: build(&patterns),
@@ -208,9 +208,9 @@ impl ContextIndex {
         } else {
             &self.words
         };
-        for m in words.find_overlapping_iter(hay) {
-            let Some(&(cue, closed_end)) = self.cues.get(m.pattern().as_usize()) else {
-                continue;
+        word_scan::each_occurrence(words, hay.as_bytes(), |m| {
+            let Some(&(cue, closed_end)) = self.cues.get(m.pattern) else {
+                return ControlFlow::Continue(());
             };
             let seen = match cue {
                 Cue::Strong => strong_only && ev.strong,
@@ -218,26 +218,31 @@ impl ContextIndex {
                 Cue::Negative => strong_only,
             };
             // Words and window are UTF-8, so a match starts and ends on char boundaries.
-            let (before, after) = (&hay[..m.start()], &hay[m.end()..]);
+            let (before, after) = (
+                hay.get(..m.start).unwrap_or(""),
+                hay.get(m.end..).unwrap_or(""),
+            );
             if seen
-                || in_token(hay, m.start())
+                || in_token(hay, m.start)
                 || before
                     .chars()
                     .next_back()
                     .is_some_and(|c| c.is_alphanumeric() || c == '-')
                 || closed_end && after.chars().next().is_some_and(char::is_alphanumeric)
             {
-                continue;
+                return ControlFlow::Continue(());
             }
             match cue {
-                Cue::Strong => (ev.strong, strong_end) = (true, strong_end.max(m.end())),
+                Cue::Strong => (ev.strong, strong_end) = (true, strong_end.max(m.end)),
                 Cue::Weak => ev.weak = true,
-                Cue::Negative => (ev.negative, negative_end) = (true, negative_end.max(m.end())),
+                Cue::Negative => (ev.negative, negative_end) = (true, negative_end.max(m.end)),
             }
             if ev.strong && strong_only {
-                break;
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
             }
-        }
+        });
         // A negative word farther from the value than a strong one is another value's label
         // (`Steuer-ID 247…, Steuernummer 62 152 95232`): the nearest context word decides.
         if ev.strong && ev.negative && strong_end > negative_end {

@@ -12,6 +12,8 @@
 //! so the scan reports every occurrence, overlapping ones too, as the library's overlapping
 //! search does; callers that want leftmost-longest matches pick them from these (SECRET).
 
+use std::ops::ControlFlow;
+
 use aho_corasick::automaton::{Automaton, StateID};
 use aho_corasick::{dfa, Anchored, BuildError, MatchKind, StartKind};
 
@@ -87,6 +89,19 @@ pub(crate) fn occurrences(dfa: &dfa::DFA, b: &[u8]) -> Vec<Occurrence> {
     out
 }
 
+/// Every occurrence of `dfa`'s patterns in `b` in one chain, in the order they end, each
+/// handed to `visit` until it breaks: for short windows (context look-ups), where neither the
+/// split of [`occurrences`] nor a list of results pays.
+pub(crate) fn each_occurrence(
+    dfa: &dfa::DFA,
+    b: &[u8],
+    visit: impl FnMut(Occurrence) -> ControlFlow<()>,
+) {
+    if let Ok(start) = dfa.start_state(Anchored::No) {
+        walk(dfa, b, 0, b.len(), start, visit);
+    }
+}
+
 /// Continues one chain in state `sid` over `b[from..to]`.
 fn scan_alone(
     dfa: &dfa::DFA,
@@ -96,11 +111,26 @@ fn scan_alone(
     sid: StateID,
     out: &mut Vec<Occurrence>,
 ) {
+    walk(dfa, b, from, to, sid, |o| {
+        out.push(o);
+        ControlFlow::Continue(())
+    });
+}
+
+/// One chain in state `sid` over `b[from..to]`, each occurrence handed to `visit`.
+fn walk(
+    dfa: &dfa::DFA,
+    b: &[u8],
+    from: usize,
+    to: usize,
+    sid: StateID,
+    mut visit: impl FnMut(Occurrence) -> ControlFlow<()>,
+) {
     let mut sid = sid;
     for (i, &byte) in b.get(from..to).unwrap_or(&[]).iter().enumerate() {
         sid = step(dfa, sid, byte);
-        if dfa.is_special(sid) {
-            note(dfa, sid, from + i + 1, out);
+        if dfa.is_special(sid) && each_ending(dfa, sid, from + i + 1, &mut visit).is_break() {
+            return;
         }
     }
 }
@@ -111,17 +141,31 @@ fn step(dfa: &dfa::DFA, sid: StateID, byte: u8) -> StateID {
 
 /// Records the occurrences that end at `end` when `sid` is a match state.
 fn note(dfa: &dfa::DFA, sid: StateID, end: usize, out: &mut Vec<Occurrence>) {
+    let _ = each_ending(dfa, sid, end, |o| {
+        out.push(o);
+        ControlFlow::Continue(())
+    });
+}
+
+/// Hands `visit` the occurrences that end at `end` when `sid` is a match state.
+fn each_ending(
+    dfa: &dfa::DFA,
+    sid: StateID,
+    end: usize,
+    mut visit: impl FnMut(Occurrence) -> ControlFlow<()>,
+) -> ControlFlow<()> {
     if !dfa.is_match(sid) {
-        return;
+        return ControlFlow::Continue(());
     }
     for i in 0..dfa.match_len(sid) {
         let pattern = dfa.match_pattern(sid, i);
-        out.push(Occurrence {
+        visit(Occurrence {
             start: end - dfa.pattern_len(pattern),
             end,
             pattern: pattern.as_usize(),
-        });
+        })?;
     }
+    ControlFlow::Continue(())
 }
 
 #[cfg(test)]
