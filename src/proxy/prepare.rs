@@ -127,7 +127,10 @@ pub(crate) async fn prepare(
             conversation::stored(app, format, &path, tenant.as_deref(), req).await
         {
             ctx.endpoint = endpoint;
-            ctx.exchange = Some(Arc::new(reply::exchange_for(table.entries(), &Node::Null)));
+            ctx.exchange = Some(Arc::new(reply::exchange_for(
+                table.into_entries(),
+                &Node::Null,
+            )));
         }
         return Ok(false);
     }

@@ -24,7 +24,7 @@ pub(crate) const GROWTH_ALLOWANCE: u64 = 1024 * 1024;
 /// The exchange of one proxied request: the tokens its anonymization issued (`entries`), told
 /// which of them the client's own request (`original`, the body as received, parsed) already
 /// wrote in a tolerant form, with the reply growth budget.
-pub fn exchange_for(entries: &[MappingEntry], original: &Node) -> TolerantRestorer {
+pub fn exchange_for(entries: Vec<MappingEntry>, original: &Node) -> TolerantRestorer {
     let mut restorer = TolerantRestorer::new(entries);
     note_strings(&mut restorer, original);
     restorer.limit_growth(GROWTH_ALLOWANCE);

@@ -34,7 +34,7 @@ pub(crate) fn begin(resp: &mut ResponseHeader, ctx: &mut RequestCtx) -> Result<(
         Some(restorer) => restorer,
         None if watch => {
             // nothing to restore yet the id is read; the reply's tokens are counted as foreign
-            let restorer = Arc::new(TolerantRestorer::new(&[]));
+            let restorer = Arc::new(TolerantRestorer::new(Vec::new()));
             ctx.exchange = Some(restorer.clone());
             restorer
         }

@@ -194,7 +194,7 @@ pub(crate) mod tests {
 
     /// A restorer that knows the one token `token` (its type plays no part in restoring).
     pub(crate) fn restorer_of(token: &str, value: &str) -> Arc<TolerantRestorer> {
-        Arc::new(TolerantRestorer::new(&[MappingEntry {
+        Arc::new(TolerantRestorer::new(vec![MappingEntry {
             token: token.into(),
             entity_type: EntityType::Person,
             value: value.into(),

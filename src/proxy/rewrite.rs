@@ -148,7 +148,10 @@ fn finish(
             json::parse(text).ok()
         });
         if let Some(original) = original {
-            ctx.exchange = Some(Arc::new(reply::exchange_for(a.table.entries(), &original)));
+            ctx.exchange = Some(Arc::new(reply::exchange_for(
+                a.table.into_entries(),
+                &original,
+            )));
         }
     }
     Ok(match a.body {

@@ -50,20 +50,26 @@ pub struct RestoreCounts {
     pub in_link_target: AtomicUsize,
 }
 
+/// A token of this exchange: the index of its prefix in [`TolerantRestorer`]'s `prefixes`, and
+/// its number.
+type TokenKey = (usize, u64);
+
 /// The issued tokens of one exchange and the tolerant grammar over them.
 #[derive(Debug, Default)]
 pub struct TolerantRestorer {
-    /// `(PREFIX, number)` → value (aHash: the map is built per exchange, up to 80 entries for a
-    /// dense request, and SipHash would be most of that build).
-    values: AHashMap<(String, u64), String>,
-    /// Upper-case prefixes issued in this exchange.
-    prefixes: AHashSet<String>,
+    /// The exchange's mapping, owned: looked up by index, so that building the restorer copies
+    /// no value (a dense request issues about 80 tokens, each built per request).
+    entries: Vec<MappingEntry>,
+    /// Token → index into `entries` (aHash: SipHash would be most of the build).
+    values: AHashMap<TokenKey, usize>,
+    /// Upper-case prefixes issued in this exchange (a handful: one per entity type at most).
+    prefixes: Vec<String>,
     longest_prefix: usize,
     /// First bytes of issued prefixes (upper case), for the bare form.
     first_letters: [bool; 26],
     /// Tokens of which the client's own request held a tolerant form: restored only from their
     /// canonical form.
-    client_forms: AHashSet<(String, u64)>,
+    client_forms: AHashSet<TokenKey>,
     budget: Option<GrowthBudget>,
     pub counts: RestoreCounts,
 }
@@ -78,7 +84,7 @@ enum Step {
     /// A restorable form of `len` bytes; `canonical` is false for tolerant forms.
     Hit {
         len: usize,
-        key: (String, u64),
+        key: TokenKey,
         canonical: bool,
     },
     /// A canonical token of a known prefix that this exchange did not issue.
@@ -86,10 +92,10 @@ enum Step {
 }
 
 impl TolerantRestorer {
-    pub fn new(entries: &[MappingEntry]) -> TolerantRestorer {
+    pub fn new(entries: Vec<MappingEntry>) -> TolerantRestorer {
         let mut restorer = TolerantRestorer::default();
         restorer.values.reserve(entries.len());
-        for e in entries {
+        for (row, e) in entries.iter().enumerate() {
             let Some(inner) = e
                 .token
                 .strip_prefix("[[")
@@ -101,21 +107,28 @@ impl TolerantRestorer {
                 continue;
             };
             let Ok(n) = num.parse::<u64>() else { continue };
-            restorer
-                .values
-                .entry((prefix.to_owned(), n))
-                .or_insert_with(|| e.value.clone());
+            let at = match restorer.prefix_index(prefix) {
+                Some(at) => at,
+                None => {
+                    restorer.prefixes.push(prefix.to_owned());
+                    restorer.prefixes.len() - 1
+                }
+            };
+            restorer.values.entry((at, n)).or_insert(row);
             restorer.longest_prefix = restorer.longest_prefix.max(prefix.len());
             if let Some(&b) = prefix.as_bytes().first() {
                 if b.is_ascii_uppercase() {
                     restorer.first_letters[(b - b'A') as usize] = true;
                 }
             }
-            if !restorer.prefixes.contains(prefix) {
-                restorer.prefixes.insert(prefix.to_owned());
-            }
         }
+        restorer.entries = entries;
         restorer
+    }
+
+    /// Index of `prefix` among the issued prefixes.
+    fn prefix_index(&self, prefix: &str) -> Option<usize> {
+        self.prefixes.iter().position(|p| p == prefix)
     }
 
     /// Records the tolerant forms of this exchange's tokens that occur in `text`, a string of
@@ -314,13 +327,13 @@ impl TolerantRestorer {
 
     /// The value a form of `len` bytes restores to here, or `None` when it stays as written:
     /// in a link or image target, or past the growth budget.
-    fn value_at(&self, key: &(String, u64), len: usize, links: &LinkContext) -> Option<&str> {
+    fn value_at(&self, key: &TokenKey, len: usize, links: &LinkContext) -> Option<&str> {
         if links.in_target() {
             // a target the model chose: a value there would leave for the model's host
             self.counts.in_link_target.fetch_add(1, Ordering::Relaxed);
             return None;
         }
-        let v = self.values.get(key)?;
+        let v = self.entries.get(*self.values.get(key)?)?.value.as_str();
         let growth = (crate::json::escaped_len(v) as u64).saturating_sub(len as u64);
         if !self.take_growth(growth) {
             self.counts.over_budget.fetch_add(1, Ordering::Relaxed);
@@ -346,7 +359,7 @@ fn bare_boundary_before(before: Option<u8>, before2: Option<u8>) -> bool {
 #[cfg(test)]
 pub(crate) fn sample_exchange() -> std::sync::Arc<TolerantRestorer> {
     use crate::detect::EntityType;
-    std::sync::Arc::new(TolerantRestorer::new(&[
+    std::sync::Arc::new(TolerantRestorer::new(vec![
         MappingEntry {
             token: "[[NAME_1]]".into(),
             entity_type: EntityType::Person,
@@ -365,7 +378,7 @@ mod tests {
     use super::*;
 
     fn restorer() -> TolerantRestorer {
-        TolerantRestorer::new(&[
+        TolerantRestorer::new(vec![
             MappingEntry {
                 token: "[[NAME_1]]".into(),
                 entity_type: EntityType::Person,

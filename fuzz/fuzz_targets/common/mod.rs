@@ -27,7 +27,7 @@ pub fn exchange() -> Arc<TolerantRestorer> {
         entity_type,
         value: value.into(),
     };
-    let mut ex = TolerantRestorer::new(&[
+    let mut ex = TolerantRestorer::new(vec![
         entry("[[NAME_1]]", EntityType::Person, "Zoë \"Z\" Maier"),
         entry("[[EMAIL_1]]", EntityType::EmailAddress, "z@x.de"),
         entry("[[URL_2]]", EntityType::Url, "https://a.example/\\p?q=1\n"),
@@ -195,7 +195,7 @@ pub fn json_walk_gives_json(data: &[u8]) {
     let out = a.body.as_deref().unwrap_or(body);
     let text = std::str::from_utf8(out).expect("a rewritten body is UTF-8");
     let mut node = json::parse(text).expect("a rewritten body is JSON");
-    let ex = TolerantRestorer::new(a.table.entries());
+    let ex = TolerantRestorer::new(a.table.entries().to_vec());
     restore_tree(&mut node, &ex, &[]);
     json::parse(&node.to_json_string()).expect("a restored document is JSON");
 }

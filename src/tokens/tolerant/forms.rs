@@ -22,9 +22,9 @@ impl TolerantRestorer {
         let Ok(prefix) = std::str::from_utf8(letters) else {
             return Step::No;
         };
-        if !self.prefixes.contains(prefix) || b[j] != b'_' {
+        let Some(at) = self.prefix_index(prefix).filter(|_| b[j] == b'_') else {
             return Step::No;
-        }
+        };
         j += 1;
         let ds = j;
         while j < b.len() && b[j].is_ascii_digit() && j - ds < MAX_DIGITS + 1 {
@@ -49,7 +49,7 @@ impl TolerantRestorer {
         let Ok(n) = std::str::from_utf8(&b[ds..j]).unwrap_or("x").parse::<u64>() else {
             return Step::No;
         };
-        let key = (prefix.to_owned(), n);
+        let key = (at, n);
         if self.values.contains_key(&key) {
             Step::Hit {
                 len: j - i,
@@ -125,17 +125,14 @@ impl TolerantRestorer {
             && prefix.as_written
             && plain_separator;
         let len = c.at - start;
-        let key = (prefix.upper, n);
-        Ok(if prefix.issued && self.values.contains_key(&key) {
-            Step::Hit {
+        Ok(match prefix.issued.map(|at| (at, n)) {
+            Some(key) if self.values.contains_key(&key) => Step::Hit {
                 len,
                 key,
                 canonical,
-            }
-        } else if canonical {
-            Step::Foreign { len }
-        } else {
-            Step::No
+            },
+            _ if canonical => Step::Foreign { len },
+            _ => Step::No,
         })
     }
 
@@ -158,17 +155,16 @@ impl TolerantRestorer {
         }
         let letters = &b[ls..j];
         let upper = letters.to_ascii_uppercase();
-        let Ok(upper) = String::from_utf8(upper) else {
+        let Ok(upper) = std::str::from_utf8(&upper) else {
             return Err(Step::No);
         };
-        let issued = self.prefixes.contains(&upper);
-        if !issued && !KNOWN_PREFIXES.contains(upper.as_str()) {
+        let issued = self.prefix_index(upper);
+        if issued.is_none() && !KNOWN_PREFIXES.contains(upper) {
             return Err(Step::No);
         }
         c.at = j;
         Ok(BracketedPrefix {
             as_written: letters == upper.as_bytes(),
-            upper,
             issued,
         })
     }
@@ -231,9 +227,8 @@ impl Cursor<'_> {
 
 /// The prefix of a bracketed form, upper-cased.
 struct BracketedPrefix {
-    upper: String,
-    /// Issued in this exchange (else only a known prefix).
-    issued: bool,
+    /// Its index among the prefixes issued in this exchange (`None`: only a known prefix).
+    issued: Option<usize>,
     /// Written in upper case already.
     as_written: bool,
 }
