@@ -57,8 +57,8 @@ type TokenKey = (usize, u64);
 /// The issued tokens of one exchange and the tolerant grammar over them.
 #[derive(Debug, Default)]
 pub struct TolerantRestorer {
-    /// The exchange's mapping, owned: looked up by index, so that building the restorer copies
-    /// no value (a dense request issues about 80 tokens, each built per request).
+    /// The exchange's mapping, owned and looked up by row: a restorer is built for every
+    /// request, a dense one issues about 80 tokens, and none of their values is copied.
     entries: Vec<MappingEntry>,
     /// Token → index into `entries` (aHash: SipHash would be most of the build).
     values: AHashMap<TokenKey, usize>,

@@ -107,12 +107,11 @@ enum Cue {
 }
 
 /// A [`Context`] compiled once per recognizer: finds the words of all three lists in one
-/// automaton pass over the window (no allocation; the DFA stepped directly, as
-/// [`word_scan`] does, since a window is too short for a search's set-up to pay), ignoring the
-/// case of ASCII letters, so
-/// that a window whose lowercase differs only in ASCII letters ([`lowercase_keeps`]) is
-/// scanned as it is, without a lowercased copy; token boundaries are checked only where a word
-/// occurs. (Its answers equal a plain token-by-token search over the lowercased window, kept in
+/// automaton pass over the window (no allocation; the DFA is stepped directly, as in
+/// [`word_scan`], since a window is too short for a search's set-up to pay), ignoring the case
+/// of ASCII letters, so that a window whose lowercase differs only in ASCII letters
+/// ([`lowercase_keeps`]) is scanned as it is, without a lowercased copy; token boundaries are
+/// checked only where a word occurs. (Its answers equal a plain token-by-token search over the lowercased window, kept in
 /// the tests as the reference.)
 pub(crate) struct ContextIndex {
     words: aho_corasick::dfa::DFA,
