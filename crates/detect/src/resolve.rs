@@ -70,7 +70,10 @@ fn greedy<'c>(ordered: impl Iterator<Item = &'c Candidate> + Clone, from: usize)
     let mut taken = vec![false; len.saturating_sub(from)];
     let mut accepted = Vec::new();
     for c in ordered {
-        let Some(span) = taken.get_mut(c.start.wrapping_sub(from)..c.end.wrapping_sub(from)) else {
+        let (Some(a), Some(b)) = (c.start.checked_sub(from), c.end.checked_sub(from)) else {
+            continue;
+        };
+        let Some(span) = taken.get_mut(a..b) else {
             continue;
         };
         if span.iter().any(|&t| t) {
@@ -99,14 +102,14 @@ fn by_clusters(candidates: &[Candidate], keys: &[u128]) -> Vec<Candidate> {
     let (mut from, mut reach) = (0, 0);
     let index = |k: u64| (u128::from(k) & INDEX_MASK) as usize;
     for &k in &in_text_order {
-        let Some(c) = candidates.get(index(k)) else {
+        let (Some(c), Some(&key)) = (candidates.get(index(k)), keys.get(index(k))) else {
             continue;
         };
         if c.start >= reach {
             settle(candidates, &mut cluster, from, &mut accepted);
             from = c.start;
         }
-        cluster.push(keys.get(index(k)).copied().unwrap_or_default());
+        cluster.push(key);
         reach = reach.max(c.end);
     }
     settle(candidates, &mut cluster, from, &mut accepted);

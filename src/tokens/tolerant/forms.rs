@@ -225,7 +225,7 @@ impl Cursor<'_> {
     }
 }
 
-/// The prefix of a bracketed form, upper-cased.
+/// What the letters of a bracketed form name: an issued prefix or only a known one.
 struct BracketedPrefix {
     /// Its index among the prefixes issued in this exchange (`None`: only a known prefix).
     issued: Option<usize>,
