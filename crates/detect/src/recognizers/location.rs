@@ -194,6 +194,25 @@ impl LocationRecognizer {
             0,
             72,
         );
+        // A match's number is followed by a capitalised ASCII word and a space (`42 Baker `);
+        // only the windows holding such a number are searched (see `holding` below).
+        let street_run = |&(a, e): &(usize, usize)| {
+            let rest = b.get(e..).unwrap_or(&[]);
+            let rest = match rest.first() {
+                Some(c) if c.is_ascii_alphabetic() => &rest[1..],
+                _ => rest,
+            };
+            let rest = rest.strip_prefix(b",").unwrap_or(rest);
+            let word = rest.get(2..).unwrap_or(&[]);
+            let lower = word.iter().take_while(|c| c.is_ascii_lowercase()).count();
+            e - a <= 5
+                && b.get(a).is_some_and(|&d| d != b'0')
+                && rest.starts_with(b" ")
+                && rest.get(1).is_some_and(u8::is_ascii_uppercase)
+                && lower > 0
+                && word.get(lower) == Some(&b' ')
+        };
+        let streets = holding(&streets, digit_runs.iter().filter(|r| street_run(r)));
         for m in super::find_in(&self.english_street, s, &streets) {
             let c = cand(EntityType::Location, m.start(), m.end(), 0.75, false);
             out.push(c.asking(Form::Alternate, Needs::Nothing));
@@ -210,25 +229,37 @@ impl LocationRecognizer {
             44,
             12,
         );
-        // A ZIP match holds its five digits after the state and a space. Every match lies in the
-        // one window that also holds its own digit run, so a window without such a run cannot
-        // hold a match of that pattern and is skipped: the same matches, without searching a
-        // table of five-digit codes (`K-10000;…;50667;`) twice over its whole length.
-        let zip_run = |&(a, e): &(usize, usize)| e - a == 5 && a > 0 && b[a - 1] == b' ';
-        let holding = |is_run: &dyn Fn(&(usize, usize)) -> bool| -> Vec<(usize, usize)> {
-            let mut runs = digit_runs.iter().filter(|r| is_run(r)).peekable();
-            codes
-                .iter()
-                .copied()
-                .filter(|&(from, to)| {
-                    while runs.next_if(|r| r.0 < from).is_some() {}
-                    runs.peek().is_some_and(|r| r.1 <= to)
-                })
-                .collect()
+        // A match's own digit run has the bytes its pattern puts around it: a ZIP code's five
+        // digits follow `, ` + two capitals (the state) + a space, a UK outward code's digits
+        // are followed by an optional capital and the inward code (` 6XE`). Every match lies in
+        // the one window that also holds its own run, so a window without such a run cannot
+        // hold a match of that pattern and is skipped: the same matches, without searching the
+        // windows of German postcodes (`50667 Köln`) or a table of five-digit codes
+        // (`K-10000;…;50667;`) for addresses they cannot hold.
+        let outward_run = |r: &(usize, usize)| {
+            let rest = b.get(r.1..).unwrap_or(&[]);
+            let rest = match rest.first() {
+                Some(c) if c.is_ascii_uppercase() => &rest[1..],
+                _ => rest,
+            };
+            uk_run(r)
+                && matches!(rest, [b' ', d, x, y, ..] if d.is_ascii_digit()
+                    && x.is_ascii_uppercase() && y.is_ascii_uppercase())
+        };
+        let zip_run = |&(a, e): &(usize, usize)| {
+            e - a == 5
+                && matches!(b.get(a.wrapping_sub(5)..a), Some([b',', b' ', x, y, b' '])
+                    if x.is_ascii_uppercase() && y.is_ascii_uppercase())
         };
         for (re, windows) in [
-            (&self.uk_postcode, holding(&uk_run)),
-            (&self.us_zip, holding(&zip_run)),
+            (
+                &self.uk_postcode,
+                holding(&codes, digit_runs.iter().filter(|r| outward_run(r))),
+            ),
+            (
+                &self.us_zip,
+                holding(&codes, digit_runs.iter().filter(|r| zip_run(r))),
+            ),
         ] {
             for m in super::find_in(re, s, &windows) {
                 out.push(cand(EntityType::Location, m.start(), m.end(), 0.8, false));
@@ -595,6 +626,25 @@ struct TownSigns {
     dateline: bool,
     /// The town's name is also a common word (`Weiden`, `Hof`).
     ambiguous: bool,
+}
+
+/// The `windows` (sorted, disjoint) that hold one of the sorted digit `runs` whole. The windows
+/// were widened around a superset of those runs, and each match of a pattern lies in the one
+/// window that holds its own run: keeping only the windows that hold a run of the kind a match
+/// needs keeps every match and skips the search of the others.
+fn holding<'r>(
+    windows: &[(usize, usize)],
+    runs: impl Iterator<Item = &'r (usize, usize)>,
+) -> Vec<(usize, usize)> {
+    let mut runs = runs.peekable();
+    windows
+        .iter()
+        .copied()
+        .filter(|&(from, to)| {
+            while runs.next_if(|r| r.0 < from).is_some() {}
+            runs.peek().is_some_and(|r| r.1 <= to)
+        })
+        .collect()
 }
 
 /// The score of a postcode with its town, before context: a known town counts most, then a

@@ -14,6 +14,31 @@ fn english_street_town_and_postcode() {
 }
 
 #[test]
+fn english_addresses_among_german_postcodes() {
+    // German postcodes open search windows too; each English form is still found in its own.
+    assert_eq!(
+        places(
+            "Erst Hauptstraße 5, 50667 Köln, dann London SW1A 1AA und Springfield, IL 62704-1234."
+        ),
+        vec![
+            "Hauptstraße 5",
+            "50667 Köln",
+            "London SW1A 1AA",
+            "Springfield, IL 62704-1234"
+        ]
+    );
+    assert_eq!(
+        places("Lieferung an 12, Downing Street, später Hauptstraße 5, 10117 Berlin."),
+        vec!["12, Downing Street", "Hauptstraße 5", "10117 Berlin"]
+    );
+    // A ZIP code needs its state, an outward code its inward code.
+    assert_eq!(
+        places("Springfield, 62704 und London NW1."),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
 fn numbers_before_capitalised_words_are_no_english_street() {
     assert_eq!(
         places("Wir haben 42 Baker gesehen und 3 Street Fighter."),
