@@ -1,14 +1,14 @@
 //! Times each recognizer alone over generated prose (a development aid for the bench).
-//! `cargo run --release --example profile_recognizers [FILE | --dense]` (`--dense`: the REST
-//! bench's dense prose, a value in every sentence)
+//! `cargo run --release --example profile_recognizers [FILE | --dense | --csv]` (`--dense`: the
+//! REST bench's dense prose, a value in every sentence; `--csv`: the detect bench's CSV export)
 //!
 //! `… profile_recognizers -- --dump OUT` writes instead the findings on the bench's two texts
 //! (100k code points of prose and of CSV), one per line, so that a speed change can be shown
 //! to leave every finding as it was (`diff` the files of two commits).
-//! `… profile_recognizers -- --loop N [--dense]` only runs `detect` N times on the prose, on one thread
+//! `… profile_recognizers -- --loop N [--dense | --csv]` only runs `detect` N times on the prose, on one thread
 //! (for `perf`, `valgrind --tool=callgrind`).
-//! `… profile_recognizers -- --threads N [CODEPOINTS]` times `detect` on the prose (100,000 code
-//! points unless given) N times with one thread and N times with two, whatever its size
+//! `… profile_recognizers -- --threads N [CODEPOINTS | --csv]` times `detect` on the prose (100,000
+//! code points unless given; or the CSV export) N times with one thread and N times with two, whatever its size
 //! (interleaved, so load changes hit both alike), and prints both medians.
 
 use std::time::Instant;
@@ -26,18 +26,17 @@ fn main() {
         (Some("--loop"), Some(n)) => {
             // One thread: instruction counts stay comparable and free of the pool's spinning.
             let d = Detector::new().with_parallel_from(usize::MAX);
-            let text = match args.get(2).map(String::as_str) {
-                Some("--dense") => prose::dense_prose(100_000),
-                _ => prose::prose(100_000),
-            };
+            let text = bench_text(args.get(2).map(String::as_str));
             for _ in 0..n.parse::<usize>().unwrap_or(1) {
                 std::hint::black_box(d.detect(&text));
             }
             return;
         }
         (Some("--threads"), Some(n)) => {
-            let size = args.get(2).and_then(|c| c.parse().ok()).unwrap_or(100_000);
-            let text = prose::prose(size);
+            let text = match args.get(2).map(String::as_str) {
+                Some("--csv") => prose::csv(100_000),
+                size => prose::prose(size.and_then(|c| c.parse().ok()).unwrap_or(100_000)),
+            };
             let one = Detector::new().with_parallel_from(usize::MAX);
             let two = Detector::new().with_parallel_from(0);
             let (mut a, mut b) = (Vec::new(), Vec::new());
@@ -63,11 +62,7 @@ fn main() {
         }
         _ => {}
     }
-    let text = match std::env::args().nth(1).as_deref() {
-        Some("--dense") => prose::dense_prose(100_000),
-        Some(path) => std::fs::read_to_string(path).unwrap_or_default(),
-        None => prose::prose(100_000),
-    };
+    let text = bench_text(args.first().map(String::as_str));
     let t = Instant::now();
     let d = Detector::new();
     println!("Detector::new: {:?}", t.elapsed());
@@ -103,6 +98,16 @@ fn main() {
             t.elapsed() / n,
             out.len()
         );
+    }
+}
+
+/// The text an option names: one of the benches' generated texts (100,000 code points), or a file.
+fn bench_text(option: Option<&str>) -> String {
+    match option {
+        Some("--dense") => prose::dense_prose(100_000),
+        Some("--csv") => prose::csv(100_000),
+        Some(path) => std::fs::read_to_string(path).unwrap_or_default(),
+        None => prose::prose(100_000),
     }
 }
 
