@@ -23,6 +23,9 @@ pub struct LocationRecognizer {
     street: StreetSearch,
     /// English, UK and US street addresses, the number first: `42 Baker Street`.
     english_street: Regex,
+    /// Bytes that may follow the first word of an English street name and its space: the first
+    /// byte of a further capitalised word or of a street type.
+    english_street_next: [bool; 256],
     /// UK postcodes with the town before them: `London NW1 6XE`.
     uk_postcode: Regex,
     /// US town, state and ZIP code: `Washington, DC 20500`.
@@ -47,6 +50,15 @@ impl LocationRecognizer {
             alternation(&lists.english_street_types)
         ))
         .expect("static English street pattern");
+        let mut english_street_next = [false; 256];
+        for first in lists
+            .english_street_types
+            .iter()
+            .filter_map(|t| t.bytes().next())
+            .chain(b'A'..=b'Z')
+        {
+            english_street_next[usize::from(first)] = true;
+        }
         let uk_postcode = Regex::new(
             r"\b(?:[A-Z][a-z]+(?: [A-Z][a-z]+)?,? )?[A-Z]{1,2}[0-9][A-Z0-9]? [0-9][A-Z]{2}\b",
         )
@@ -65,6 +77,7 @@ impl LocationRecognizer {
             field,
             street,
             english_street,
+            english_street_next,
             uk_postcode,
             us_zip,
             context: ContextIndex::new(&Context {
@@ -194,8 +207,9 @@ impl LocationRecognizer {
             0,
             72,
         );
-        // A match's number is followed by a capitalised ASCII word and a space (`42 Baker `);
-        // only the windows holding such a number are searched (see `holding` below).
+        // A match's number is followed by a capitalised ASCII word, a space and another
+        // capitalised word or the street type (`42 Baker S`); only the windows holding such a
+        // number are searched (see `holding` below).
         let street_run = |&(a, e): &(usize, usize)| {
             let rest = b.get(e..).unwrap_or(&[]);
             let rest = match rest.first() {
@@ -211,6 +225,9 @@ impl LocationRecognizer {
                 && rest.get(1).is_some_and(u8::is_ascii_uppercase)
                 && lower > 0
                 && word.get(lower) == Some(&b' ')
+                && word
+                    .get(lower + 1)
+                    .is_some_and(|&c| self.english_street_next[usize::from(c)])
         };
         let streets = holding(&streets, digit_runs.iter().filter(|r| street_run(r)));
         for m in super::find_in(&self.english_street, s, &streets) {
