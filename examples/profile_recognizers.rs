@@ -5,7 +5,7 @@
 //! `… profile_recognizers -- --dump OUT` writes instead the findings on the bench's two texts
 //! (100k code points of prose and of CSV), one per line, so that a speed change can be shown
 //! to leave every finding as it was (`diff` the files of two commits).
-//! `… profile_recognizers -- --loop N [--dense | --csv]` only runs `detect` N times on the prose, on one thread
+//! `… profile_recognizers -- --loop N [--dense | --csv | --dense-2k]` only runs `detect` N times on the prose, on one thread
 //! (for `perf`, `valgrind --tool=callgrind`).
 //! `… profile_recognizers -- --threads N [CODEPOINTS | --csv]` times `detect` on the prose (100,000
 //! code points unless given; or the CSV export) N times with one thread and N times with two, whatever its size
@@ -101,11 +101,14 @@ fn main() {
     }
 }
 
-/// The text an option names: one of the benches' generated texts (100,000 code points), or a file.
+/// The text an option names: one of the benches' generated texts (100,000 code points; the load
+/// bench's 2 KB message), or a file.
 fn bench_text(option: Option<&str>) -> String {
     match option {
         Some("--dense") => prose::dense_prose(100_000),
         Some("--csv") => prose::csv(100_000),
+        // The load bench's dense 2 KB chat message (its e-mail address and IBAN).
+        Some("--dense-2k") => prose::dense("maria.keller@example.org", "DE89370400440532013000"),
         Some(path) => std::fs::read_to_string(path).unwrap_or_default(),
         None => prose::prose(100_000),
     }
