@@ -5,11 +5,12 @@
 //! `… profile_recognizers -- --dump OUT` writes instead the findings on the bench's two texts
 //! (100k code points of prose and of CSV), one per line, so that a speed change can be shown
 //! to leave every finding as it was (`diff` the files of two commits).
-//! `… profile_recognizers -- --loop N [--dense | --csv | --dense-2k]` only runs `detect` N times on the prose, on one thread
-//! (for `perf`, `valgrind --tool=callgrind`).
-//! `… profile_recognizers -- --threads N [CODEPOINTS | --csv]` times `detect` on the prose (100,000
-//! code points unless given; or the CSV export) N times with one thread and N times with two, whatever its size
-//! (interleaved, so load changes hit both alike), and prints both medians.
+//! `… profile_recognizers -- --loop N [--dense | --csv | --dense-2k]` only runs `detect` N times
+//! on one thread, on the prose or the text named (`--dense-2k`: the load bench's dense 2 KB
+//! message), for `perf` and `valgrind --tool=callgrind`.
+//! `… profile_recognizers -- --threads N [CODEPOINTS | --csv]` times `detect` on the prose
+//! (100,000 code points unless given) or the CSV export N times with one thread and N times with
+//! two, whatever its size (interleaved, so load changes hit both alike), and prints both medians.
 
 use std::time::Instant;
 
