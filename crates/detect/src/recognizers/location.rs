@@ -7,7 +7,8 @@ use regex::Regex;
 
 use super::address_line;
 use super::context::{lower, with_exact_lower};
-use super::street::{alternation, house_number_start, street_windows, StreetKind, StreetSearch};
+use super::english_address::EnglishAddresses;
+use super::street::{house_number_start, street_windows, StreetKind, StreetSearch};
 use super::town_noun;
 use super::{cand, Context, ContextIndex};
 use crate::finding::{Form, Needs};
@@ -21,15 +22,8 @@ pub struct LocationRecognizer {
     field: Regex,
     /// German street + house number, one pattern per [`StreetKind`].
     street: StreetSearch,
-    /// English, UK and US street addresses, the number first: `42 Baker Street`.
-    english_street: Regex,
-    /// Bytes that may follow the first word of an English street name and its space: the first
-    /// byte of a further capitalised word or of a street type.
-    english_street_next: [bool; 256],
-    /// UK postcodes with the town before them: `London NW1 6XE`.
-    uk_postcode: Regex,
-    /// US town, state and ZIP code: `Washington, DC 20500`.
-    us_zip: Regex,
+    /// English, UK and US addresses: `42 Baker Street`, `London NW1 6XE`.
+    english: EnglishAddresses,
     /// Address context (`Anschrift`, `wohnt`, `in`) of postcodes; streets ask the context
     /// step, whose rule holds the same lists.
     context: ContextIndex,
@@ -45,29 +39,6 @@ impl LocationRecognizer {
         let lexicon = Lexicon::get();
         let lists = &lexicon.lists;
         let street = StreetSearch::new(lists);
-        let english_street = Regex::new(&format!(
-            r"\b[1-9][0-9]{{0,4}}[A-Za-z]?,? (?:[A-Z][a-z]+ ){{1,3}}(?:{})\.?(?: (?:NW|NE|SW|SE|N|S|E|W)\b)?",
-            alternation(&lists.english_street_types)
-        ))
-        .expect("static English street pattern");
-        let mut english_street_next = [false; 256];
-        for first in lists
-            .english_street_types
-            .iter()
-            .filter_map(|t| t.bytes().next())
-            .chain(b'A'..=b'Z')
-        {
-            english_street_next[usize::from(first)] = true;
-        }
-        let uk_postcode = Regex::new(
-            r"\b(?:[A-Z][a-z]+(?: [A-Z][a-z]+)?,? )?[A-Z]{1,2}[0-9][A-Z0-9]? [0-9][A-Z]{2}\b",
-        )
-        .expect("static UK postcode pattern");
-        let us_zip = Regex::new(&format!(
-            r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)?, (?:{}) [0-9]{{5}}(?:-[0-9]{{4}})?\b",
-            lists.us_states.join("|")
-        ))
-        .expect("static US ZIP pattern");
         let field = Regex::new(&format!(
             r#"(?i)["']?(?:{})["']?\s*[:=]\s*["']([^"'\n{{}}]{{2,80}})["']"#,
             lists.location_field_keys.join("|")
@@ -76,10 +47,7 @@ impl LocationRecognizer {
         LocationRecognizer {
             field,
             street,
-            english_street,
-            english_street_next,
-            uk_postcode,
-            us_zip,
+            english: EnglishAddresses::new(lists),
             context: ContextIndex::new(&Context {
                 strong: &lists.location_context_strong,
                 weak: &lists.location_context_weak,
@@ -184,103 +152,6 @@ impl LocationRecognizer {
                 && number <= 999)
                 .then_some(0.6),
             StreetKind::Named => Some(0.75),
-        }
-    }
-
-    /// `(kind, start, end)` of every street match inside the windows of `s`.
-    /// English, UK and US addresses: `42 Baker Street`, `1600 Pennsylvania Ave NW`,
-    /// `London NW1 6XE`, `Washington, DC 20500`. Every one holds a digit run, so only the text
-    /// around digit runs is searched.
-    fn english_addresses(&self, s: &str, digit_runs: &[(usize, usize)], out: &mut Vec<Candidate>) {
-        let b = s.as_bytes();
-        let followed_by_capital = |e: usize| {
-            let rest = b.get(e..).unwrap_or(&[]);
-            let rest = rest.strip_prefix(b",").unwrap_or(rest);
-            rest.first() == Some(&b' ') && rest.get(1).is_some_and(u8::is_ascii_uppercase)
-        };
-        let streets = super::widen(
-            s,
-            digit_runs
-                .iter()
-                .copied()
-                .filter(|&(a, e)| e - a <= 5 && followed_by_capital(e)),
-            0,
-            72,
-        );
-        // A match's number is followed by a capitalised ASCII word, a space and another
-        // capitalised word or the street type (`42 Baker S`); only the windows holding such a
-        // number are searched (see `holding` below).
-        let street_run = |&(a, e): &(usize, usize)| {
-            let rest = b.get(e..).unwrap_or(&[]);
-            let rest = match rest.first() {
-                Some(c) if c.is_ascii_alphabetic() => &rest[1..],
-                _ => rest,
-            };
-            let rest = rest.strip_prefix(b",").unwrap_or(rest);
-            let word = rest.get(2..).unwrap_or(&[]);
-            let lower = word.iter().take_while(|c| c.is_ascii_lowercase()).count();
-            e - a <= 5
-                && b.get(a).is_some_and(|&d| d != b'0')
-                && rest.starts_with(b" ")
-                && rest.get(1).is_some_and(u8::is_ascii_uppercase)
-                && lower > 0
-                && word.get(lower) == Some(&b' ')
-                && word
-                    .get(lower + 1)
-                    .is_some_and(|&c| self.english_street_next[usize::from(c)])
-        };
-        let streets = holding(&streets, digit_runs.iter().filter(|r| street_run(r)));
-        for m in super::find_in(&self.english_street, s, &streets) {
-            let c = cand(EntityType::Location, m.start(), m.end(), 0.75, false);
-            out.push(c.asking(Form::Alternate, Needs::Nothing));
-        }
-        // UK postcodes hold one or two digits right after a capital letter; ZIP codes five.
-        let uk_run =
-            |&(a, e): &(usize, usize)| e - a <= 2 && a > 0 && b[a - 1].is_ascii_uppercase();
-        let codes = super::widen(
-            s,
-            digit_runs
-                .iter()
-                .copied()
-                .filter(|r| uk_run(r) || r.1 - r.0 == 5),
-            44,
-            12,
-        );
-        // A match's own digit run has the bytes its pattern puts around it: a ZIP code's five
-        // digits follow `, ` + two capitals (the state) + a space, a UK outward code's digits
-        // are followed by an optional capital and the inward code (` 6XE`). Every match lies in
-        // the one window that also holds its own run, so a window without such a run cannot
-        // hold a match of that pattern and is skipped: the same matches, without searching the
-        // windows of German postcodes (`50667 Köln`) or a table of five-digit codes
-        // (`K-10000;…;50667;`) for addresses they cannot hold.
-        let outward_run = |r: &(usize, usize)| {
-            let rest = b.get(r.1..).unwrap_or(&[]);
-            let rest = match rest.first() {
-                Some(c) if c.is_ascii_uppercase() => &rest[1..],
-                _ => rest,
-            };
-            uk_run(r)
-                && matches!(rest, [b' ', d, x, y, ..] if d.is_ascii_digit()
-                    && x.is_ascii_uppercase() && y.is_ascii_uppercase())
-        };
-        let zip_run = |&(a, e): &(usize, usize)| {
-            e - a == 5
-                && matches!(b.get(a.wrapping_sub(5)..a), Some([b',', b' ', x, y, b' '])
-                    if x.is_ascii_uppercase() && y.is_ascii_uppercase())
-        };
-        for (re, windows) in [
-            (
-                &self.uk_postcode,
-                holding(&codes, digit_runs.iter().filter(|r| outward_run(r))),
-            ),
-            (
-                &self.us_zip,
-                holding(&codes, digit_runs.iter().filter(|r| zip_run(r))),
-            ),
-        ] {
-            for m in super::find_in(re, s, &windows) {
-                out.push(cand(EntityType::Location, m.start(), m.end(), 0.8, false));
-            }
         }
     }
 
@@ -645,25 +516,6 @@ struct TownSigns {
     ambiguous: bool,
 }
 
-/// The `windows` (sorted, disjoint) that hold one of the sorted digit `runs` whole. The windows
-/// were widened around a superset of those runs, and each match of a pattern lies in the one
-/// window that holds its own run: keeping only the windows that hold a run of the kind a match
-/// needs keeps every match and skips the search of the others.
-fn holding<'r>(
-    windows: &[(usize, usize)],
-    runs: impl Iterator<Item = &'r (usize, usize)>,
-) -> Vec<(usize, usize)> {
-    let mut runs = runs.peekable();
-    windows
-        .iter()
-        .copied()
-        .filter(|&(from, to)| {
-            while runs.next_if(|r| r.0 < from).is_some() {}
-            runs.peek().is_some_and(|r| r.1 <= to)
-        })
-        .collect()
-}
-
 /// The score of a postcode with its town, before context: a known town counts most, then a
 /// street before it, then five digits.
 fn postcode_score(known: bool, five_digits: bool, prefixed: bool, after_street: bool) -> f32 {
@@ -704,7 +556,7 @@ impl Recognizer for LocationRecognizer {
             }
         }
         let streets = self.streets(s, &street_windows(s, text.digit_runs()), out);
-        self.english_addresses(s, text.digit_runs(), out);
+        self.english.find(s, text.digit_runs(), out);
         let words = text.words();
         self.postcodes(s, text.digit_runs(), words, text.lexed(), &streets, out);
         self.towns(s, words, text.lexed(), out);

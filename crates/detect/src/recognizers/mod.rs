@@ -8,6 +8,7 @@ mod context;
 pub(crate) mod credit_card;
 pub(crate) mod date;
 pub(crate) mod email;
+mod english_address;
 pub(crate) mod iban;
 pub(crate) mod ip;
 pub(crate) mod kfz;
