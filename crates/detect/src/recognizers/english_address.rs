@@ -126,14 +126,13 @@ fn skip_one(rest: &[u8], skippable: impl Fn(&u8) -> bool) -> &[u8] {
 /// `0`, then an optional letter and comma, a space, a capitalised ASCII word, a space and a byte
 /// of `after_first_word` (`42 Baker S`, `12, Downing S`).
 fn opens_street(b: &[u8], (a, e): (usize, usize), after_first_word: &[bool; 256]) -> bool {
-    let rest = skip_one(b.get(e..).unwrap_or(&[]), u8::is_ascii_alphabetic);
-    let rest = rest.strip_prefix(b",").unwrap_or(rest);
-    let word = rest.get(2..).unwrap_or(&[]);
+    let letter_end = e + usize::from(b.get(e).is_some_and(u8::is_ascii_alphabetic));
+    let comma = usize::from(b.get(letter_end) == Some(&b','));
+    let word = b.get(letter_end + comma + 2..).unwrap_or(&[]);
     let lower = word.iter().take_while(|c| c.is_ascii_lowercase()).count();
     e - a <= 5
         && b.get(a).is_some_and(|&d| d != b'0')
-        && rest.starts_with(b" ")
-        && rest.get(1).is_some_and(u8::is_ascii_uppercase)
+        && followed_by_capital(b, letter_end)
         && lower > 0
         && word.get(lower) == Some(&b' ')
         && word
