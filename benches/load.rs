@@ -319,10 +319,20 @@ fn chat_json(text: &str, stream: bool) -> String {
 // ------------------------------------------------------------------------------------------
 // Proxy process
 
+/// The proxy without its detection cache: every request of a phase sends the same body, which
+/// the cache would answer after the first, and the goals are about detecting it.
 fn start_proxy(upstream: SocketAddr) -> Service {
+    start_proxy_caching(upstream, 0)
+}
+
+/// The proxy with a detection cache of `bytes` (0: off).
+fn start_proxy_caching(upstream: SocketAddr, bytes: u64) -> Service {
     serve(
         &proxy_bin(),
-        &[("TARNKAPPE_OPENAI_UPSTREAM", format!("http://{upstream}"))],
+        &[
+            ("TARNKAPPE_OPENAI_UPSTREAM", format!("http://{upstream}")),
+            ("TARNKAPPE_DETECTION_CACHE_BYTES", bytes.to_string()),
+        ],
     )
 }
 
@@ -632,6 +642,9 @@ fn external_phases(bodies: &Bodies, secs: f64) {
             "  req/s: direct {direct:.0}, bare {bare:.0}, proxied {proxied:.0}; proxied / bare {:.2}; CPU per request: bare {bare_cpu:.0} µs, proxy {proxy_cpu:.0} µs",
             proxied / bare
         );
+        if label.starts_with("dense") {
+            history_sent_again(&scratch, &t, body, bare, secs);
+        }
     }
     drop(t);
     // nginx answers once it has the header, before the body: a large body, which the proxy
@@ -645,6 +658,27 @@ fn external_phases(bodies: &Bodies, secs: f64) {
     };
     Conn::new(t.proxy.addr, true).request(&request_bytes(t.proxy.addr, &bodies.large));
     wrk_latency(&scratch, "100000 code points", &t, &bodies.large, secs);
+}
+
+/// The dense body through a proxy with its detection cache on (the default): what a
+/// conversation's history, sent again every turn, costs once it has been detected. `bare`: the
+/// bare pass-through's requests/s at 32 connections, measured just before.
+fn history_sent_again(scratch: &external::Scratch, t: &Targets, body: &str, bare: f64, secs: f64) {
+    let caching = start_proxy_caching(t.up, 16 * 1024 * 1024);
+    Conn::new(caching.addr, true).request(&request_bytes(caching.addr, body));
+    let one = external::wrk(scratch, caching.addr, body, 1, 1, secs);
+    let pid = caching.child.id();
+    let cpu0 = cpu_ticks(pid);
+    let run = external::wrk(scratch, caching.addr, body, 32, 2, secs);
+    let cpu = (cpu_ticks(pid) - cpu0) as f64 / clock_ticks_per_second() * 1e6;
+    println!("  the same body again, detection cache on (history sent again):");
+    println!(
+        "  p50 {:.0} µs at 1 connection; req/s {:.0}, proxied / bare {:.2}; CPU per request {:.0} µs",
+        us(one.p50),
+        run.requests_per_second,
+        run.requests_per_second / bare,
+        cpu / run.requests.max(1) as f64
+    );
 }
 
 /// p50 and p99 at one connection: direct, bare and proxied.

@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::access::{Gate, KeyError, KeyRing, WebAccess, WebConfigError};
 use crate::config::{Config, ConfigError, StoreKind};
 use crate::detect::Detector;
+use crate::detection_cache::DetectionCache;
 use crate::policy::{Policies, PolicyError};
 use crate::ratelimit::{MemoryLimiter, RateLimiter, RedisLimiter};
 use crate::redis_client::{RedisClient, RedisFailure};
@@ -16,6 +17,8 @@ use crate::vault::{MemoryStore, RedisStore, Sealer, Store};
 pub struct App {
     pub(crate) config: Config,
     pub(crate) detector: Detector,
+    /// Findings of texts the proxy detected before (`None`: off).
+    pub(crate) detection_cache: Option<DetectionCache>,
     /// The compiled policies and who gets which.
     pub(crate) policies: Policies,
     pub(crate) sealer: Sealer,
@@ -100,6 +103,7 @@ impl App {
         Ok(App {
             web,
             detector: Detector::new().with_candidate_limit(config.api.max_candidates_per_text),
+            detection_cache: DetectionCache::new(config.api.detection_cache_bytes),
             policies,
             sealer,
             store,

@@ -11,7 +11,8 @@
 //!   tenant cookie, client addresses, admission), [`slow_clients`], [`http`] (complete local
 //!   responses), [`ratelimit`], [`telemetry`], [`vault`] (sealed sessions), [`tokens`]
 //!   (reversible `[[PREFIX_n]]` replacement and restoring), [`policy`], [`redis_client`],
-//!   [`endpoints`] (the table of local paths);
+//!   [`endpoints`] (the table of local paths), [`detection_cache`] (findings of texts the proxy
+//!   saw before: a conversation's history is detected once);
 //! - plain data: [`config`] (`proxy.toml` plus environment) and [`json`] (the order-preserving
 //!   JSON tree and the raw-byte checks every body passes);
 //! - core: [`detect`], the detection engine — its own crate (`crates/detect`), a pure library
@@ -23,6 +24,7 @@ pub(crate) mod access;
 pub(crate) mod api;
 pub mod app;
 pub mod config;
+pub mod detection_cache;
 pub(crate) mod endpoints;
 pub(crate) mod gateway;
 /// The detection engine, its own crate of the workspace (`crates/detect`), so that the compiler

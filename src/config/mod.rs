@@ -116,6 +116,14 @@ impl Config {
                 .parse()
                 .map_err(|_| invalid("TARNKAPPE_MAX_CANDIDATES", "expected a number of values"))?;
         }
+        if let Some(v) = env.get("TARNKAPPE_DETECTION_CACHE_BYTES") {
+            self.api.detection_cache_bytes = v.parse().map_err(|_| {
+                invalid(
+                    "TARNKAPPE_DETECTION_CACHE_BYTES",
+                    "expected a number of bytes",
+                )
+            })?;
+        }
         if let Some(v) = env.get("TARNKAPPE_REDIS_URL") {
             self.redis.url = Some(v.clone());
             self.session.store = StoreKind::Redis;

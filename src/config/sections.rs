@@ -37,6 +37,9 @@ pub struct ApiConfig {
     /// Distinct values one proxied request may hold; past it the request is refused with 413
     /// (`docs/proxy.md`, "Limits").
     pub max_values_per_request: usize,
+    /// Bytes of findings the proxy keeps of texts it has detected, so that a conversation's
+    /// history, sent again every turn, is detected once (`src/detection_cache.rs`); 0: off.
+    pub detection_cache_bytes: u64,
     /// Operator-issued keys; the secret itself is held only as a SHA-256 hash.
     pub keys: Vec<ApiKey>,
 }
@@ -220,6 +223,9 @@ fn default_body_cap() -> usize {
 /// The default of `api.max_values_per_request`.
 pub const DEFAULT_MAX_VALUES_PER_REQUEST: usize = 20_000;
 
+/// The default of `api.detection_cache_bytes`: 16 MiB, about 3,000 dense 2 KB messages.
+pub const DEFAULT_DETECTION_CACHE_BYTES: u64 = 16 * 1024 * 1024;
+
 fn default_max_values() -> usize {
     DEFAULT_MAX_VALUES_PER_REQUEST
 }
@@ -282,6 +288,7 @@ impl Default for ApiConfig {
             max_body_bytes: default_body_cap(),
             max_candidates_per_text: crate::detect::MAX_CANDIDATES,
             max_values_per_request: default_max_values(),
+            detection_cache_bytes: DEFAULT_DETECTION_CACHE_BYTES,
             keys: Vec::new(),
         }
     }

@@ -17,6 +17,7 @@ use super::format::WireFormat;
 use super::walk::walk_request;
 use crate::detect::values::ValueMatcher;
 use crate::detect::Detector;
+use crate::detection_cache::Scope;
 use crate::json::{self, Node};
 use crate::policy::Policy;
 use crate::tokens::{RowIndex, TokenTable};
@@ -55,9 +56,9 @@ pub(crate) fn anonymize_body_in(
     let job = Job {
         limits: Limits::default(),
         seed: TokenTable::new(),
-        keep_original: false,
+        cache: None,
     };
-    anonymize(detector, policy, format, endpoint, body, job).map(|(rewritten, _)| rewritten)
+    anonymize(detector, policy, format, endpoint, body, job, false).map(|(rewritten, _)| rewritten)
 }
 
 /// Bounds on the work one request may cause.
@@ -75,33 +76,27 @@ impl Default for Limits {
     }
 }
 
-/// How one request is anonymized: its bounds, the table its tokens are issued from, and
-/// whether the body as the client wrote it is kept.
-struct Job {
-    limits: Limits,
-    seed: TokenTable,
-    keep_original: bool,
+/// How one request is anonymized: its bounds, the table its tokens are issued from (a
+/// conversation's earlier tokens, or a fresh one), and the findings kept of texts the caller
+/// sent before under this policy (`None`: every text is detected).
+pub(crate) struct Job<'a> {
+    pub limits: Limits,
+    pub seed: TokenTable,
+    pub cache: Option<Scope<'a>>,
 }
 
 /// [`anonymize_body_in`], also returning the body as the client wrote it, parsed, whenever a
 /// value was replaced: the reply side reads the client's own token forms from it
-/// ([`crate::proxy::reply::exchange_for`]) instead of parsing the body a second time. Tokens
-/// are issued from `seed` on (the table of a conversation's earlier turns, or a fresh one).
+/// ([`crate::proxy::reply::exchange_for`]) instead of parsing the body a second time.
 pub(crate) fn anonymize_keeping_original(
     detector: &Detector,
     policy: Option<&Policy>,
     format: &dyn WireFormat,
     endpoint: &str,
     body: &[u8],
-    limits: Limits,
-    seed: TokenTable,
+    job: Job<'_>,
 ) -> Result<(RewrittenBody, Option<Node>), RewriteError> {
-    let job = Job {
-        limits,
-        seed,
-        keep_original: true,
-    };
-    anonymize(detector, policy, format, endpoint, body, job)
+    anonymize(detector, policy, format, endpoint, body, job, true)
 }
 
 fn anonymize(
@@ -110,12 +105,13 @@ fn anonymize(
     format: &dyn WireFormat,
     endpoint: &str,
     body: &[u8],
-    job: Job,
+    job: Job<'_>,
+    keep_original: bool,
 ) -> Result<(RewrittenBody, Option<Node>), RewriteError> {
     let Job {
         limits,
         seed: mut table,
-        keep_original,
+        cache,
     } = job;
     let text = std::str::from_utf8(body).map_err(|_| RewriteError::NotUtf8)?;
     let mut root = match json::parse_unique(text) {
@@ -136,6 +132,7 @@ fn anonymize(
     let mut collect = Collector {
         detector,
         policy,
+        cache: cache.as_ref(),
         table: &mut table,
         values: Values::default(),
         seen: RowIndex::default(),

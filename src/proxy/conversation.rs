@@ -360,7 +360,7 @@ pub fn reply_id(node: &Node) -> Option<&str> {
 /// Who records are bound to. On a keyed route the tenant; otherwise the client's provider
 /// credential, of which only a keyed hash is kept (the same on every replica sealing with the
 /// same key). A client without either keeps nothing.
-fn caller(app: &App, tenant: Option<&str>, req: &RequestHeader) -> Option<String> {
+pub(crate) fn caller(app: &App, tenant: Option<&str>, req: &RequestHeader) -> Option<String> {
     if let Some(tenant) = tenant {
         return Some(format!("tenant:{tenant}"));
     }

@@ -41,6 +41,9 @@ pub struct RequestCtx {
     pub(crate) policy: Option<Arc<crate::policy::Policy>>,
     /// A turn of a conversation kept at the provider (Responses, Conversations API).
     pub(crate) conversation: Option<Turn>,
+    /// Whose detection cache entries this exchange may read (`conversation::caller`; empty
+    /// for a client without tenant or credential). Set in `prepare` when the cache is on.
+    pub(crate) caller: Option<String>,
 }
 
 impl RequestCtx {

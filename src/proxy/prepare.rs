@@ -157,6 +157,9 @@ pub(crate) async fn prepare(
     ctx.endpoint = endpoint;
     let req = session.req_header();
     ctx.conversation = Turn::of(app, format, endpoint, &path, tenant.as_deref(), req);
+    if app.detection_cache.is_some() {
+        ctx.caller = Some(conversation::caller(app, tenant.as_deref(), req).unwrap_or_default());
+    }
     if encoded {
         refuse(
             session,

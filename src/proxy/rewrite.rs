@@ -11,7 +11,7 @@ use bytes::Bytes;
 use pingora::prelude::{Error, ErrorType};
 use tokio::sync::Semaphore;
 
-use super::anon::{Limits, RewriteError, RewrittenBody};
+use super::anon::{Job, Limits, RewriteError, RewrittenBody};
 use super::conversation;
 use super::ctx::RequestCtx;
 use super::refuse::Refusal;
@@ -29,9 +29,20 @@ type Anonymized = Result<(RewrittenBody, Option<Node>), RewriteError>;
 
 const INTERNAL: &str = "The privacy proxy failed while rewriting the request.";
 
-fn limits(app: &App) -> Limits {
-    Limits {
-        values: app.config.api.max_values_per_request,
+/// The job of anonymizing one exchange's body: the configured bounds, tokens issued from
+/// `seed` on, and the detection cache's part for this caller and policy (when it is on).
+fn job<'a>(app: &'a App, ctx: (Option<&str>, Option<&str>), seed: TokenTable) -> Job<'a> {
+    let (caller, policy) = ctx;
+    Job {
+        limits: Limits {
+            values: app.config.api.max_values_per_request,
+        },
+        seed,
+        cache: app
+            .detection_cache
+            .as_ref()
+            .zip(caller)
+            .map(|(cache, caller)| cache.scope(caller, policy.unwrap_or(""))),
     }
 }
 
@@ -63,15 +74,10 @@ pub(crate) fn rewrite(
 ) -> Result<Bytes, Refusal> {
     let earlier = seed.entries().len();
     let (policy, endpoint) = (ctx.policy.as_deref(), ctx.endpoint);
-    let result = anon::anonymize_keeping_original(
-        &app.detector,
-        policy,
-        route.format,
-        endpoint,
-        &body,
-        limits(app),
-        seed,
-    );
+    let scope = (ctx.caller.as_deref(), policy.map(|p| p.name.as_str()));
+    let job = job(app, scope, seed);
+    let result =
+        anon::anonymize_keeping_original(&app.detector, policy, route.format, endpoint, &body, job);
     finish(ctx, route, result, body, earlier)
 }
 
@@ -88,22 +94,22 @@ async fn rewrite_off_loop(
     };
     let earlier = seed.entries().len();
     let (app, route2) = (app.clone(), route.clone());
-    let (policy, endpoint) = (ctx.policy.clone(), ctx.endpoint);
-    let job = tokio::task::spawn_blocking(move || {
-        let (format, limits) = (route2.format, limits(&app));
+    let (policy, endpoint, caller) = (ctx.policy.clone(), ctx.endpoint, ctx.caller.clone());
+    let work = tokio::task::spawn_blocking(move || {
         let policy = policy.as_deref();
+        let scope = (caller.as_deref(), policy.map(|p| p.name.as_str()));
+        let job = job(&app, scope, seed);
         let result = anon::anonymize_keeping_original(
             &app.detector,
             policy,
-            format,
+            route2.format,
             endpoint,
             &body,
-            limits,
-            seed,
+            job,
         );
         (result, body)
     });
-    match job.await {
+    match work.await {
         Ok((result, body)) => finish(ctx, route, result, body, earlier),
         Err(_) => Err(Refusal::new(500, INTERNAL)),
     }

@@ -158,6 +158,18 @@ struct UpstreamLabels {
     kind: UpstreamErrorKind,
 }
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
+#[allow(non_camel_case_types)]
+enum CacheOutcome {
+    hit,
+    miss,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CacheLabels {
+    outcome: CacheOutcome,
+}
+
 #[derive(Clone)]
 struct LatencyBuckets;
 
@@ -182,6 +194,7 @@ pub(crate) struct Metrics {
     store_errors: Counter,
     restore_limited: Counter,
     policies: Family<PolicyLabels, Counter>,
+    detection_cache: Family<CacheLabels, Counter>,
 }
 
 impl Default for Metrics {
@@ -266,8 +279,15 @@ impl Metrics {
             "Texts checked under a policy (REST anonymize and proxied exchanges), by policy name and outcome (applied, or blocked by an action)",
             policies.clone(),
         );
+        let detection_cache = Family::<CacheLabels, Counter>::default();
+        registry.register(
+            "detection_cache_lookups",
+            "Texts of proxied requests looked up in the detection cache, by outcome (hit: detected before, miss: detected now and kept)",
+            detection_cache.clone(),
+        );
         Metrics {
             policies,
+            detection_cache,
             registry,
             requests,
             latency,
@@ -295,6 +315,18 @@ impl Metrics {
                 policy: policy.to_owned(),
                 outcome,
             })
+            .inc();
+    }
+
+    /// A text looked up in the detection cache: found (`hit`) or detected and kept.
+    pub(crate) fn detection_cache(&self, hit: bool) {
+        let outcome = if hit {
+            CacheOutcome::hit
+        } else {
+            CacheOutcome::miss
+        };
+        self.detection_cache
+            .get_or_create(&CacheLabels { outcome })
             .inc();
     }
 

@@ -51,7 +51,13 @@ const LAYERS: &[&[&str]] = &[
     &["access", "slow_clients"],
     &["http"],
     &["ratelimit", "telemetry", "vault"],
-    &["tokens", "policy", "redis_client", "endpoints"],
+    &[
+        "tokens",
+        "policy",
+        "redis_client",
+        "endpoints",
+        "detection_cache",
+    ],
     // Plain data: configuration and the JSON tree.
     &["config", "json"],
 ];

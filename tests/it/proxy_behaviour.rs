@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 use crate::harness;
 use crate::harness::fixtures::{EMAIL, IBAN, IP};
 use crate::harness::http::{client, post_bytes, post_json};
+use crate::harness::metrics::sample;
 use crate::harness::server::TestServer;
 use crate::harness::stream::{parse_sse, pieces, sse};
 use crate::harness::tokens::{has_token, tokens_in};
@@ -65,6 +66,80 @@ fn multi_turn_history_gets_the_same_tokens() {
         .as_str()
         .unwrap()
         .contains(&toks[0]));
+}
+
+/// The lookups of the detection cache so far, hits and misses.
+fn cache_lookups(server: &TestServer, at_least: f64) -> (f64, f64) {
+    let series = |o: &str| format!("tarnkappe_detection_cache_lookups_total{{outcome=\"{o}\"}}");
+    let m = harness::metrics::metrics_when(server, |m| {
+        sample(m, &series("hit")) + sample(m, &series("miss")) >= at_least
+    });
+    (sample(&m, &series("hit")), sample(&m, &series("miss")))
+}
+
+#[test]
+fn history_sent_again_is_answered_from_the_detection_cache_per_caller() {
+    let up = FakeUpstream::start(chat_echo);
+    let server = up.proxy(&[]);
+    let case = format!(
+        "Fallakte: Die Kundin Henrike Albers, E-Mail {EMAIL}, Konto {IBAN}, meldet seit Montag \
+         einen Fehler bei der Lastschrift. Sie bittet um Rückruf am Vormittag und um eine \
+         schriftliche Bestätigung der Korrektur an die genannte Adresse. Bitte fasse den Fall \
+         für die zweite Ebene zusammen und nenne die nächsten Schritte."
+    );
+    assert!(case.len() >= 256, "long enough to be kept");
+    let send = |credential: &str, messages: &Value| {
+        let r = client()
+            .post(server.url("/v1/chat/completions"))
+            .header("authorization", credential)
+            .json(&json!({"model": "m", "messages": messages}))
+            .send()
+            .expect("proxied call");
+        assert_eq!(r.status().as_u16(), 200);
+        up.last().json()
+    };
+    let mut messages = json!([{"role": "user", "content": case}]);
+    let first = send("Bearer sk-alice", &messages);
+    assert_eq!(cache_lookups(&server, 1.0), (0.0, 1.0));
+    messages
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"role": "user", "content": "Und bitte kurz."}));
+    let second = send("Bearer sk-alice", &messages);
+    // the history's text was not detected again, and went upstream as before
+    assert_eq!(cache_lookups(&server, 2.0), (1.0, 1.0));
+    assert_eq!(second["messages"][0], first["messages"][0]);
+    let sent = second["messages"][0]["content"].as_str().unwrap();
+    for value in ["Henrike Albers", EMAIL, IBAN] {
+        assert!(!sent.contains(value), "{value} went upstream: {sent}");
+    }
+    // another caller's same text is its own entry
+    send("Bearer sk-bob", &messages);
+    assert_eq!(cache_lookups(&server, 3.0), (1.0, 2.0));
+}
+
+#[test]
+fn no_detection_cache_when_it_is_given_no_bytes() {
+    let up = FakeUpstream::start(chat_echo);
+    let server = up.proxy(&[("TARNKAPPE_DETECTION_CACHE_BYTES", "0")]);
+    let text = format!(
+        "{} Konto {IBAN}.",
+        "Bitte prüfe die Angaben zur Überweisung. ".repeat(10)
+    );
+    for _ in 0..2 {
+        let (s, _) = post_json(
+            &server,
+            "/v1/chat/completions",
+            &json!({"model": "m", "messages": [{"role": "user", "content": text}]}),
+        );
+        assert_eq!(s, 200);
+        assert!(!up.last().body_str().contains(IBAN));
+    }
+    let m = harness::metrics::metrics_when(&server, |m| m.contains("tarnkappe_http_requests"));
+    assert!(
+        !m.contains("tarnkappe_detection_cache_lookups_total{"),
+        "{m}"
+    );
 }
 
 #[test]

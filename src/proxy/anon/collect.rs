@@ -1,10 +1,13 @@
 //! The collecting pass: detects the values of every text string of a request (and reserves the
 //! literal tokens already present), up to the request's bound on values.
 
+use std::sync::Arc;
+
 use super::error::RewriteError;
 use super::identifier::{capitalised, identifier_words};
 use super::values::Values;
 use crate::detect::{Detector, EntityType, Everything, Finding};
+use crate::detection_cache::{Lookup, Scope};
 use crate::json;
 use crate::policy::Policy;
 use crate::proxy::embedded::Embedded;
@@ -19,6 +22,8 @@ const SHORTEST_NUMBER_VALUE: usize = 5;
 pub(super) struct Collector<'a> {
     pub detector: &'a Detector,
     pub policy: Option<&'a Policy>,
+    /// Findings kept of texts this caller sent before under this policy.
+    pub cache: Option<&'a Scope<'a>>,
     pub table: &'a mut TokenTable,
     pub values: Values,
     /// Rows of `values` by value: the first type a value is found as wins, and the
@@ -51,16 +56,27 @@ impl Collector<'_> {
         }
     }
 
-    /// The findings of `s`; past the detector's candidate limit none, and the request is
-    /// refused.
-    fn detect(&mut self, s: &str) -> Vec<Finding> {
-        let found = match self.policy {
-            Some(p) => self.detector.try_detect_in(s, p),
-            None => self.detector.try_detect_in(s, &Everything),
+    /// The findings of `s` (kept ones when it was seen before); past the detector's candidate
+    /// limit none, and the request is refused.
+    fn detect(&mut self, s: &str) -> Arc<[Finding]> {
+        let (detector, policy) = (self.detector, self.policy);
+        let detect = || match policy {
+            Some(p) => detector.try_detect_in(s, p),
+            None => detector.try_detect_in(s, &Everything),
+        };
+        let found = match self.cache {
+            Some(cache) => {
+                let (found, lookup) = cache.findings(s, detect);
+                if lookup != Lookup::Passed {
+                    crate::telemetry::metrics().detection_cache(lookup == Lookup::Hit);
+                }
+                found
+            }
+            None => detect().map(Arc::from),
         };
         found.unwrap_or_else(|e| {
             self.refusal.get_or_insert(RewriteError::Detect(e));
-            Vec::new()
+            Arc::from(Vec::new())
         })
     }
 
