@@ -31,7 +31,7 @@ const ENTRY_OVERHEAD: usize = 96;
 
 /// The process's cache of findings by keyed text hash.
 pub struct DetectionCache {
-    entries: moka::sync::Cache<[u8; 32], Arc<[Finding]>>,
+    entries: moka::sync::Cache<[u8; 32], Arc<Vec<Finding>>>,
     /// The HMAC keyed once; each key is computed from a clone.
     mac: Hmac<Sha256>,
 }
@@ -46,7 +46,7 @@ impl DetectionCache {
         let mac = <Hmac<Sha256> as Mac>::new_from_slice(&secret).ok()?;
         let entries = moka::sync::Cache::builder()
             .max_capacity(max_bytes)
-            .weigher(|_, findings: &Arc<[Finding]>| weight(findings.len()))
+            .weigher(|_, findings: &Arc<Vec<Finding>>| weight(findings.capacity()))
             .time_to_idle(IDLE)
             .build();
         Some(DetectionCache { entries, mac })
@@ -105,9 +105,9 @@ impl Scope<'_> {
         &self,
         text: &str,
         detect: impl FnOnce() -> Result<Vec<Finding>, E>,
-    ) -> (Result<Arc<[Finding]>, E>, Lookup) {
+    ) -> (Result<Arc<Vec<Finding>>, E>, Lookup) {
         if text.len() < SHORTEST {
-            return (detect().map(Arc::from), Lookup::Passed);
+            return (detect().map(Arc::new), Lookup::Passed);
         }
         let key = self.key(text);
         if let Some(found) = self.cache.entries.get(&key) {
@@ -115,7 +115,7 @@ impl Scope<'_> {
         }
         match detect() {
             Ok(found) => {
-                let found: Arc<[Finding]> = found.into();
+                let found = Arc::new(found);
                 self.cache.entries.insert(key, found.clone());
                 (Ok(found), Lookup::Miss)
             }

@@ -58,7 +58,7 @@ impl Collector<'_> {
 
     /// The findings of `s` (kept ones when it was seen before); past the detector's candidate
     /// limit none, and the request is refused.
-    fn detect(&mut self, s: &str) -> Arc<[Finding]> {
+    fn detect(&mut self, s: &str) -> Arc<Vec<Finding>> {
         let (detector, policy) = (self.detector, self.policy);
         let detect = || match policy {
             Some(p) => detector.try_detect_in(s, p),
@@ -72,11 +72,11 @@ impl Collector<'_> {
                 }
                 found
             }
-            None => detect().map(Arc::from),
+            None => detect().map(Arc::new),
         };
         found.unwrap_or_else(|e| {
             self.refusal.get_or_insert(RewriteError::Detect(e));
-            Arc::from(Vec::new())
+            Arc::new(Vec::new())
         })
     }
 
