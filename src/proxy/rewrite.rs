@@ -19,6 +19,7 @@ use super::routes::Route;
 use super::{anon, policy, reply};
 use crate::app::App;
 use crate::json::{self, Node};
+use crate::policy::Policy;
 use crate::tokens::TokenTable;
 
 /// Large bodies anonymized at the same time: one per CPU, the rest wait without blocking.
@@ -31,8 +32,13 @@ const INTERNAL: &str = "The privacy proxy failed while rewriting the request.";
 
 /// The job of anonymizing one exchange's body: the configured bounds, tokens issued from
 /// `seed` on, and the detection cache's part for this caller and policy (when it is on).
-fn job<'a>(app: &'a App, ctx: (Option<&str>, Option<&str>), seed: TokenTable) -> Job<'a> {
-    let (caller, policy) = ctx;
+fn job<'a>(
+    app: &'a App,
+    caller: Option<&str>,
+    policy: Option<&Policy>,
+    seed: TokenTable,
+) -> Job<'a> {
+    let policy = policy.map_or("", |p| p.name.as_str());
     Job {
         limits: Limits {
             values: app.config.api.max_values_per_request,
@@ -42,7 +48,7 @@ fn job<'a>(app: &'a App, ctx: (Option<&str>, Option<&str>), seed: TokenTable) ->
             .detection_cache
             .as_ref()
             .zip(caller)
-            .map(|(cache, caller)| cache.scope(caller, policy.unwrap_or(""))),
+            .map(|(cache, caller)| cache.scope(caller, policy)),
     }
 }
 
@@ -74,8 +80,7 @@ pub(crate) fn rewrite(
 ) -> Result<Bytes, Refusal> {
     let earlier = seed.entries().len();
     let (policy, endpoint) = (ctx.policy.as_deref(), ctx.endpoint);
-    let scope = (ctx.caller.as_deref(), policy.map(|p| p.name.as_str()));
-    let job = job(app, scope, seed);
+    let job = job(app, ctx.caller.as_deref(), policy, seed);
     let result =
         anon::anonymize_keeping_original(&app.detector, policy, route.format, endpoint, &body, job);
     finish(ctx, route, result, body, earlier)
@@ -97,8 +102,7 @@ async fn rewrite_off_loop(
     let (policy, endpoint, caller) = (ctx.policy.clone(), ctx.endpoint, ctx.caller.clone());
     let work = tokio::task::spawn_blocking(move || {
         let policy = policy.as_deref();
-        let scope = (caller.as_deref(), policy.map(|p| p.name.as_str()));
-        let job = job(&app, scope, seed);
+        let job = job(&app, caller.as_deref(), policy, seed);
         let result = anon::anonymize_keeping_original(
             &app.detector,
             policy,
