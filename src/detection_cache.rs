@@ -11,8 +11,9 @@
 //! a function of the text under them, so a kept answer is the answer detection would give.
 //!
 //! Bounded by bytes (`api.detection_cache_bytes`, 0 turns it off) and by idle time. Texts
-//! shorter than [`SHORTEST`] bytes are not kept: hashing and storing them costs about what
-//! detecting them does. A detection that fails (too many candidates) is not kept either.
+//! shorter than [`SHORTEST`] bytes are not kept: they are detected in a few microseconds, and
+//! each entry takes [`ENTRY_OVERHEAD`] bytes of the bound whatever it holds. A detection that
+//! fails (too many candidates) is not kept either.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -64,7 +65,7 @@ impl DetectionCache {
         Scope { cache: self, mac }
     }
 
-    /// Entries held (after pending maintenance), for tests and metrics.
+    /// Entries held (after pending maintenance), for tests.
     pub fn len(&self) -> u64 {
         self.entries.run_pending_tasks();
         self.entries.entry_count()
