@@ -12,7 +12,7 @@
 //!
 //! Bounded by bytes (`api.detection_cache_bytes`, 0 turns it off) and by idle time. Texts
 //! shorter than [`SHORTEST`] bytes are not kept: they are detected in a few microseconds, and
-//! each entry takes [`ENTRY_OVERHEAD`] bytes of the bound whatever it holds. A detection that
+//! each entry takes 320 bytes of the bound whatever it holds. A detection that
 //! fails (too many candidates) is not kept either.
 
 use std::sync::Arc;
