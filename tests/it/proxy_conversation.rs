@@ -182,19 +182,6 @@ fn three_turns(servers: [&TestServer; 3], up: &FakeUpstream, stream: bool) -> [S
     [t1.id, t2.id, t3.id]
 }
 
-/// The server's log once `cond` holds for it, or as it is after 10 s (the access line is
-/// written after the client has the whole reply).
-fn log_when(server: &TestServer, cond: impl Fn(&str) -> bool) -> String {
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let log = server.log();
-        if cond(&log) || std::time::Instant::now() > deadline {
-            return log;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 fn no_value_in_logs_or_metrics(server: &TestServer) {
     let metrics = crate::harness::metrics::metrics(server);
     let log = server.log();
@@ -210,7 +197,7 @@ fn three_turns_by_previous_response_id_plain_and_streaming() {
         let up = FakeUpstream::start(Provider::new().handler());
         let server = up.proxy(&[]);
         three_turns([&server, &server, &server], &up, stream);
-        let log = log_when(&server, |l| l.matches("conversation_state=").count() >= 3);
+        let log = server.log_when(|l| l.matches("conversation_state=").count() >= 3);
         assert_eq!(
             log.matches("conversation_state=\"new\"").count(),
             1,
@@ -283,7 +270,7 @@ fn an_unknown_id_is_forwarded_and_numbers_above_every_kept_chain() {
     for token in last_tokens(&up, "EMAIL") {
         assert!(number(&token) > 10_000, "{token}");
     }
-    let log = log_when(&server, |l| l.contains("conversation_state="));
+    let log = server.log_when(|l| l.contains("conversation_state="));
     assert!(log.contains("conversation_state=\"missing\""), "{log}");
     let m = metrics_when(&server, |m| {
         sample(m, "tarnkappe_conversations_total{event=\"missing\"}") >= 1.0
@@ -314,7 +301,7 @@ fn an_expired_table_leaves_old_tokens_as_written_and_never_maps_them_to_new_valu
         assert!(number(&new[0]) > 10_000, "{new:?}");
         assert_eq!(t2.text.matches(JONAS_MAIL).count(), 1, "{}", t2.text);
     }
-    let log = log_when(&server, |l| l.matches("conversation_state=").count() >= 3);
+    let log = server.log_when(|l| l.matches("conversation_state=").count() >= 3);
     assert_eq!(
         log.matches("conversation_state=\"missing\"").count(),
         2,
@@ -604,7 +591,7 @@ fn the_agents_sdk_runs_three_turns_with_a_tool_through_the_proxy() {
         "every request after the first continues by previous_response_id"
     );
     upstream_saw_no_value(&up);
-    let log = log_when(&server, |l| l.matches("conversation_state=").count() >= 6);
+    let log = server.log_when(|l| l.matches("conversation_state=").count() >= 6);
     assert_eq!(
         log.matches("conversation_state=\"found\"").count(),
         5,

@@ -164,6 +164,20 @@ impl TestServer {
         s
     }
 
+    /// The log once `cond` holds for it, or as it is after 10 s: an exchange's access line is
+    /// written after the client has the whole reply, so a test that reads it right after a call
+    /// waits here.
+    pub fn log_when(&self, cond: impl Fn(&str) -> bool) -> String {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let log = self.log();
+            if cond(&log) || std::time::Instant::now() > deadline {
+                return log;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+
     /// Sends SIGTERM (the orchestrator's stop signal) without waiting; returns whether `kill`
     /// delivered it.
     pub fn sigterm(&self) -> bool {
