@@ -626,18 +626,11 @@ fn external_phases(bodies: &Bodies, secs: f64) {
         ("dense 2 KB", &bodies.dense),
     ] {
         wrk_latency(&scratch, label, &t, body, secs);
-        let conns = 32;
-        let many = |target, pid: Option<u32>| {
-            let cpu0 = pid.map_or(0, cpu_ticks);
-            let run = external::wrk(&scratch, target, body, conns, 2, secs);
-            let cpu = pid.map_or(0, cpu_ticks) - cpu0;
-            let cpu_us = cpu as f64 / clock_ticks_per_second() * 1e6 / run.requests.max(1) as f64;
-            (run.requests_per_second, cpu_us)
-        };
+        let many = |target, pid| many_connections(&scratch, target, pid, body, secs);
         let (direct, _) = many(t.up, None);
         let (bare, bare_cpu) = many(t.bare.addr, Some(t.bare.child.id()));
         let (proxied, proxy_cpu) = many(t.proxy.addr, Some(t.proxy.child.id()));
-        println!("{label}, {conns} connections (2 wrk threads), {secs:.1} s each");
+        println!("{label}, {CONNECTIONS} connections (2 wrk threads), {secs:.1} s each");
         println!(
             "  req/s: direct {direct:.0}, bare {bare:.0}, proxied {proxied:.0}; proxied / bare {:.2}; CPU per request: bare {bare_cpu:.0} µs, proxy {proxy_cpu:.0} µs",
             proxied / bare
@@ -676,18 +669,32 @@ fn history_sent_again(scratch: &external::Scratch, t: &Targets, body: &str, bare
     let caching = start_proxy_caching(t.up, 16 * 1024 * 1024);
     Conn::new(caching.addr, true).request(&request_bytes(caching.addr, body));
     let one = external::wrk(scratch, caching.addr, body, 1, 1, secs);
-    let pid = caching.child.id();
-    let cpu0 = cpu_ticks(pid);
-    let run = external::wrk(scratch, caching.addr, body, 32, 2, secs);
-    let cpu = (cpu_ticks(pid) - cpu0) as f64 / clock_ticks_per_second() * 1e6;
+    let (rps, cpu) = many_connections(scratch, caching.addr, Some(caching.child.id()), body, secs);
     println!("  the same body again, detection cache on (history sent again):");
     println!(
-        "  p50 {:.0} µs at 1 connection; req/s {:.0}, proxied / bare {:.2}; CPU per request {:.0} µs",
+        "  p50 {:.0} µs at 1 connection; req/s {rps:.0}, proxied / bare {:.2}; CPU per request {cpu:.0} µs",
         us(one.p50),
-        run.requests_per_second,
-        run.requests_per_second / bare,
-        cpu / run.requests.max(1) as f64
+        rps / bare,
     );
+}
+
+/// Connections of the throughput phases.
+const CONNECTIONS: usize = 32;
+
+/// Requests a second over [`CONNECTIONS`] connections (2 wrk threads) and, when the process
+/// `pid` is named, its CPU time per request in µs.
+fn many_connections(
+    scratch: &external::Scratch,
+    target: SocketAddr,
+    pid: Option<u32>,
+    body: &str,
+    secs: f64,
+) -> (f64, f64) {
+    let cpu0 = pid.map_or(0, cpu_ticks);
+    let run = external::wrk(scratch, target, body, CONNECTIONS, 2, secs);
+    let cpu = pid.map_or(0, cpu_ticks) - cpu0;
+    let cpu_us = cpu as f64 / clock_ticks_per_second() * 1e6 / run.requests.max(1) as f64;
+    (run.requests_per_second, cpu_us)
 }
 
 /// p50 and p99 at one connection: direct, bare and proxied.

@@ -105,6 +105,11 @@ pub struct Turn {
 }
 
 impl Turn {
+    /// Who this turn's records are bound to ([`caller`]).
+    pub(crate) fn caller(&self) -> Option<&str> {
+        self.caller.as_deref()
+    }
+
     /// The turn of a request to `path`, when it is one of the Responses or Conversations API.
     pub fn of(
         app: &App,

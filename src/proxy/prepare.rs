@@ -158,7 +158,12 @@ pub(crate) async fn prepare(
     let req = session.req_header();
     ctx.conversation = Turn::of(app, format, endpoint, &path, tenant.as_deref(), req);
     if app.detection_cache.is_some() {
-        ctx.caller = Some(conversation::caller(app, tenant.as_deref(), req).unwrap_or_default());
+        // a turn of a kept conversation has worked its caller out already
+        let caller = match &ctx.conversation {
+            Some(turn) => turn.caller().map(str::to_owned),
+            None => conversation::caller(app, tenant.as_deref(), req),
+        };
+        ctx.caller = Some(caller.unwrap_or_default());
     }
     if encoded {
         refuse(
