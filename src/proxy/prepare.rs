@@ -74,6 +74,23 @@ async fn read_body_within(
 }
 
 /// Everything `request_filter` does for a proxy route. `Ok(true)`: answered locally.
+/// Whose entries of the detection cache the exchange reads (`conversation::caller`, "" for a
+/// client without tenant or credential); `None` when the cache is off. A turn of a kept
+/// conversation has worked its caller out already.
+fn cache_caller(
+    app: &App,
+    turn: Option<&Turn>,
+    tenant: Option<&str>,
+    req: &RequestHeader,
+) -> Option<String> {
+    app.detection_cache.as_ref()?;
+    let caller = match turn {
+        Some(turn) => turn.caller().map(str::to_owned),
+        None => conversation::caller(app, tenant, req),
+    };
+    Some(caller.unwrap_or_default())
+}
+
 pub(crate) async fn prepare(
     app: &App,
     body_timeout: Duration,
@@ -157,14 +174,7 @@ pub(crate) async fn prepare(
     ctx.endpoint = endpoint;
     let req = session.req_header();
     ctx.conversation = Turn::of(app, format, endpoint, &path, tenant.as_deref(), req);
-    if app.detection_cache.is_some() {
-        // a turn of a kept conversation has worked its caller out already
-        let caller = match &ctx.conversation {
-            Some(turn) => turn.caller().map(str::to_owned),
-            None => conversation::caller(app, tenant.as_deref(), req),
-        };
-        ctx.caller = Some(caller.unwrap_or_default());
-    }
+    ctx.caller = cache_caller(app, ctx.conversation.as_ref(), tenant.as_deref(), req);
     if encoded {
         refuse(
             session,
