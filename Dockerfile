@@ -13,12 +13,13 @@
 # tests/it/ops_image.rs builds what this file builds (its COPY lines, .dockerignore, the cargo
 # command of its RUN line) and starts the result with this CMD and ENV.
 
+# The current stable Rust: 1.97.1 or later is needed (build.rs, docs/development.md#toolchain).
 FROM rust:1-bookworm AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends cmake \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
-COPY Cargo.toml Cargo.lock proxy.toml openapi.json ./
+COPY Cargo.toml Cargo.lock build.rs proxy.toml openapi.json ./
 COPY src ./src
 # The workspace's library crates (the detection engine).
 COPY crates ./crates

@@ -1,0 +1,20 @@
+//! Warns when an optimised build uses a compiler known to miscompile safe code.
+//!
+//! rustc before 1.97 can hand a by-value argument that the previous call already consumed to a
+//! second call (MIR GVN, rust-lang/rust#155241): heap corruption in safe code at opt-level 2 and
+//! up. It was seen here in the test harness (docs/development.md#toolchain); a release binary of
+//! a privacy proxy must not be built with it. 1.97.0 has an LLVM miscompilation of its own
+//! (rust-lang/rust#159035), so the warning names 1.97.1. Debug builds (the test suite) are not
+//! affected. A warning, not an error: the only toolchain on some build machines is older.
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    let optimised = std::env::var("OPT_LEVEL").is_ok_and(|level| level != "0");
+    if optimised && version_check::is_min_version("1.97.1") == Some(false) {
+        println!(
+            "cargo:warning=this rustc miscompiles some safe code in optimised builds \
+             (rust-lang/rust#155241); build release binaries with Rust 1.97.1 or later \
+             (the Dockerfile does), see docs/development.md#toolchain"
+        );
+    }
+}
