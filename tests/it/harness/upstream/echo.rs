@@ -150,6 +150,8 @@ pub fn echo(r: &Recorded) -> Reply {
                 v["type"] = json!(name);
                 ev.push((Some(name), v.to_string()));
             };
+            // Events without fields carry their type already: rustc before 1.97 miscompiles two
+            // calls of `push` with the constant `json!({})` (docs/development.md#toolchain).
             push(
                 "message_start",
                 json!({"message": {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude", "content": [], "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 1, "output_tokens": 1}}}),
@@ -158,14 +160,14 @@ pub fn echo(r: &Recorded) -> Reply {
                 "content_block_start",
                 json!({"index": 0, "content_block": {"type": "text", "text": ""}}),
             );
-            push("ping", json!({}));
+            push("ping", json!({"type": "ping"}));
             for (i, p) in pieces(&text, seed).into_iter().enumerate() {
                 push(
                     "content_block_delta",
                     json!({"index": 0, "delta": {"type": "text_delta", "text": p}}),
                 );
                 if i == 3 {
-                    push("ping", json!({}));
+                    push("ping", json!({"type": "ping"}));
                 }
             }
             push("content_block_stop", json!({"index": 0}));
@@ -188,7 +190,7 @@ pub fn echo(r: &Recorded) -> Reply {
                 "message_delta",
                 json!({"delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": {"output_tokens": 5}}),
             );
-            push("message_stop", json!({}));
+            push("message_stop", json!({"type": "message_stop"}));
             Reply::stream("text/event-stream", sse(&ev), seed)
         }
         ("/api/chat", false) => Reply::json(
