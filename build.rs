@@ -5,16 +5,22 @@
 //! up. It was seen here in the test harness (docs/development.md#toolchain); a release binary of
 //! a privacy proxy must not be built with it. 1.97.0 has an LLVM miscompilation of its own
 //! (rust-lang/rust#159035), so the warning names 1.97.1. Debug builds (the test suite) are not
-//! affected. A warning, not an error: the only toolchain on some build machines is older.
+//! affected, nor builds with the pass turned off (`scripts/run` does that on such a compiler).
+//! A warning, not an error: the only toolchain on some build machines is older.
+
+/// The flag that turns the miscompiling pass off.
+const WITHOUT_GVN: &str = "-Zmir-enable-passes=-GVN";
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let optimised = std::env::var("OPT_LEVEL").is_ok_and(|level| level != "0");
-    if optimised && version_check::is_min_version("1.97.1") == Some(false) {
+    let without_gvn = std::env::var("CARGO_ENCODED_RUSTFLAGS")
+        .is_ok_and(|flags| flags.split('\x1f').any(|f| f == WITHOUT_GVN));
+    if optimised && !without_gvn && version_check::is_min_version("1.97.1") == Some(false) {
         println!(
             "cargo:warning=this rustc miscompiles some safe code in optimised builds \
              (rust-lang/rust#155241); build release binaries with Rust 1.97.1 or later \
-             (the Dockerfile does), see docs/development.md#toolchain"
+             (the Dockerfile does) or as scripts/run does, see docs/development.md#toolchain"
         );
     }
 }
