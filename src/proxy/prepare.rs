@@ -73,7 +73,6 @@ async fn read_body_within(
     Ok(BodyRead::Ok(body))
 }
 
-/// Everything `request_filter` does for a proxy route. `Ok(true)`: answered locally.
 /// Whose entries of the detection cache the exchange reads (`conversation::caller`, "" for a
 /// client without tenant or credential); `None` when the cache is off. A turn of a kept
 /// conversation has worked its caller out already.
@@ -91,6 +90,7 @@ fn cache_caller(
     Some(caller.unwrap_or_default())
 }
 
+/// Everything `request_filter` does for a proxy route. `Ok(true)`: answered locally.
 pub(crate) async fn prepare(
     app: &App,
     body_timeout: Duration,
