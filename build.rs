@@ -5,7 +5,8 @@
 //! up. It was seen here in the test harness (docs/development.md#toolchain); a release binary of
 //! a privacy proxy must not be built with it. 1.97.0 has an LLVM miscompilation of its own
 //! (rust-lang/rust#159035), so the warning names 1.97.1. Debug builds (the test suite) are not
-//! affected, nor builds with the pass turned off (`scripts/run` does that on such a compiler).
+//! affected, nor builds with the pass turned off (`scripts/run` and `scripts/pgo/build` do that on
+//! such a compiler, through `scripts/compiler-guard.sh`, which holds the same threshold).
 //! A warning, not an error: the only toolchain on some build machines is older.
 
 /// The flag that turns the miscompiling pass off.
