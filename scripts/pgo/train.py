@@ -11,9 +11,10 @@ starts the stub upstream itself and prints its address on its first line, then w
 caller to press on: it reads one line on stdin). TEXTS are files: `.jsonl` (one object with a
 "text" member per line) or plain text (paragraphs split at blank lines).
 
-Every text is sent five ways: REST anonymize and deanonymize,
-OpenAI chat completions plain and streaming, Anthropic messages, and as a table of its lines.
-The upstream echoes the prompt back, so the restore path runs on real tokens.
+Every text is sent five ways: REST anonymize and deanonymize, OpenAI chat completions plain and
+streaming, Anthropic messages, and as a table of its lines. The upstream echoes the prompt back,
+so the restore path runs on real tokens. A 4xx answer is trained on too (the REST API refuses a
+text that quotes a token form such as `[[NAME_1]]`, as some documentation paragraphs do).
 """
 
 import http.client
