@@ -3,10 +3,10 @@
 `tarnkappe serve` with the kinds of traffic it serves, so that its profile says which code is
 hot in a deployment.
 
-    train.py PORT TEXTS...
+    train.py PORT KEY TEXTS...
 
-PORT is the server's listener (started by the caller with TARNKAPPE_OPENAI_UPSTREAM,
-TARNKAPPE_ANTHROPIC_UPSTREAM and TARNKAPPE_API_KEYS="pgo:pgo-training-key" set; this script
+PORT is the server's listener and KEY an API key it accepts (the caller starts it with
+TARNKAPPE_OPENAI_UPSTREAM, TARNKAPPE_ANTHROPIC_UPSTREAM and TARNKAPPE_API_KEYS set; this script
 starts the stub upstream itself and prints its address on its first line, then waits for the
 caller to press on: it reads one line on stdin). TEXTS are files: `.jsonl` (one object with a
 "text" member per line) or plain text (paragraphs split at blank lines).
@@ -22,9 +22,6 @@ import http.server
 import json
 import sys
 import threading
-
-KEY = "pgo-training-key"
-
 
 class Upstream(http.server.BaseHTTPRequestHandler):
     """Answers a chat request with the last message's text, plain or as SSE."""
@@ -92,13 +89,13 @@ def post(conn, path, body, headers=None):
 
 
 def main():
-    port, paths = int(sys.argv[1]), sys.argv[2:]
+    port, key, paths = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
     upstream = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Upstream)
     threading.Thread(target=upstream.serve_forever, daemon=True).start()
     print(f"127.0.0.1:{upstream.server_address[1]}", flush=True)
     sys.stdin.readline()
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    auth = {"X-API-Key": KEY}
+    auth = {"X-API-Key": key}
     sent = 0
     for text in texts(paths):
         done = post(conn, "/api/v1/anonymize", {"text": text}, auth) or {}
