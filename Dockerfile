@@ -4,20 +4,23 @@
 #   docker run --rm -p 8080:8080 --read-only --cap-drop ALL --security-opt no-new-privileges \
 #     -e TARNKAPPE_API_KEYS=team-a:change-me tarnkappe
 #
-# Stage 1 builds the release binary (pingora's zlib-ng build needs cmake); stage 2 is a slim
+# Stage 1 builds the profile-guided release binary (scripts/pgo/build: an instrumented build run
+# on training traffic, then the optimised build; docs/performance.md#profile-guided-build): pingora's
+# zlib-ng build needs cmake, the training python3, the profile merge llvm-tools. Stage 2 is a slim
 # Debian with only the binary, the default configuration and CA certificates (for https
 # upstreams), running as an unprivileged user. The service writes no files, so the root
 # filesystem may be read-only. No HEALTHCHECK: orchestrators probe GET /api/v1/health (alive)
 # and GET /api/v1/health/ready (store reachable), and the slim image has no HTTP client.
 #
-# tests/it/ops_image.rs builds what this file builds (its COPY lines, .dockerignore, the cargo
-# command of its RUN line) and starts the result with this CMD and ENV.
+# tests/it/ops_image.rs builds what this file builds (its COPY lines, .dockerignore, the build
+# script of its RUN line) and starts the result with this CMD and ENV.
 
 # The current stable Rust: 1.97.1 or later is needed (build.rs, docs/development.md#toolchain).
 FROM rust:1-bookworm AS build
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends cmake \
- && rm -rf /var/lib/apt/lists/*
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends cmake python3 \
+ && rm -rf /var/lib/apt/lists/* \
+ && rustup component add llvm-tools
 WORKDIR /src
 COPY Cargo.toml Cargo.lock build.rs proxy.toml openapi.json ./
 COPY src ./src
@@ -27,8 +30,14 @@ COPY benches ./benches
 # Everything under data/ (gazetteers, tagger tables and weights) is compiled in: copy the folder
 # whole, so that a new data file cannot be left out.
 COPY data ./data
-RUN cargo build --release --locked --bin tarnkappe \
- && strip target/release/tarnkappe
+# The build script and its training texts (the documentation and the record-shaped test texts).
+COPY scripts/compiler-guard.sh ./scripts/
+COPY scripts/pgo ./scripts/pgo
+COPY README.md ./
+COPY docs ./docs
+COPY tests/data/records.jsonl ./tests/data/
+RUN scripts/pgo/build \
+ && strip target/pgo/release/tarnkappe
 
 FROM debian:bookworm-slim
 RUN apt-get update \
@@ -36,7 +45,7 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 tarnkappe \
  && useradd --system --uid 10001 --gid 10001 --no-create-home --shell /usr/sbin/nologin tarnkappe
-COPY --from=build /src/target/release/tarnkappe /usr/local/bin/tarnkappe
+COPY --from=build /src/target/pgo/release/tarnkappe /usr/local/bin/tarnkappe
 COPY proxy.toml /etc/tarnkappe/proxy.toml
 # Attribution of the compiled-in data (GeoNames, CC BY 4.0) travels with the binary.
 COPY NOTICE /usr/share/doc/tarnkappe/NOTICE

@@ -1,6 +1,7 @@
 //! The container image, checked without a container engine: the build context is assembled from
-//! the Dockerfile's `COPY` lines and `.dockerignore`, built with the Dockerfile's own
-//! `cargo build` (plus `--offline`), and the binary is started the way the image starts it — its
+//! the Dockerfile's `COPY` lines and `.dockerignore`, built with the Dockerfile's own build
+//! command (`scripts/pgo/build`, offline: the profile-guided build with its training run), and
+//! the binary is started the way the image starts it — its
 //! `ENTRYPOINT`, `CMD` and `ENV`, with the `proxy.toml` the image ships — and must answer
 //! `/api/v1/health`. A `COPY` that is missing, a `.dockerignore` rule that drops what the build
 //! needs, or a default command that does not start fails this test.
@@ -8,9 +9,10 @@
 //! The one deviation from the image: the port of `TARNKAPPE_LISTEN` becomes 0 (the host stays),
 //! so that the test never collides with something on port 8080 of the machine.
 //!
-//! Cost: the release build goes to `target/image-check/target` (kept between runs; the sources
-//! keep their modification times), so only the first run on a machine pays for a full release
-//! build; later runs rebuild what changed.
+//! Cost: the builds go to `target/image-check/target` (kept between runs; the sources keep their
+//! modification times), so only the first run on a machine pays for two full release builds (the
+//! instrumented one and the optimised one); later runs rebuild what changed, but the training
+//! run changes the profile, so the optimised build always recompiles the workspace's crates.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -21,7 +23,7 @@ use std::time::Instant;
 use crate::harness;
 use crate::harness::http::client;
 use crate::harness::image::{
-    cargo_runner, in_root, repo_image, repo_root, CommandForm, ImageBuild,
+    build_runner, in_root, repo_image, repo_root, CommandForm, ImageBuild,
 };
 use crate::harness::server::TestServer;
 
@@ -44,7 +46,7 @@ fn image() -> &'static Image {
         let started = Instant::now();
         let target = work.join("target");
         let assembled = build
-            .assemble(&work, cargo_runner(&target))
+            .assemble(&work, build_runner(&target))
             .map_err(|e| e.to_string())?;
         eprintln!(
             "image assembled and built in {:.1} s (skipped RUN commands: {:?})",
@@ -218,7 +220,9 @@ fn the_image_runs_unprivileged_without_healthcheck_and_builds_with_the_lock_file
         "EXPOSE {:?} does not match TARNKAPPE_LISTEN={listen}",
         stage.exposed()
     );
-    let cargo_builds: Vec<String> = build
+    // The cargo builds of the RUN lines and of the repository scripts they run (the image runs
+    // scripts/pgo/build): each one release, each one held to Cargo.lock.
+    let runs: Vec<String> = build
         .dockerfile
         .stages
         .iter()
@@ -227,9 +231,26 @@ fn the_image_runs_unprivileged_without_healthcheck_and_builds_with_the_lock_file
             harness::image::Instruction::Run(r) => Some(r.to_string()),
             _ => None,
         })
-        .filter(|r| r.contains("cargo build"))
         .collect();
-    assert!(!cargo_builds.is_empty(), "no RUN cargo build");
+    let scripts = runs
+        .iter()
+        .flat_map(|r| r.split("&&"))
+        .filter_map(|c| c.split_whitespace().next())
+        .filter(|program| program.starts_with("scripts/"))
+        .map(|script| {
+            std::fs::read_to_string(repo_root().join(script))
+                .unwrap_or_else(|e| panic!("{script}: {e}"))
+        });
+    let cargo_builds: Vec<String> = runs
+        .iter()
+        .cloned()
+        .chain(scripts.flat_map(|s| s.lines().map(str::to_owned).collect::<Vec<_>>()))
+        .filter(|line| line.contains("cargo build"))
+        .collect();
+    assert!(
+        !cargo_builds.is_empty(),
+        "no cargo build in the RUN lines or their scripts"
+    );
     for run in cargo_builds {
         assert!(
             run.contains("--locked") && run.contains("--release"),

@@ -1,8 +1,9 @@
 //! Builds what a Dockerfile builds, without a container engine: every stage the image needs gets
 //! a folder standing for its filesystem root, `COPY` fills it from the build context (after
-//! `.dockerignore`) or from an earlier stage, and the `cargo` commands of its `RUN` lines are
-//! handed to a runner. Other `RUN` commands (package installs, `useradd`, `strip`) change nothing
-//! the check looks at and are skipped; the list of skipped commands is kept for the report.
+//! `.dockerignore`) or from an earlier stage, and the build commands of its `RUN` lines — `cargo`,
+//! and scripts of the build context (`scripts/pgo/build`) — are handed to a runner. Other `RUN`
+//! commands (package installs, `rustup`, `useradd`, `strip`) change nothing the check looks at
+//! and are skipped; the list of skipped commands is kept for the report.
 //!
 //! Copies keep the modification time of their source, and the folders have fixed paths, so that
 //! cargo sees unchanged sources on the next run and rebuilds nothing.
@@ -51,7 +52,8 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ImageError + '_ {
     }
 }
 
-/// One `cargo …` command of a `RUN` line, to run in `cwd` (inside the stage folder `root`).
+/// One build command of a `RUN` line (`cargo …`, or a script copied into the stage), to run in
+/// `cwd` (inside the stage folder `root`).
 #[derive(Debug, Clone)]
 pub struct RunStep {
     pub stage: usize,
@@ -99,7 +101,7 @@ impl ImageBuild {
     }
 
     /// Assembles every stage the image needs under `work/stages/<index>` (emptied first),
-    /// passing each `cargo` command to `run`.
+    /// passing each build command ([`is_build_command`]) to `run`.
     pub fn assemble(
         &self,
         work: &Path,
@@ -132,12 +134,13 @@ impl ImageBuild {
                         self.copy(spec, root, &workdir, &roots)?;
                     }
                     Instruction::Run(command) => {
-                        for argv in cargo_commands(command)? {
-                            if argv.first().map(String::as_str) == Some("cargo") {
+                        let cwd = in_root(root, &workdir);
+                        for argv in run_commands(command)? {
+                            if is_build_command(&argv, &cwd) {
                                 run(&RunStep {
                                     stage: index,
                                     argv,
-                                    cwd: in_root(root, &workdir),
+                                    cwd: cwd.clone(),
                                 })?;
                             } else {
                                 skipped_runs.push(argv.join(" "));
@@ -292,8 +295,8 @@ impl ImageBuild {
     }
 }
 
-/// The `cargo …` (and other) commands of a RUN line, split at `&&` and `;`.
-fn cargo_commands(command: &CommandForm) -> Result<Vec<Vec<String>>, ImageError> {
+/// The commands of a RUN line, split at `&&` and `;`.
+fn run_commands(command: &CommandForm) -> Result<Vec<Vec<String>>, ImageError> {
     match command {
         CommandForm::Exec(argv) => Ok(vec![argv.clone()]),
         CommandForm::Shell(line) => {
@@ -306,6 +309,17 @@ fn cargo_commands(command: &CommandForm) -> Result<Vec<Vec<String>>, ImageError>
             }
             Ok(out)
         }
+    }
+}
+
+/// True for `cargo …` and for a relative path to a file of the stage (`scripts/pgo/build`, which
+/// the Dockerfile copied from the context): what builds the binary. Package installs and
+/// `strip` name programs of the base image.
+fn is_build_command(argv: &[String], cwd: &Path) -> bool {
+    match argv.first() {
+        Some(program) if program == "cargo" => true,
+        Some(program) => Path::new(program).is_relative() && cwd.join(program).is_file(),
+        None => false,
     }
 }
 
@@ -391,11 +405,13 @@ fn copy_file(from: &Path, to: &Path) -> Result<(), ImageError> {
         .map_err(io(to))
 }
 
-/// A runner for [`ImageBuild::assemble`] that runs each `cargo` command with `--offline` (the
-/// registry cache of `CARGO_HOME` is reused), the cargo of this test run, and `target_dir` as
-/// `CARGO_TARGET_DIR`. The stage's own `target` folder becomes a link to `target_dir`, so that
-/// later `COPY --from` lines find the binaries where the container build leaves them.
-pub fn cargo_runner(target_dir: &Path) -> impl FnMut(&RunStep) -> Result<(), ImageError> + '_ {
+/// A runner for [`ImageBuild::assemble`] that runs each build command offline (the registry
+/// cache of `CARGO_HOME` is reused: `--offline` for `cargo`, `CARGO_NET_OFFLINE` for a script),
+/// with the cargo of this test run and `target_dir` as `CARGO_TARGET_DIR`. The stage's own
+/// `target` folder becomes a link to `target_dir`, so that later `COPY --from` lines find the
+/// binaries where the container build leaves them, and a script's `--target-dir target/…`
+/// builds stay between runs too.
+pub fn build_runner(target_dir: &Path) -> impl FnMut(&RunStep) -> Result<(), ImageError> + '_ {
     move |step: &RunStep| {
         std::fs::create_dir_all(target_dir).map_err(io(target_dir))?;
         let link = step.cwd.join("target");
@@ -403,10 +419,16 @@ pub fn cargo_runner(target_dir: &Path) -> impl FnMut(&RunStep) -> Result<(), Ima
             std::os::unix::fs::symlink(target_dir, &link).map_err(io(&link))?;
         }
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        let mut cmd = Command::new(cargo);
-        cmd.args(&step.argv[1..])
-            .arg("--offline")
-            .current_dir(&step.cwd)
+        let mut cmd = if step.argv[0] == "cargo" {
+            let mut cmd = Command::new(&cargo);
+            cmd.args(&step.argv[1..]).arg("--offline");
+            cmd
+        } else {
+            let mut cmd = Command::new(step.cwd.join(&step.argv[0]));
+            cmd.args(&step.argv[1..]).env("CARGO_NET_OFFLINE", "true");
+            cmd
+        };
+        cmd.current_dir(&step.cwd)
             .env("CARGO_TARGET_DIR", target_dir);
         // What `cargo test` sets for the test binary describes this crate, not the context.
         for (key, _) in std::env::vars() {
@@ -466,7 +488,7 @@ mod tests {
         FROM debian\nCOPY --from=build /src/target/release/app /usr/local/bin/app\n\
         COPY data/names.txt /etc/app/\nCMD [\"/usr/local/bin/app\"]\n";
 
-    /// Assembles with a runner that records the cargo commands and leaves a fake binary.
+    /// Assembles with a runner that records the build commands and leaves a fake binary.
     fn assemble(
         project: &Path,
         dockerfile: &str,
@@ -508,6 +530,24 @@ mod tests {
             "binary"
         );
         assert!(image.root.join("etc/app/names.txt").is_file());
+    }
+
+    #[test]
+    fn a_script_of_the_context_is_a_build_step_and_a_missing_one_is_skipped() {
+        let p = project();
+        std::fs::create_dir_all(p.path().join("scripts")).unwrap();
+        std::fs::write(p.path().join("scripts/build"), "#!/bin/sh\n").unwrap();
+        let dockerfile = DOCKERFILE.replace(
+            "RUN apt-get update && cargo build --release --locked",
+            "COPY scripts ./scripts\nRUN apt-get update && scripts/build --fast && scripts/gone",
+        );
+        let (result, steps, build_root) = assemble(p.path(), &dockerfile, "");
+        let image = result.unwrap();
+        assert_eq!(steps.len(), 1);
+        assert_eq!(steps[0].argv, ["scripts/build", "--fast"]);
+        assert_eq!(steps[0].cwd, build_root.join("src"));
+        // not copied into the stage: a program of the base image, as far as the check can tell
+        assert!(image.skipped_runs.contains(&"scripts/gone".to_owned()));
     }
 
     #[test]

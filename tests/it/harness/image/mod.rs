@@ -6,7 +6,7 @@ pub mod assemble;
 pub mod dockerfile;
 pub mod ignore;
 
-pub use assemble::{cargo_runner, in_root, ImageBuild};
+pub use assemble::{build_runner, in_root, ImageBuild};
 pub use dockerfile::{CommandForm, Instruction, Stage};
 
 use std::path::Path;
