@@ -58,7 +58,16 @@ pub(crate) fn anonymize_body_in(
         seed: TokenTable::new(),
         cache: None,
     };
-    anonymize(detector, policy, format, endpoint, body, job, false).map(|(rewritten, _)| rewritten)
+    anonymize(
+        detector,
+        policy,
+        format,
+        endpoint,
+        body,
+        job,
+        Original::Drop,
+    )
+    .map(|(rewritten, _)| rewritten)
 }
 
 /// Bounds on the work one request may cause.
@@ -96,7 +105,23 @@ pub(crate) fn anonymize_keeping_original(
     body: &[u8],
     job: Job<'_>,
 ) -> Result<(RewrittenBody, Option<Node>), RewriteError> {
-    anonymize(detector, policy, format, endpoint, body, job, true)
+    anonymize(
+        detector,
+        policy,
+        format,
+        endpoint,
+        body,
+        job,
+        Original::Keep,
+    )
+}
+
+/// Whether [`anonymize`] also returns the parsed body as the client wrote it (a copy of the
+/// tree before replacing: the proxy's reply side reads it, the other callers do not).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Original {
+    Keep,
+    Drop,
 }
 
 fn anonymize(
@@ -106,7 +131,7 @@ fn anonymize(
     endpoint: &str,
     body: &[u8],
     job: Job<'_>,
-    keep_original: bool,
+    original: Original,
 ) -> Result<(RewrittenBody, Option<Node>), RewriteError> {
     let Job {
         limits,
@@ -159,7 +184,7 @@ fn anonymize(
         return Ok((unchanged, None));
     }
     // the replacing pass rewrites the tree in place: a copy is cheaper than a second parse
-    let original = keep_original.then(|| root.clone());
+    let as_written = (original == Original::Keep).then(|| root.clone());
     let matcher = ValueMatcher::for_text(values.iter().map(|(_, v)| v), body.len())
         .ok_or(RewriteError::Internal)?;
     // every value gets its row on its first occurrence: no growing while issuing
@@ -183,7 +208,7 @@ fn anonymize(
         table,
         count,
     };
-    Ok((rewritten, original))
+    Ok((rewritten, as_written))
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
 
 use crate::detect::EntityType;
+use crate::detection_cache::Lookup;
 
 /// What `GET /metrics` answers with (the OpenMetrics text format, which Prometheus scrapes).
 pub(crate) const METRICS_CONTENT_TYPE: &str =
@@ -318,12 +319,13 @@ impl Metrics {
             .inc();
     }
 
-    /// A text looked up in the detection cache: found (`hit`) or detected and kept.
-    pub(crate) fn detection_cache(&self, hit: bool) {
-        let outcome = if hit {
-            CacheOutcome::hit
-        } else {
-            CacheOutcome::miss
+    /// A text looked up in the detection cache: found (`hit`) or detected and kept (`miss`); a
+    /// text the cache passed by (too short to keep, or its detection failed) is not counted.
+    pub(crate) fn detection_cache(&self, lookup: Lookup) {
+        let outcome = match lookup {
+            Lookup::Hit => CacheOutcome::hit,
+            Lookup::Miss => CacheOutcome::miss,
+            Lookup::Passed => return,
         };
         self.detection_cache
             .get_or_create(&CacheLabels { outcome })

@@ -7,7 +7,7 @@ use super::error::RewriteError;
 use super::identifier::{capitalised, identifier_words};
 use super::values::Values;
 use crate::detect::{Detector, EntityType, Everything, Finding};
-use crate::detection_cache::{Lookup, Scope};
+use crate::detection_cache::Scope;
 use crate::json;
 use crate::policy::Policy;
 use crate::proxy::embedded::Embedded;
@@ -67,9 +67,7 @@ impl Collector<'_> {
         let found = match self.cache {
             Some(cache) => {
                 let (found, lookup) = cache.findings(s, detect);
-                if lookup != Lookup::Passed {
-                    crate::telemetry::metrics().detection_cache(lookup == Lookup::Hit);
-                }
+                crate::telemetry::metrics().detection_cache(lookup);
                 found
             }
             None => detect().map(Arc::new),
