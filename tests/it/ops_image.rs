@@ -224,31 +224,21 @@ fn the_image_runs_unprivileged_without_healthcheck_and_builds_with_the_lock_file
     );
     // The cargo builds of the RUN lines and of the repository scripts they run (the image runs
     // scripts/pgo/build): each one release, each one held to Cargo.lock.
-    let runs: Vec<String> = build
-        .dockerfile
-        .stages
-        .iter()
-        .flat_map(|s| &s.instructions)
-        .filter_map(|i| match i {
-            harness::image::Instruction::Run(r) => Some(r.to_string()),
-            _ => None,
-        })
-        .collect();
-    let scripts = runs
-        .iter()
-        .flat_map(|r| r.split("&&"))
-        .filter_map(|c| c.split_whitespace().next())
-        .filter(|program| program.starts_with("scripts/"))
-        .map(|script| {
-            std::fs::read_to_string(repo_root().join(script))
-                .unwrap_or_else(|e| panic!("{script}: {e}"))
-        });
-    let cargo_builds: Vec<String> = runs
-        .iter()
-        .cloned()
-        .chain(scripts.flat_map(|s| s.lines().map(str::to_owned).collect::<Vec<_>>()))
-        .filter(|line| line.contains("cargo build"))
-        .collect();
+    let mut cargo_builds = Vec::new();
+    for argv in build.build_commands().expect("the RUN lines") {
+        if argv[0] == "cargo" {
+            cargo_builds.push(argv.join(" "));
+            continue;
+        }
+        let script = std::fs::read_to_string(repo_root().join(&argv[0]))
+            .unwrap_or_else(|e| panic!("{}: {e}", argv[0]));
+        cargo_builds.extend(
+            script
+                .lines()
+                .filter(|line| line.contains("cargo build"))
+                .map(str::to_owned),
+        );
+    }
     assert!(
         !cargo_builds.is_empty(),
         "no cargo build in the RUN lines or their scripts"

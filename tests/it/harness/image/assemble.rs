@@ -100,6 +100,23 @@ impl ImageBuild {
         })
     }
 
+    /// The build commands ([`is_build_command`]) of every `RUN` line, without assembling: a
+    /// script counts when the context holds it at the path the line names (the Dockerfile
+    /// copies it there).
+    pub fn build_commands(&self) -> Result<Vec<Vec<String>>, ImageError> {
+        let mut out = Vec::new();
+        for instruction in self.dockerfile.stages.iter().flat_map(|s| &s.instructions) {
+            if let Instruction::Run(command) = instruction {
+                out.extend(
+                    run_commands(command)?
+                        .into_iter()
+                        .filter(|argv| is_build_command(argv, &self.context)),
+                );
+            }
+        }
+        Ok(out)
+    }
+
     /// Assembles every stage the image needs under `work/stages/<index>` (emptied first),
     /// passing each build command ([`is_build_command`]) to `run`.
     pub fn assemble(

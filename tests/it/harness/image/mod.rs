@@ -7,7 +7,7 @@ pub mod dockerfile;
 pub mod ignore;
 
 pub use assemble::{build_runner, in_root, ImageBuild};
-pub use dockerfile::{CommandForm, Instruction, Stage};
+pub use dockerfile::{CommandForm, Stage};
 
 use std::path::Path;
 
