@@ -30,14 +30,11 @@ COPY benches ./benches
 # Everything under data/ (gazetteers, tagger tables and weights) is compiled in: copy the folder
 # whole, so that a new data file cannot be left out.
 COPY data ./data
-# The build script and its training texts (the documentation and the record-shaped test texts).
+# The build script and its own training texts (scripts/pgo/texts/).
 COPY scripts/compiler-guard.sh ./scripts/
 COPY scripts/pgo ./scripts/pgo
-COPY README.md ./
-COPY docs ./docs
-COPY tests/data/records.jsonl ./tests/data/
 RUN scripts/pgo/build \
- && strip target/pgo/release/tarnkappe
+ && strip target/pgo/tarnkappe
 
 FROM debian:bookworm-slim
 RUN apt-get update \
@@ -45,7 +42,7 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 tarnkappe \
  && useradd --system --uid 10001 --gid 10001 --no-create-home --shell /usr/sbin/nologin tarnkappe
-COPY --from=build /src/target/pgo/release/tarnkappe /usr/local/bin/tarnkappe
+COPY --from=build /src/target/pgo/tarnkappe /usr/local/bin/tarnkappe
 COPY proxy.toml /etc/tarnkappe/proxy.toml
 # Attribution of the compiled-in data (GeoNames, CC BY 4.0) travels with the binary.
 COPY NOTICE /usr/share/doc/tarnkappe/NOTICE

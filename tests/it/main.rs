@@ -10,6 +10,7 @@ mod harness;
 
 mod api_errors;
 mod api_ratelimit;
+#[cfg(feature = "full-tier")]
 mod api_schemathesis;
 mod api_service;
 mod api_sessions;
@@ -23,15 +24,21 @@ mod docs_links;
 mod fuzz_regressions;
 mod layout;
 mod ops_clients;
+#[cfg(feature = "full-tier")]
 mod ops_deploy;
+#[cfg(feature = "full-tier")]
 mod ops_image;
 mod ops_proxy;
+#[cfg(feature = "full-tier")]
 mod ops_redis;
+#[cfg(feature = "full-tier")]
 mod ops_replicas;
 mod ops_shutdown;
 mod ops_telemetry;
+#[cfg(feature = "full-tier")]
 mod pii_leak_benchmark;
 mod policies;
+#[cfg(feature = "full-tier")]
 mod proxy_agents;
 mod proxy_behaviour;
 mod proxy_conversation;
@@ -40,10 +47,13 @@ mod proxy_hostile;
 mod proxy_hostile_reply;
 mod proxy_matching_view;
 mod proxy_request_holes;
+#[cfg(feature = "full-tier")]
 mod proxy_sdk;
+#[cfg(feature = "full-tier")]
 mod proxy_tls;
 mod restore_rules;
 mod smoke;
 mod web_access;
+#[cfg(feature = "full-tier")]
 mod web_e2e;
 mod web_page;

@@ -1,18 +1,25 @@
 //! The Redis session store and the Redis rate limiter against a real Redis: the shared one on
 //! 127.0.0.1:6379 (these tests fail when it is missing) and private servers that are stopped and
-//! started during the test.
+//! started during the test; and the LLM proxy, which needs no store, while its Redis is down.
 
 use std::time::Duration;
+
+use serde_json::{json, Value};
 
 use tarnkappe::config::RedisConfig;
 use tarnkappe::ratelimit::{RateLimiter, RedisLimiter};
 use tarnkappe::redis_client::RedisClient;
 use tarnkappe::vault::{RedisStore, Sealer, SealingKey, Store};
 
+use crate::harness::config::edited;
+use crate::harness::fixtures::ENCRYPTION_KEY;
+use crate::harness::http::client;
+use crate::harness::metrics::metrics_when;
 use crate::harness::redis::{
     delete_prefix, shared_redis, unique_prefix, PrivateCluster, PrivateRedis, SHARED_REDIS,
 };
-use crate::harness::server::free_port;
+use crate::harness::server::{free_port, TestServer};
+use crate::harness::upstream::{chat_completion, FakeUpstream, Reply};
 
 fn config(url: &str, prefix: &str) -> RedisConfig {
     RedisConfig {
@@ -329,4 +336,83 @@ async fn cluster_option_stores_and_limits_across_slots() {
         assert!(limiter.check_shared("c", 4).await.expect("check").allowed);
     }
     assert!(!a.check_shared("c", 4).await.expect("check").allowed);
+}
+
+#[test]
+fn the_proxy_works_while_redis_is_down() {
+    let answer = vec![chat_completion("Gern geschehen.").to_string()];
+    let upstream = FakeUpstream::start(move |_| {
+        Reply::paced("application/json", answer.clone(), Duration::ZERO)
+    });
+    let mut redis = PrivateRedis::start();
+    let prefix = unique_prefix("proxy-outage");
+    // The route requires a key: the gate (keys, shared rate limit) must work without Redis too.
+    let toml = edited(&[(
+        "prefix = \"/v1/\"\nupstream = \"https://api.openai.com\"\n",
+        "prefix = \"/v1/\"\nupstream = \"https://api.openai.com\"\nrequire_key = true\n",
+    )]);
+    let server = TestServer::start_with_config(
+        &[
+            ("TARNKAPPE_REDIS_URL", &redis.url()),
+            ("TARNKAPPE_REDIS_KEY_PREFIX", &prefix),
+            ("TARNKAPPE_ENCRYPTION_KEY", ENCRYPTION_KEY),
+            ("TARNKAPPE_API_KEYS", "x:kx"),
+            ("TARNKAPPE_OPENAI_UPSTREAM", &upstream.url()),
+        ],
+        &toml,
+    );
+    redis.stop();
+    let http = client();
+    let resp = http
+        .post(server.url("/api/v1/anonymize"))
+        .header("x-api-key", "kx")
+        .json(&json!({"text": "Mail an max@example.org"}))
+        .send()
+        .expect("request");
+    assert_eq!(resp.status(), 503, "sessions need the store");
+
+    let chat =
+        json!({"model": "m", "messages": [{"role": "user", "content": "Mail an max@example.org"}]});
+    let resp = http
+        .post(server.url("/v1/chat/completions"))
+        .json(&chat)
+        .send()
+        .expect("request");
+    assert_eq!(resp.status(), 401, "the route requires a key");
+    let resp = client()
+        .post(server.url("/v1/chat/completions"))
+        .header("x-api-key", "kx")
+        .json(&chat)
+        .send()
+        .expect("request");
+    assert_eq!(resp.status(), 200, "the proxy needs no store");
+    let id = resp
+        .headers()
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .expect("X-Request-Id on a proxied response")
+        .to_owned();
+    assert_eq!(id.len(), 32);
+    assert_eq!(
+        resp.headers()
+            .get("x-tarnkappe-request-id")
+            .and_then(|v| v.to_str().ok()),
+        Some(id.as_str()),
+        "the upstream sent no id of its own: ours in both headers"
+    );
+    let body: Value = resp.json().expect("json");
+    assert_eq!(body["choices"][0]["message"]["content"], "Gern geschehen.");
+
+    let counted = r#"tarnkappe_http_requests_total{route="/v1/",method="POST",status="200"} 1"#;
+    let metrics = metrics_when(&server, |m| m.contains(counted));
+    assert!(metrics.contains(counted), "{metrics}");
+    assert!(
+        metrics.contains(r#"entity_type="EMAIL_ADDRESS""#),
+        "{metrics}"
+    );
+    assert!(!metrics.contains("max@example.org"));
+    assert!(
+        server.log().contains(&id),
+        "the proxied request is logged by its id"
+    );
 }

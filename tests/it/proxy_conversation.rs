@@ -8,12 +8,9 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::harness::fixtures::{ENCRYPTION_KEY, IBAN};
+use crate::harness::fixtures::IBAN;
 use crate::harness::http::client;
 use crate::harness::metrics::{metrics_when, sample};
-use crate::harness::redis::{
-    delete_prefix, shared_redis, unique_prefix, PrivateRedis, SHARED_REDIS,
-};
 use crate::harness::server::TestServer;
 use crate::harness::stream::parse_sse;
 use crate::harness::tokens::{has_token, tokens_in};
@@ -342,110 +339,6 @@ fn another_credential_naming_the_same_response_id_gets_nothing_restored() {
     assert!(!after.raw.contains(ANNA_MAIL), "{}", after.raw);
 }
 
-fn replica(prefix: &str, up: &FakeUpstream, redis_url: &str) -> TestServer {
-    up.proxy(&[
-        ("TARNKAPPE_REDIS_URL", redis_url),
-        ("TARNKAPPE_REDIS_KEY_PREFIX", prefix),
-        ("TARNKAPPE_ENCRYPTION_KEY", ENCRYPTION_KEY),
-    ])
-}
-
-fn contains(haystack: &[u8], needle: &str) -> bool {
-    haystack
-        .windows(needle.len())
-        .any(|w| w == needle.as_bytes())
-}
-
-#[test]
-fn two_replicas_on_one_redis_share_turns_and_redis_holds_ciphertext_only() {
-    let prefix = unique_prefix("conversation");
-    let up = FakeUpstream::start(Provider::new().handler());
-    let a = replica(&prefix, &up, SHARED_REDIS);
-    let b = replica(&prefix, &up, SHARED_REDIS);
-    let ids = three_turns([&a, &b, &a], &up, false);
-    let streamed = three_turns([&b, &a, &b], &up, true);
-
-    let mut raw = shared_redis();
-    let keys: Vec<String> = redis::cmd("KEYS")
-        .arg(format!("{prefix}session:conv-*"))
-        .query(&mut raw)
-        .expect("KEYS");
-    assert_eq!(keys.len(), 6, "one record per kept response: {keys:?}");
-    for key in &keys {
-        let bytes: Vec<u8> = redis::cmd("GET").arg(key).query(&mut raw).expect("GET");
-        let pttl: i64 = redis::cmd("PTTL").arg(key).query(&mut raw).expect("PTTL");
-        assert!(pttl > 0, "Redis expires {key}");
-        let readable = VALUES
-            .iter()
-            .copied()
-            .chain(["[[EMAIL_1]]", "EMAIL", "Schmidt", "example.org"])
-            .chain(ids.iter().chain(&streamed).map(String::as_str));
-        for v in readable {
-            assert!(!contains(&bytes, v), "{v:?} is readable in Redis");
-            assert!(!key.contains(v), "{v:?} in a Redis key");
-        }
-    }
-
-    // `store: false`: the provider keeps nothing, nor does the proxy
-    let body = json!({"model": "gpt-4.1", "input": turn_1(), "store": false});
-    assert_restored(&send(&a, ALICE, &body), &[ANNA_MAIL]);
-    let after: Vec<String> = redis::cmd("KEYS")
-        .arg(format!("{prefix}session:conv-*"))
-        .query(&mut raw)
-        .expect("KEYS");
-    assert_eq!(after.len(), 6, "{after:?}");
-    delete_prefix(&mut raw, &prefix);
-}
-
-#[test]
-fn a_store_that_cannot_be_read_refuses_the_turn_and_forwards_nothing() {
-    let mut redis = PrivateRedis::start();
-    let prefix = unique_prefix("conversation-down");
-    let up = FakeUpstream::start(Provider::new().handler());
-    let server = replica(&prefix, &up, &redis.url());
-    let t1 = send(&server, ALICE, &request(&turn_1(), None, false));
-    assert_restored(&t1, &[ANNA_MAIL]);
-    // turn 1's table is written as its reply goes out: stop the store once it landed
-    metrics_when(&server, |m| {
-        sample(m, "tarnkappe_conversations_total{event=\"saved\"}") >= 1.0
-    });
-    redis.stop();
-    let before = up.requests().len();
-    let t2 = send(&server, ALICE, &request(&turn_2(), Some(&t1.id), false));
-    assert_eq!(t2.status, 503, "{}", t2.raw);
-    let err: Value = serde_json::from_str(&t2.raw).expect("error JSON");
-    assert_eq!(err["error"]["code"], "privacy_proxy_state_unavailable");
-    assert_eq!(up.requests().len(), before, "nothing forwarded");
-    // a turn that continues nothing still goes out restored; only its table is not kept
-    let fresh = send(&server, ALICE, &request(&turn_1(), None, false));
-    assert_restored(&fresh, &[ANNA_MAIL]);
-    let m = metrics_when(&server, |m| {
-        sample(m, "tarnkappe_conversations_total{event=\"save_failed\"}") >= 1.0
-    });
-    assert_eq!(
-        sample(&m, "tarnkappe_conversations_total{event=\"save_failed\"}"),
-        1.0
-    );
-    assert_eq!(
-        sample(&m, "tarnkappe_conversations_total{event=\"unavailable\"}"),
-        1.0
-    );
-    // the private Redis keeps nothing over a restart: the turn goes on without turn 1's table
-    redis.resume();
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let again = loop {
-        let seen = send(&server, ALICE, &request(&turn_2(), Some(&t1.id), false));
-        if seen.status != 503 || std::time::Instant::now() > deadline {
-            break seen;
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    };
-    assert_eq!(again.status, 200, "{}", again.raw);
-    assert!(again.text.contains(JONAS_MAIL), "{}", again.text);
-    assert!(again.text.contains("[[EMAIL_1]]"), "{}", again.text);
-    assert!(!again.text.contains(ANNA_MAIL), "{}", again.text);
-}
-
 /// The Conversations API: items added by the conversation's own routes and turns that name it
 /// share one table.
 #[test]
@@ -523,79 +416,196 @@ fn a_conversation_and_its_items_share_one_table() {
     upstream_saw_no_value(&up);
 }
 
-/// The real OpenAI Agents SDK (`openai-agents`, pinned in scripts/requirements-test.txt): three
-/// turns of an agent with a tool, each continuing the last by `previous_response_id`. The
-/// provider never sees an original; the tool and the final output see only originals.
-#[test]
-fn the_agents_sdk_runs_three_turns_with_a_tool_through_the_proxy() {
-    let up = FakeUpstream::start(Provider::new().handler());
-    let server = up.proxy(&[]);
-    let path = format!(
-        "{}/tests/sdk/openai_agents_sdk.py",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let turns = [turn_1(), turn_2(), turn_3()];
-    let out = std::process::Command::new("python3")
-        .arg(&path)
-        .env("TARNKAPPE_PROXY", server.url(""))
-        .env("TARNKAPPE_TURNS", serde_json::to_string(&turns).unwrap())
-        .env_remove("OPENAI_BASE_URL")
-        .env_remove("OPENAI_API_KEY")
-        .env("NO_PROXY", "127.0.0.1,localhost")
-        .output()
-        .expect("python3 must be installed to run the SDK tests");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "the agent failed ({})\nstdout:\n{stdout}\nstderr:\n{stderr}",
-        crate::harness::python::INSTALL
-    );
-    let seen: Value = serde_json::from_str(stdout.trim()).expect("the script's JSON");
-    let outputs: Vec<&str> = seen["outputs"]
-        .as_array()
-        .expect("outputs")
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
-    assert_eq!(outputs.len(), 3, "{seen}");
-    for v in VALUES {
-        assert!(
-            outputs[2].contains(v),
-            "the final output lacks {v:?}: {}",
-            outputs[2]
-        );
-    }
-    assert!(outputs.iter().all(|o| !has_token(o)), "{seen}");
-    let asked: Vec<&str> = seen["asked"]
-        .as_array()
-        .expect("asked")
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
-    assert_eq!(asked.len(), 3, "the tool ran once a turn: {seen}");
-    assert!(
-        asked[0].contains(ANNA_MAIL) && asked[2].contains(IBAN),
-        "{asked:?}"
-    );
-    assert!(asked.iter().all(|q| !has_token(q)), "{asked:?}");
+/// Replicas on Redis (shared and private) and the real Agents SDK: the full tier.
+#[cfg(feature = "full-tier")]
+mod with_tools {
+    use super::*;
+    use crate::harness::fixtures::ENCRYPTION_KEY;
+    use crate::harness::redis::{
+        delete_prefix, shared_redis, unique_prefix, PrivateRedis, SHARED_REDIS,
+    };
 
-    let requests = up.requests();
-    let chained = requests
-        .iter()
-        .filter(|r| r.json().get("previous_response_id").is_some())
-        .count();
-    assert_eq!(requests.len(), 6, "a tool call and an answer per turn");
-    assert_eq!(
-        chained, 5,
-        "every request after the first continues by previous_response_id"
-    );
-    upstream_saw_no_value(&up);
-    let log = server.log_when(|l| l.matches("conversation_state=").count() >= 6);
-    assert_eq!(
-        log.matches("conversation_state=\"found\"").count(),
-        5,
-        "{log}"
-    );
-    no_value_in_logs_or_metrics(&server);
+    fn replica(prefix: &str, up: &FakeUpstream, redis_url: &str) -> TestServer {
+        up.proxy(&[
+            ("TARNKAPPE_REDIS_URL", redis_url),
+            ("TARNKAPPE_REDIS_KEY_PREFIX", prefix),
+            ("TARNKAPPE_ENCRYPTION_KEY", ENCRYPTION_KEY),
+        ])
+    }
+
+    fn contains(haystack: &[u8], needle: &str) -> bool {
+        haystack
+            .windows(needle.len())
+            .any(|w| w == needle.as_bytes())
+    }
+
+    #[test]
+    #[cfg(feature = "full-tier")]
+    fn two_replicas_on_one_redis_share_turns_and_redis_holds_ciphertext_only() {
+        let prefix = unique_prefix("conversation");
+        let up = FakeUpstream::start(Provider::new().handler());
+        let a = replica(&prefix, &up, SHARED_REDIS);
+        let b = replica(&prefix, &up, SHARED_REDIS);
+        let ids = three_turns([&a, &b, &a], &up, false);
+        let streamed = three_turns([&b, &a, &b], &up, true);
+
+        let mut raw = shared_redis();
+        let keys: Vec<String> = redis::cmd("KEYS")
+            .arg(format!("{prefix}session:conv-*"))
+            .query(&mut raw)
+            .expect("KEYS");
+        assert_eq!(keys.len(), 6, "one record per kept response: {keys:?}");
+        for key in &keys {
+            let bytes: Vec<u8> = redis::cmd("GET").arg(key).query(&mut raw).expect("GET");
+            let pttl: i64 = redis::cmd("PTTL").arg(key).query(&mut raw).expect("PTTL");
+            assert!(pttl > 0, "Redis expires {key}");
+            let readable = VALUES
+                .iter()
+                .copied()
+                .chain(["[[EMAIL_1]]", "EMAIL", "Schmidt", "example.org"])
+                .chain(ids.iter().chain(&streamed).map(String::as_str));
+            for v in readable {
+                assert!(!contains(&bytes, v), "{v:?} is readable in Redis");
+                assert!(!key.contains(v), "{v:?} in a Redis key");
+            }
+        }
+
+        // `store: false`: the provider keeps nothing, nor does the proxy
+        let body = json!({"model": "gpt-4.1", "input": turn_1(), "store": false});
+        assert_restored(&send(&a, ALICE, &body), &[ANNA_MAIL]);
+        let after: Vec<String> = redis::cmd("KEYS")
+            .arg(format!("{prefix}session:conv-*"))
+            .query(&mut raw)
+            .expect("KEYS");
+        assert_eq!(after.len(), 6, "{after:?}");
+        delete_prefix(&mut raw, &prefix);
+    }
+
+    #[test]
+    #[cfg(feature = "full-tier")]
+    fn a_store_that_cannot_be_read_refuses_the_turn_and_forwards_nothing() {
+        let mut redis = PrivateRedis::start();
+        let prefix = unique_prefix("conversation-down");
+        let up = FakeUpstream::start(Provider::new().handler());
+        let server = replica(&prefix, &up, &redis.url());
+        let t1 = send(&server, ALICE, &request(&turn_1(), None, false));
+        assert_restored(&t1, &[ANNA_MAIL]);
+        // turn 1's table is written as its reply goes out: stop the store once it landed
+        metrics_when(&server, |m| {
+            sample(m, "tarnkappe_conversations_total{event=\"saved\"}") >= 1.0
+        });
+        redis.stop();
+        let before = up.requests().len();
+        let t2 = send(&server, ALICE, &request(&turn_2(), Some(&t1.id), false));
+        assert_eq!(t2.status, 503, "{}", t2.raw);
+        let err: Value = serde_json::from_str(&t2.raw).expect("error JSON");
+        assert_eq!(err["error"]["code"], "privacy_proxy_state_unavailable");
+        assert_eq!(up.requests().len(), before, "nothing forwarded");
+        // a turn that continues nothing still goes out restored; only its table is not kept
+        let fresh = send(&server, ALICE, &request(&turn_1(), None, false));
+        assert_restored(&fresh, &[ANNA_MAIL]);
+        let m = metrics_when(&server, |m| {
+            sample(m, "tarnkappe_conversations_total{event=\"save_failed\"}") >= 1.0
+        });
+        assert_eq!(
+            sample(&m, "tarnkappe_conversations_total{event=\"save_failed\"}"),
+            1.0
+        );
+        assert_eq!(
+            sample(&m, "tarnkappe_conversations_total{event=\"unavailable\"}"),
+            1.0
+        );
+        // the private Redis keeps nothing over a restart: the turn goes on without turn 1's table
+        redis.resume();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let again = loop {
+            let seen = send(&server, ALICE, &request(&turn_2(), Some(&t1.id), false));
+            if seen.status != 503 || std::time::Instant::now() > deadline {
+                break seen;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        };
+        assert_eq!(again.status, 200, "{}", again.raw);
+        assert!(again.text.contains(JONAS_MAIL), "{}", again.text);
+        assert!(again.text.contains("[[EMAIL_1]]"), "{}", again.text);
+        assert!(!again.text.contains(ANNA_MAIL), "{}", again.text);
+    }
+
+    /// The real OpenAI Agents SDK (`openai-agents`, pinned in scripts/requirements-test.txt): three
+    /// turns of an agent with a tool, each continuing the last by `previous_response_id`. The
+    /// provider never sees an original; the tool and the final output see only originals.
+    #[test]
+    #[cfg(feature = "full-tier")]
+    fn the_agents_sdk_runs_three_turns_with_a_tool_through_the_proxy() {
+        let up = FakeUpstream::start(Provider::new().handler());
+        let server = up.proxy(&[]);
+        let path = format!(
+            "{}/tests/sdk/openai_agents_sdk.py",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let turns = [turn_1(), turn_2(), turn_3()];
+        let out = std::process::Command::new("python3")
+            .arg(&path)
+            .env("TARNKAPPE_PROXY", server.url(""))
+            .env("TARNKAPPE_TURNS", serde_json::to_string(&turns).unwrap())
+            .env_remove("OPENAI_BASE_URL")
+            .env_remove("OPENAI_API_KEY")
+            .env("NO_PROXY", "127.0.0.1,localhost")
+            .output()
+            .expect("python3 must be installed to run the SDK tests");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success(),
+            "the agent failed ({})\nstdout:\n{stdout}\nstderr:\n{stderr}",
+            crate::harness::python::INSTALL
+        );
+        let seen: Value = serde_json::from_str(stdout.trim()).expect("the script's JSON");
+        let outputs: Vec<&str> = seen["outputs"]
+            .as_array()
+            .expect("outputs")
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert_eq!(outputs.len(), 3, "{seen}");
+        for v in VALUES {
+            assert!(
+                outputs[2].contains(v),
+                "the final output lacks {v:?}: {}",
+                outputs[2]
+            );
+        }
+        assert!(outputs.iter().all(|o| !has_token(o)), "{seen}");
+        let asked: Vec<&str> = seen["asked"]
+            .as_array()
+            .expect("asked")
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert_eq!(asked.len(), 3, "the tool ran once a turn: {seen}");
+        assert!(
+            asked[0].contains(ANNA_MAIL) && asked[2].contains(IBAN),
+            "{asked:?}"
+        );
+        assert!(asked.iter().all(|q| !has_token(q)), "{asked:?}");
+
+        let requests = up.requests();
+        let chained = requests
+            .iter()
+            .filter(|r| r.json().get("previous_response_id").is_some())
+            .count();
+        assert_eq!(requests.len(), 6, "a tool call and an answer per turn");
+        assert_eq!(
+            chained, 5,
+            "every request after the first continues by previous_response_id"
+        );
+        upstream_saw_no_value(&up);
+        let log = server.log_when(|l| l.matches("conversation_state=").count() >= 6);
+        assert_eq!(
+            log.matches("conversation_state=\"found\"").count(),
+            5,
+            "{log}"
+        );
+        no_value_in_logs_or_metrics(&server);
+    }
 }

@@ -9,7 +9,6 @@
 use reqwest::blocking::{Client, Response};
 use serde_json::json;
 
-use crate::harness;
 use crate::harness::api::assert_error;
 use crate::harness::config::config_with;
 use crate::harness::fixtures::SECRET;
@@ -317,38 +316,45 @@ fn the_page_is_on_by_default_only_on_a_loopback_listener() {
     assert_eq!(get_page(&client(), &open, &[]).status(), 200);
 }
 
-#[test]
-fn replicas_on_one_redis_share_the_per_address_windows() {
-    let prefix = harness::redis::unique_prefix("web-windows");
-    let mut conn = harness::redis::shared_redis();
-    let dir = tempfile::tempdir().expect("dir");
-    let config = config_with(dir.path(), &format!("cookie_secret = \"{SECRET}\""));
-    let replica = || {
-        TestServer::start_with_args(
-            &[
-                KEYS,
-                ("TARNKAPPE_RATE_LIMIT", "3"),
-                ("TARNKAPPE_REDIS_URL", harness::redis::SHARED_REDIS),
-                ("TARNKAPPE_REDIS_KEY_PREFIX", &prefix),
-                (
-                    "TARNKAPPE_ENCRYPTION_KEY",
-                    harness::fixtures::ENCRYPTION_KEY,
-                ),
-            ],
-            &["--config", &config],
-        )
-    };
-    let (a, b) = (replica(), replica());
-    let one = client_from("127.0.0.1");
-    let cookie = cookie_pair(&get_page(&one, &a, &[])).expect("cookie");
-    assert_eq!(get_page(&one, &b, &[]).status(), 200);
-    assert_eq!(get_page(&one, &a, &[]).status(), 200);
-    assert_rate_limited(get_page(&one, &b, &[]));
-    assert_eq!(get_page(&client_from("127.0.0.2"), &b, &[]).status(), 200);
+/// Replicas on the shared Redis: the full tier.
+#[cfg(feature = "full-tier")]
+mod on_redis {
+    use super::*;
+    use crate::harness;
 
-    for s in [&a, &b, &a] {
-        assert_eq!(call_with_cookie(&one, s, &cookie, &[]).status(), 200);
+    #[test]
+    fn replicas_on_one_redis_share_the_per_address_windows() {
+        let prefix = harness::redis::unique_prefix("web-windows");
+        let mut conn = harness::redis::shared_redis();
+        let dir = tempfile::tempdir().expect("dir");
+        let config = config_with(dir.path(), &format!("cookie_secret = \"{SECRET}\""));
+        let replica = || {
+            TestServer::start_with_args(
+                &[
+                    KEYS,
+                    ("TARNKAPPE_RATE_LIMIT", "3"),
+                    ("TARNKAPPE_REDIS_URL", harness::redis::SHARED_REDIS),
+                    ("TARNKAPPE_REDIS_KEY_PREFIX", &prefix),
+                    (
+                        "TARNKAPPE_ENCRYPTION_KEY",
+                        harness::fixtures::ENCRYPTION_KEY,
+                    ),
+                ],
+                &["--config", &config],
+            )
+        };
+        let (a, b) = (replica(), replica());
+        let one = client_from("127.0.0.1");
+        let cookie = cookie_pair(&get_page(&one, &a, &[])).expect("cookie");
+        assert_eq!(get_page(&one, &b, &[]).status(), 200);
+        assert_eq!(get_page(&one, &a, &[]).status(), 200);
+        assert_rate_limited(get_page(&one, &b, &[]));
+        assert_eq!(get_page(&client_from("127.0.0.2"), &b, &[]).status(), 200);
+
+        for s in [&a, &b, &a] {
+            assert_eq!(call_with_cookie(&one, s, &cookie, &[]).status(), 200);
+        }
+        assert_rate_limited(call_with_cookie(&one, &b, &cookie, &[]));
+        harness::redis::delete_prefix(&mut conn, &prefix);
     }
-    assert_rate_limited(call_with_cookie(&one, &b, &cookie, &[]));
-    harness::redis::delete_prefix(&mut conn, &prefix);
 }

@@ -53,6 +53,7 @@ pub fn status_json(resp: Response) -> (u16, Value) {
 }
 
 /// Status and JSON body; `Null` when the body is not JSON.
+#[cfg(feature = "full-tier")]
 pub fn status_value(resp: Response) -> (u16, Value) {
     let status = resp.status().as_u16();
     (status, resp.json().unwrap_or(Value::Null))

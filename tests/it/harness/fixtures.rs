@@ -13,6 +13,7 @@ pub fn prompt() -> String {
 }
 
 /// A base64 AES-256 key shared by the replicas of one test.
+#[cfg(feature = "full-tier")]
 pub const ENCRYPTION_KEY: &str = "VGFybmthcHBlIHRlc3Qga2V5IC0gMzIgYnl0ZXMgISE=";
 
 /// A valid `web.cookie_secret` (base64 of 41 bytes).

@@ -8,16 +8,23 @@
 //! - `config` (the defaults with edits), `fixtures` (values, keys, the prompt), `detect` (the
 //!   engine's findings), `redis` (shared and private servers), `python` (pip-installed tools),
 //!   `image` (the Dockerfile built without a container engine).
+//!
+//! `browser`, `python`, `redis` and `image` need tools from outside the Rust toolchain: they,
+//! and the tests that use them, are the full tier (feature `full-tier`, docs/development.md).
 
 pub mod api;
+#[cfg(feature = "full-tier")]
 pub mod browser;
 pub mod config;
 pub mod detect;
 pub mod fixtures;
 pub mod http;
+#[cfg(feature = "full-tier")]
 pub mod image;
 pub mod metrics;
+#[cfg(feature = "full-tier")]
 pub mod python;
+#[cfg(feature = "full-tier")]
 pub mod redis;
 pub mod server;
 pub mod stream;

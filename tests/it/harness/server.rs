@@ -201,6 +201,7 @@ impl TestServer {
         false
     }
 
+    #[cfg(feature = "full-tier")]
     pub fn pid(&self) -> u32 {
         self.child.id()
     }

@@ -427,8 +427,11 @@ fn copy_file(from: &Path, to: &Path) -> Result<(), ImageError> {
 /// with the cargo of this test run and `target_dir` as `CARGO_TARGET_DIR`. The stage's own
 /// `target` folder becomes a link to `target_dir`, so that later `COPY --from` lines find the
 /// binaries where the container build leaves them, and a script's `--target-dir target/…`
-/// builds stay between runs too.
-pub fn build_runner(target_dir: &Path) -> impl FnMut(&RunStep) -> Result<(), ImageError> + '_ {
+/// builds stay between runs too. `env` is set for every command besides.
+pub fn build_runner<'a>(
+    target_dir: &'a Path,
+    env: &'a [(&'a str, &'a str)],
+) -> impl FnMut(&RunStep) -> Result<(), ImageError> + 'a {
     move |step: &RunStep| {
         std::fs::create_dir_all(target_dir).map_err(io(target_dir))?;
         let link = step.cwd.join("target");
@@ -446,7 +449,8 @@ pub fn build_runner(target_dir: &Path) -> impl FnMut(&RunStep) -> Result<(), Ima
             cmd
         };
         cmd.current_dir(&step.cwd)
-            .env("CARGO_TARGET_DIR", target_dir);
+            .env("CARGO_TARGET_DIR", target_dir)
+            .envs(env.iter().copied());
         // What `cargo test` sets for the test binary describes this crate, not the context.
         for (key, _) in std::env::vars() {
             if key.starts_with("CARGO_PKG_")
