@@ -11,6 +11,7 @@ mod collect;
 mod error;
 mod identifier;
 mod replace;
+mod url;
 mod values;
 
 use super::format::WireFormat;
