@@ -11,6 +11,7 @@ mod collect;
 mod error;
 mod identifier;
 mod replace;
+mod url;
 mod values;
 
 use super::format::WireFormat;
@@ -256,6 +257,44 @@ mod tests {
         let prop = &f["parameters"]["properties"]["a@x.de"];
         assert_eq!(prop["enum"][0], "a@x.de");
         assert_eq!(prop["default"], "[[EMAIL_1]]");
+    }
+
+    #[test]
+    fn user_named_objects_are_text_and_addresses_get_the_values_found_elsewhere() {
+        let body = r#"{"prompt":{"id":"pmpt_1","variables":{"id":"a@x.de","img":{"type":"input_image","image_url":"https://i.example/?m=a%40x.de","file_id":"file_1"}}},"input":[{"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,a@x.de"}]}]}"#;
+        let (out, _) = run(&OpenAi, body);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let vars = &v["prompt"]["variables"];
+        assert_eq!(v["prompt"]["id"], "pmpt_1");
+        assert_eq!(vars["id"], "[[EMAIL_1]]");
+        assert_eq!(vars["img"]["image_url"], "https://i.example/?m=[[EMAIL_1]]");
+        assert_eq!(
+            vars["img"]["file_id"], "file_1",
+            "a typed variable keeps its structure"
+        );
+        assert_eq!(
+            v["input"][0]["content"][0]["image_url"],
+            "data:image/png;base64,a@x.de"
+        );
+        // an address alone is not searched
+        let (out, count) = run(&OpenAi, r#"{"url":"https://i.example/?m=a@x.de"}"#);
+        assert_eq!(
+            (out.as_str(), count),
+            (r#"{"url":"https://i.example/?m=a@x.de"}"#, 0)
+        );
+    }
+
+    #[test]
+    fn unknown_blocks_read_their_documents_as_documents() {
+        let pdf = r#"{"messages":[{"role":"user","content":[{"type":"new_result","url":"u","content":{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERg=="}}}]}]}"#;
+        let refused = anonymize_body(&Detector::new(), &Anthropic, "messages", pdf.as_bytes());
+        assert!(matches!(refused, Err(RewriteError::Uninspectable(_))));
+        let text = r#"{"messages":[{"role":"user","content":[{"type":"new_result","id":"a@x.de","content":[{"type":"text","text":"b@x.de"}]}]}]}"#;
+        let (out, _) = run(&Anthropic, text);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let block = &v["messages"][0]["content"][0];
+        assert_eq!(block["id"], "[[EMAIL_1]]", "every other member is text");
+        assert_eq!(block["content"][0]["text"], "[[EMAIL_2]]");
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Text runs: the adjacent text parts of one message (`[{"type": "text", "text": "Meine IBAN
 //! lautet DE89 3704 0044"}, {"type": "text", "text": "0532 0130 00. Danke!"}]`) are read as one
 //! text, with each part boundary as a separator, so that a value split between two parts is
-//! found. A value within one part is replaced as anywhere else; a value over a boundary is cut
+//! found; a boundary inside a word (`Mail max.mustermann` + `@example.de`, `860957` + `42719`)
+//! is also read without the separator, around it. A value within one part is replaced as anywhere else; a value over a boundary is cut
 //! into its pieces, one per part: the first piece becomes the value's token, the others vanish.
 
 use std::ops::Range;
@@ -71,25 +72,83 @@ pub(super) struct Joined {
     pub text: String,
     starts: Vec<usize>,
     lens: Vec<usize>,
+    /// The parts a separator was put before.
+    spaced: Vec<usize>,
 }
+
+/// How much text on each side of a seam is read again joined without a separator.
+const SEAM_CONTEXT: usize = 96;
 
 impl Joined {
     /// Joins `parts`, with a space between two parts unless one side of the boundary already is
     /// whitespace.
     pub fn new(parts: &[String]) -> Joined {
+        Joined::join(parts, true)
+    }
+
+    /// Joins `parts` as they are, without separators: a value cut mid-word
+    /// (`Mail max.mustermann` + `@example.de`) is whole in it.
+    pub fn tight(parts: &[String]) -> Joined {
+        Joined::join(parts, false)
+    }
+
+    fn join(parts: &[String], spacing: bool) -> Joined {
         let mut text = String::with_capacity(parts.iter().map(|p| p.len() + 1).sum());
         let mut starts = Vec::with_capacity(parts.len());
-        for p in parts {
-            let spaced = text.chars().next_back().is_some_and(|c| !c.is_whitespace())
+        let mut spaced = Vec::new();
+        for (i, p) in parts.iter().enumerate() {
+            let seam = text.chars().next_back().is_some_and(|c| !c.is_whitespace())
                 && p.chars().next().is_some_and(|c| !c.is_whitespace());
-            if spaced {
-                text.push(' ');
+            if seam {
+                spaced.push(i);
+                if spacing {
+                    text.push(' ');
+                }
             }
             starts.push(text.len());
             text.push_str(p);
         }
         let lens = parts.iter().map(String::len).collect();
-        Joined { text, starts, lens }
+        Joined {
+            text,
+            starts,
+            lens,
+            spaced,
+        }
+    }
+
+    /// The seams (boundaries with no whitespace on either side) as the byte range of the
+    /// text around each in this joining: where the spaced and the tight joining differ.
+    pub fn seams(&self) -> impl Iterator<Item = (usize, std::ops::Range<usize>)> + '_ {
+        self.spaced.iter().map(|&part| {
+            let seam = self.starts[part];
+            (seam, self.around(seam))
+        })
+    }
+
+    /// Up to [`SEAM_CONTEXT`] bytes on each side of `at`, cut at whitespace where there is
+    /// some, so that no word is read in part.
+    fn around(&self, at: usize) -> Range<usize> {
+        let t = &self.text;
+        let mut from = at.saturating_sub(SEAM_CONTEXT);
+        while !t.is_char_boundary(from) {
+            from += 1;
+        }
+        let mut to = (at + SEAM_CONTEXT).min(t.len());
+        while !t.is_char_boundary(to) {
+            to -= 1;
+        }
+        if from > 0 {
+            if let Some(w) = t[from..at].find(char::is_whitespace) {
+                from += w;
+            }
+        }
+        if to < t.len() {
+            if let Some(w) = t[at..to].rfind(char::is_whitespace) {
+                to = at + w;
+            }
+        }
+        from..to
     }
 
     /// The pieces of the joined range `start..end` in the parts it covers, as `(part, range in
@@ -157,6 +216,36 @@ mod tests {
         assert_eq!(j.pieces(2, 11), vec![(0, 2..6), (1, 0..4)]);
         assert_eq!(j.pieces(0, 1), vec![(0, 0..1)]);
         assert_eq!(j.pieces(12, 15), vec![(1, 5..6), (2, 0..2)]);
+        let seams: Vec<usize> = j.seams().map(|(at, _)| at).collect();
+        assert_eq!(seams, [7], "only where a space was put");
+    }
+
+    #[test]
+    fn a_tight_joining_reads_around_each_seam() {
+        let parts = [
+            "Mail max.mustermann".to_owned(),
+            "@example.de bitte".to_owned(),
+        ];
+        let t = Joined::tight(&parts);
+        assert_eq!(t.text, "Mail max.mustermann@example.de bitte");
+        let (at, window) = t.seams().next().unwrap();
+        assert_eq!(at, 19);
+        assert_eq!(
+            &t.text[window],
+            t.text.as_str(),
+            "short texts are read whole"
+        );
+        let long = [
+            "x ".repeat(100) + "860957",
+            "42719 ".to_owned() + &"y ".repeat(100),
+        ];
+        let t = Joined::tight(&long);
+        let (at, window) = t.seams().next().unwrap();
+        let around = &t.text[window.clone()];
+        assert!(around.contains("86095742719"), "{around}");
+        assert!(window.start > 0 && window.end < t.text.len());
+        assert!(around.starts_with(' ') && around.ends_with('y'), "{around}");
+        assert!(window.contains(&at));
     }
 
     #[test]

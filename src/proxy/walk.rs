@@ -25,6 +25,9 @@ pub enum TextKind {
     Number,
     /// A member name of an object whose members are text or unknown (`docs/proxy.md`).
     MemberName,
+    /// An address the provider fetches (`image_url`, `source.url`): not run through the
+    /// detector, but every value found elsewhere is replaced in it, percent-encoded too.
+    Url,
 }
 
 /// How the walk treats a value (and, for containers, its members).
@@ -39,6 +42,15 @@ enum Treat {
     Identifier,
     Base64,
     DataUrl,
+    /// An address (and, for an object, its members): [`TextKind::Url`].
+    Url,
+    /// An object whose member names the user chose (`prompt.variables`): every member is
+    /// text whatever its name; a member that is itself a typed content part keeps its own
+    /// structure.
+    Named,
+    /// A content block of a type the format does not know: every member is text, except the
+    /// documents it holds (`source`, `content`), walked as documents are, and its addresses.
+    Unknown,
     /// The value cannot be inspected: the whole request is refused for this reason.
     Refuse(&'static str),
 }
@@ -69,13 +81,13 @@ const STRUCTURAL_KEYS: &[&str] = &[
     "signature",
     "encrypted_content",
     "authorization_token",
-    // media and addresses the provider fetches (docs/llm-proxy.md: images and audio pass as sent)
-    "image_url",
+    // media the provider reads (docs/llm-proxy.md: images and audio pass as sent); addresses
+    // are [`URL_KEYS`]
     "input_audio",
     "images",
     "audio",
-    "url",
-    "file_url",
+    // a fetched document's timestamp (Anthropic `web_fetch_result`)
+    "retrieved_at",
     // enumerated settings
     "media_type",
     "mime_type",
@@ -103,6 +115,14 @@ const STRUCTURAL_KEYS: &[&str] = &[
 fn is_structural_key(key: &str) -> bool {
     STRUCTURAL_KEYS.contains(&key)
 }
+
+/// Addresses the provider fetches: structure for detection (a value is not looked for in
+/// them), but every value found elsewhere in the body is replaced in them ([`TextKind::Url`]).
+const URL_KEYS: &[&str] = &["url", "image_url", "file_url"];
+
+/// The `type`s of a content part that may stand for a user-named member (a prompt variable
+/// given as `input_text`, `input_image` or `input_file`): walked with their own structure.
+const NAMED_PARTS: &[&str] = &["input_text", "input_image", "input_file"];
 
 /// The providers' numeric settings: where their value is a number, it is structure (a value
 /// written there is not looked for). Any other number where strings are text is walked.
@@ -177,7 +197,7 @@ fn walk(
     parent: Option<&str>,
     v: &mut dyn TextVisitor,
 ) {
-    if matches!(node, Node::Num(_)) && matches!(mode, Treat::Structural | Treat::Free) {
+    if matches!(node, Node::Num(_)) && text_mode(mode) {
         visit_number(node, v);
         return;
     }
@@ -185,57 +205,107 @@ fn walk(
         (Treat::Skip, _) => {}
         (Treat::Refuse(reason), _) => v.refuse(reason),
         (_, Node::Null | Node::Bool(_) | Node::Num(_)) => {}
-        (Treat::Structural | Treat::Free | Treat::Schema, Node::Str(s)) => {
-            v.text(s, TextKind::Plain)
-        }
+        (
+            Treat::Structural | Treat::Free | Treat::Schema | Treat::Named | Treat::Unknown,
+            Node::Str(s),
+        ) => v.text(s, TextKind::Plain),
         (Treat::JsonText, Node::Str(s)) => v.text(s, TextKind::JsonSource),
         (Treat::Identifier, Node::Str(s)) => v.text(s, TextKind::Identifier),
         (Treat::Base64, Node::Str(s)) => v.text(s, TextKind::Base64),
         (Treat::DataUrl, Node::Str(s)) => v.text(s, TextKind::DataUrl),
+        (Treat::Url, Node::Str(s)) => v.text(s, TextKind::Url),
         (Treat::Tools, Node::Str(_)) => {}
         (Treat::JsonText | Treat::Identifier, other) => walk(format, other, Treat::Free, parent, v),
         (Treat::Base64 | Treat::DataUrl, _) => v.refuse(UNREADABLE),
         (_, Node::Arr(items)) => walk_items(format, items, mode, parent, v),
-        (_, Node::Obj(members)) => {
-            let ty = members
-                .iter()
-                .find(|(k, _)| k == "type")
-                .and_then(|(_, val)| val.as_str())
-                .map(str::to_owned);
-            let media = members
-                .iter()
-                .find(|(k, _)| k == "media_type")
-                .and_then(|(_, val)| val.as_str())
-                .map(str::to_ascii_lowercase);
-            let mode = match (&mode, &ty) {
-                // A content block whose type the format does not know: nothing in it is known to
-                // be structure, so every string is text.
-                (Treat::Structural, Some(t))
-                    if format.is_some_and(|f| !f.known_block(parent, t)) =>
-                {
-                    Treat::Free
-                }
-                _ => mode,
-            };
-            for (key, value) in members.iter_mut() {
-                let child = match mode {
-                    Treat::Free => Treat::Free,
-                    Treat::Schema => schema_rule(key),
-                    Treat::Tools => tools_rule(key),
-                    _ => {
-                        let obj = ObjectFacts {
-                            ty: ty.as_deref(),
-                            media: media.as_deref(),
-                        };
-                        structural_rule(format, key, value, parent, obj)
-                    }
-                };
-                if matches!(mode, Treat::Structural | Treat::Free) {
-                    v.text(key, TextKind::MemberName);
-                }
-                walk(format, value, child, Some(key.as_str()), v);
-            }
+        (_, Node::Obj(members)) => walk_members(format, members, mode, parent, v),
+    }
+}
+
+/// Modes whose strings (and numbers, and member names) are text.
+fn text_mode(mode: Treat) -> bool {
+    matches!(
+        mode,
+        Treat::Structural | Treat::Free | Treat::Named | Treat::Unknown
+    )
+}
+
+/// The members of an object, each by the rule of `mode`.
+fn walk_members(
+    format: Option<&dyn WireFormat>,
+    members: &mut [(String, Node)],
+    mode: Treat,
+    parent: Option<&str>,
+    v: &mut dyn TextVisitor,
+) {
+    let ty = members
+        .iter()
+        .find(|(k, _)| k == "type")
+        .and_then(|(_, val)| val.as_str())
+        .map(str::to_owned);
+    let media = members
+        .iter()
+        .find(|(k, _)| k == "media_type")
+        .and_then(|(_, val)| val.as_str())
+        .map(str::to_ascii_lowercase);
+    let mode = match (&mode, &ty) {
+        // A content block whose type the format does not know: nothing in it is known to be
+        // structure but the documents and addresses it holds.
+        (Treat::Structural, Some(t)) if format.is_some_and(|f| !f.known_block(parent, t)) => {
+            Treat::Unknown
         }
+        _ => mode,
+    };
+    for (key, value) in members.iter_mut() {
+        let child = match mode {
+            Treat::Free => Treat::Free,
+            Treat::Url => Treat::Url,
+            Treat::Schema => schema_rule(key),
+            Treat::Tools => tools_rule(key),
+            Treat::Named => named_rule(value),
+            Treat::Unknown => unknown_rule(key, value),
+            _ => {
+                let obj = ObjectFacts {
+                    ty: ty.as_deref(),
+                    media: media.as_deref(),
+                };
+                structural_rule(format, key, value, parent, obj)
+            }
+        };
+        if text_mode(mode) {
+            v.text(key, TextKind::MemberName);
+        }
+        walk(format, value, child, Some(key.as_str()), v);
+    }
+}
+
+/// A member of a user-named object: text, unless it is a typed content part
+/// ([`NAMED_PARTS`]), which keeps its own structure (an image's address, a file's data).
+fn named_rule(value: &Node) -> Treat {
+    match value.str_of("type") {
+        Some(t) if NAMED_PARTS.contains(&t) => Treat::Structural,
+        _ => Treat::Free,
+    }
+}
+
+/// A typed block (`{"type": …}`), or an array of such blocks and strings.
+fn holds_blocks(value: &Node) -> bool {
+    let typed = |n: &Node| n.str_of("type").is_some();
+    match value {
+        Node::Obj(_) => typed(value),
+        Node::Arr(items) => items.iter().all(|i| matches!(i, Node::Str(_)) || typed(i)),
+        _ => false,
+    }
+}
+
+/// A member of an unknown content block: the documents it holds are walked as documents are
+/// (text decoded, what cannot be read refused), its addresses as addresses; every other
+/// member is text.
+fn unknown_rule(key: &str, value: &Node) -> Treat {
+    match key {
+        "source" | "content" if holds_blocks(value) => Treat::Structural,
+        k if URL_KEYS.contains(&k) => Treat::Url,
+        _ => Treat::Free,
     }
 }
 
@@ -319,7 +389,9 @@ fn structural_rule(
         // An Ollama `format` is a JSON schema; a Responses `text.format` wraps one (its `schema`
         // member is walked as schema all the same).
         "format" if !matches!(value, Node::Str(_)) => Treat::Schema,
+        // objects whose member names the user chose: text whatever those names are
         "metadata" => Treat::Free,
+        "variables" => Treat::Named,
         "arguments" => match value {
             Node::Str(_) => Treat::JsonText,
             _ => Treat::Free,
@@ -332,6 +404,7 @@ fn structural_rule(
             _ => Treat::Refuse(UNREADABLE),
         },
         "name" if format.is_some_and(|f| f.name_is_identifier_text(parent)) => Treat::Identifier,
+        k if URL_KEYS.contains(&k) => Treat::Url,
         k if is_structural_key(k) => Treat::Skip,
         _ => Treat::Structural,
     }
@@ -394,7 +467,7 @@ fn tools_rule(key: &str) -> Treat {
         | "vector_store_ids"
         | "allowed_tools"
         | "strict" => Treat::Skip,
-        k if is_structural_key(k) => Treat::Skip,
+        k if is_structural_key(k) || URL_KEYS.contains(&k) => Treat::Skip,
         _ => Treat::Structural,
     }
 }

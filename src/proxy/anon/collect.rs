@@ -1,10 +1,12 @@
 //! The collecting pass: detects the values of every text string of a request (and reserves the
 //! literal tokens already present), up to the request's bound on values.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use super::error::RewriteError;
 use super::identifier::{capitalised, identifier_words};
+use super::url::is_data;
 use super::values::Values;
 use crate::detect::{Detector, EntityType, Everything, Finding};
 use crate::detection_cache::Scope;
@@ -123,7 +125,8 @@ impl Collector<'_> {
 
     /// The adjacent text parts of one message, detected as one text (`docs/proxy.md`, "Text
     /// parts of one message"): values within a part join the request's values like any other,
-    /// a value over a boundary too, and its pieces are noted for the replacing pass.
+    /// a value over a boundary too, and its pieces are noted for the replacing pass. Where a
+    /// separator was put inside a word, the text around it is read again without one.
     fn collect_run(&mut self, parts: &[String]) {
         let mut cuts = Vec::new();
         if self.refusal.is_none() {
@@ -131,29 +134,80 @@ impl Collector<'_> {
             let joined = Joined::new(parts);
             let findings = self.detect(&joined.text);
             self.keep(&joined.text, &findings, None);
+            let mut within = Vec::new();
             for (start, end) in finding_byte_ranges(&joined.text, &findings)
                 .into_iter()
                 .flatten()
             {
                 let pieces = joined.pieces(start, end);
                 if pieces.len() < 2 {
+                    within.extend(pieces);
                     continue;
                 }
-                let v = &joined.text[start..end];
-                let Ok(value) = self.seen.find(v, |r| self.values.get(r).1) else {
-                    continue;
-                };
-                for (k, (part, range)) in pieces.into_iter().enumerate() {
-                    cuts.push(Cut {
-                        part,
-                        range,
-                        value,
-                        first: k == 0,
-                    });
-                }
+                self.cut(&joined.text[start..end], pieces, &mut cuts);
             }
+            if joined.seams().next().is_some() {
+                self.collect_seams(parts, &within, &mut cuts);
+            }
+            cuts.sort_by_key(|c: &Cut| (c.part, c.range.start));
         }
         self.cuts.push(cuts);
+    }
+
+    /// The values over a seam of `parts` joined without separator, that neither overlap a cut
+    /// already made nor cut a value found within a part (`within`) in two.
+    fn collect_seams(
+        &mut self,
+        parts: &[String],
+        within: &[(usize, Range<usize>)],
+        cuts: &mut Vec<Cut>,
+    ) {
+        let tight = Joined::tight(parts);
+        for (seam, around) in tight.seams() {
+            let text = &tight.text[around.clone()];
+            let findings = self.detect(text);
+            let ranges = finding_byte_ranges(text, &findings);
+            for (f, range) in findings.iter().zip(ranges) {
+                let Some((start, end)) = range.map(|(s, e)| (around.start + s, around.start + e))
+                else {
+                    continue;
+                };
+                if !(start < seam && seam < end) {
+                    continue;
+                }
+                let pieces = tight.pieces(start, end);
+                let clash = pieces.iter().any(|(part, r)| {
+                    let overlaps = |o: &Range<usize>| o.start < r.end && r.start < o.end;
+                    let contains = |o: &Range<usize>| r.start <= o.start && o.end <= r.end;
+                    cuts.iter().any(|c| c.part == *part && overlaps(&c.range))
+                        || within
+                            .iter()
+                            .any(|(p, o)| p == part && overlaps(o) && !contains(o))
+                });
+                if clash {
+                    continue;
+                }
+                let mut whole = *f;
+                whole.bytes = (start, end);
+                self.keep(&tight.text, std::slice::from_ref(&whole), None);
+                self.cut(&tight.text[start..end], pieces, cuts);
+            }
+        }
+    }
+
+    /// Notes the pieces of value `v`, cut at part boundaries, for the replacing pass.
+    fn cut(&mut self, v: &str, pieces: Vec<(usize, Range<usize>)>, cuts: &mut Vec<Cut>) {
+        let Ok(value) = self.seen.find(v, |r| self.values.get(r).1) else {
+            return;
+        };
+        for (k, (part, range)) in pieces.into_iter().enumerate() {
+            cuts.push(Cut {
+                part,
+                range,
+                value,
+                first: k == 0,
+            });
+        }
     }
 }
 
@@ -183,6 +237,10 @@ impl TextVisitor for Collector<'_> {
             TextKind::Number => {}
             TextKind::MemberName if !lower_identifier(s) => self.collect(s),
             TextKind::MemberName => {}
+            // no value is looked for in an address (the replacing pass puts those found
+            // elsewhere into it); the tokens a client wrote there are reserved
+            TextKind::Url if !is_data(s) => self.reserve_tokens(s),
+            TextKind::Url => {}
         }
     }
 

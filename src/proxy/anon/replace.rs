@@ -2,6 +2,7 @@
 //! token, issued in document order; the pieces of a value cut at a text part boundary too.
 
 use super::identifier::identifier_words;
+use super::url;
 use super::values::Values;
 use crate::detect::values::ValueMatcher;
 use crate::detect::EntityType;
@@ -43,9 +44,28 @@ impl Replacer<'_> {
     /// `s` with every value replaced by its token, or `None` when it holds none (most strings
     /// of a request: nothing is allocated for them).
     fn replace(&mut self, s: &str) -> Option<String> {
+        self.splice(s, s, |i| i)
+    }
+
+    /// An address with every value replaced, as written or percent-encoded; a `data:` URL as
+    /// it is.
+    fn replace_url(&mut self, s: &str) -> Option<String> {
+        if url::is_data(s) {
+            return None;
+        }
+        match url::Decoded::of(s) {
+            Some(d) => self.splice(s, &d.text, |i| d.at[i]),
+            None => self.replace(s),
+        }
+    }
+
+    /// `s` with the values found in `view` (a reading of `s`; `at` maps its offsets to those
+    /// of `s`) replaced by their tokens.
+    fn splice(&mut self, s: &str, view: &str, at: impl Fn(usize) -> usize) -> Option<String> {
         let mut out: Option<String> = None;
         let mut last = 0;
-        for (value, start, end) in self.matcher.find_iter(s) {
+        for (value, start, end) in self.matcher.find_iter(view) {
+            let (start, end) = (at(start), at(end));
             let out = out.get_or_insert_with(|| String::with_capacity(s.len() + 16));
             out.push_str(&s[last..start]);
             out.push_str(self.token(value));
@@ -125,6 +145,11 @@ impl TextVisitor for Replacer<'_> {
             }
             TextKind::Identifier => {
                 if let Some(new) = self.replace_identifier(s) {
+                    *s = new;
+                }
+            }
+            TextKind::Url => {
+                if let Some(new) = self.replace_url(s) {
                     *s = new;
                 }
             }

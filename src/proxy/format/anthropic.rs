@@ -28,6 +28,7 @@ const KNOWN_BLOCKS: &[&str] = &[
     "web_search_tool_result",
     "web_search_result",
     "web_fetch_tool_result",
+    "web_fetch_result",
     "code_execution_tool_result",
     "bash_code_execution_tool_result",
     "text_editor_code_execution_tool_result",
