@@ -110,7 +110,7 @@ impl ProxyHttp for Gateway {
         req: &mut RequestHeader,
         ctx: &mut RequestCtx,
     ) -> Result<()> {
-        upstream::rewrite_header(req, ctx, &self.app.keys)
+        upstream::rewrite_header(req, ctx)
     }
 
     async fn request_body_filter(

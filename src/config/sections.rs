@@ -179,6 +179,18 @@ pub enum UnknownPolicy {
     Passthrough,
 }
 
+/// What a route does with a request header that is not on the allow-list of
+/// `src/proxy/edges/headers.rs` (docs/proxy.md, "Headers").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum UnlistedHeaders {
+    /// Its value is anonymized with the exchange's tokens (one that cannot be read is dropped).
+    #[default]
+    Anonymize,
+    /// It is not forwarded.
+    Drop,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RouteConfig {
@@ -200,6 +212,8 @@ pub struct RouteConfig {
     pub credential_header: Option<String>,
     #[serde(default)]
     pub unknown: UnknownPolicy,
+    #[serde(default)]
+    pub unlisted_headers: UnlistedHeaders,
     /// The policy of this route's exchanges (a key's own policy wins).
     #[serde(default)]
     pub policy: Option<String>,

@@ -44,6 +44,8 @@ pub struct RequestCtx {
     /// Whose detection cache entries this exchange may read (`conversation::caller`; empty
     /// for a client without tenant or credential). Set in `prepare` when the cache is on.
     pub(crate) caller: Option<String>,
+    /// What the request's headers and query string become upstream (`super::edges`).
+    pub(crate) edges: Option<super::edges::Edges>,
 }
 
 impl RequestCtx {

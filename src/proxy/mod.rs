@@ -15,6 +15,7 @@
 pub mod anon;
 pub(crate) mod conversation;
 pub(crate) mod ctx;
+pub(crate) mod edges;
 pub(crate) mod embedded;
 pub(crate) mod fail;
 pub mod format;

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use crate::app::App;
+use crate::detect::EntityType;
 use crate::policy::Policy;
 use crate::tokens::TokenTable;
 
@@ -20,8 +21,17 @@ pub fn choose(app: &App, prefix: &str, tenant: Option<&str>) -> Arc<Policy> {
 /// The refusal message when `policy` blocks a type of the request's findings (`table`), and
 /// counts the exchange under the policy's name either way.
 pub fn verdict(policy: &Policy, table: &TokenTable) -> Option<String> {
-    let blocked = policy.blocked_among(table.entries().iter().map(|m| m.entity_type));
-    crate::telemetry::metrics().policy_applied(&policy.name, !blocked.is_empty());
+    let message = blocked_message(policy, table.entries().iter().map(|m| m.entity_type));
+    crate::telemetry::metrics().policy_applied(&policy.name, message.is_some());
+    message
+}
+
+/// The refusal message when `policy` blocks a type among `found`, without counting.
+pub fn blocked_message(
+    policy: &Policy,
+    found: impl IntoIterator<Item = EntityType>,
+) -> Option<String> {
+    let blocked = policy.blocked_among(found);
     if blocked.is_empty() {
         return None;
     }

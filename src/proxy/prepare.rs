@@ -12,15 +12,17 @@ use pingora::proxy::Session;
 
 use super::conversation::{self, Turn};
 use super::ctx::RequestCtx;
+use super::format::WireFormat;
 use super::plan::BodyPlan;
 use super::refuse::{refuse, refuse_for, refuse_with, BODY_TIMEOUT, TOO_LARGE};
 use super::rewrite::{rewrite, seed};
 use super::routes::Route;
-use super::{format, policy, reply};
+use super::{edges, format, policy, reply};
 use crate::app::App;
 use crate::config::UnknownPolicy;
 use crate::http::Declared;
 use crate::json::Node;
+use crate::tokens::TokenTable;
 
 pub(crate) fn header_str<'a>(req: &'a RequestHeader, name: &str) -> Option<&'a str> {
     req.headers.get(name).and_then(|v| v.to_str().ok())
@@ -99,9 +101,10 @@ pub(crate) async fn prepare(
     route: Arc<Route>,
 ) -> Result<bool> {
     let format = route.format;
-    let req = session.req_header();
     let mut tenant = None;
     if route.require_key {
+        edges::adopt_key(session.req_header_mut(), app)?;
+        let req = session.req_header();
         // The REST API's gate: same keys, same per-tenant rate limit (401, then 429).
         let peer = crate::access::client::Peer::of(session);
         match crate::access::admit(req, peer, &app.gate()).await {
@@ -127,6 +130,14 @@ pub(crate) async fn prepare(
         .await?;
         return Ok(true);
     }
+    match edges::screen(app, &route, ctx.policy.as_deref(), req) {
+        Ok(screened) => ctx.edges = Some(screened),
+        Err(refusal) => {
+            refuse_for(session, format, &refusal).await?;
+            return Ok(true);
+        }
+    }
+    let req = session.req_header();
     let path = req.uri.path().to_owned();
     let method = req.method.clone();
     let has_body = req.headers.contains_key("transfer-encoding")
@@ -136,20 +147,7 @@ pub(crate) async fn prepare(
     session.upstream_compression.adjust_decompression(true);
     ctx.route = Some(route.clone());
     if method != http::Method::POST && !has_body {
-        // GET /v1/models and the like: nothing to anonymize, nothing to restore — but what the
-        // provider keeps of a conversation comes back with the caller's earlier tokens in it.
-        let req = session.req_header();
-        conversation::forget(app, format, &path, tenant.as_deref(), req).await;
-        if let Some((endpoint, table)) =
-            conversation::stored(app, format, &path, tenant.as_deref(), req).await
-        {
-            ctx.endpoint = endpoint;
-            ctx.exchange = Some(Arc::new(reply::exchange_for(
-                table.into_entries(),
-                &Node::Null,
-            )));
-        }
-        return Ok(false);
+        return without_body(app, session, ctx, format, &path, tenant.as_deref()).await;
     }
     let endpoint = match format.endpoint(&path) {
         Some(e) => e,
@@ -186,6 +184,39 @@ pub(crate) async fn prepare(
         return Ok(true);
     }
     take_body(app, body_timeout, session, ctx, &route).await
+}
+
+/// A request without body (GET /v1/models and the like): nothing to anonymize but its headers
+/// and query, nothing to restore but their tokens — and what the provider keeps of a
+/// conversation, which comes back with the caller's earlier tokens in it.
+async fn without_body(
+    app: &App,
+    session: &mut Session,
+    ctx: &mut RequestCtx,
+    format: &dyn WireFormat,
+    path: &str,
+    tenant: Option<&str>,
+) -> Result<bool> {
+    let req = session.req_header();
+    conversation::forget(app, format, path, tenant, req).await;
+    let stored = conversation::stored(app, format, path, tenant, req).await;
+    let kept = stored.is_some();
+    let mut table = match stored {
+        Some((endpoint, table)) => {
+            ctx.endpoint = endpoint;
+            table
+        }
+        None => TokenTable::new(),
+    };
+    if let Err(refusal) = edges::settle(&mut ctx.edges, &mut table) {
+        refuse_for(session, format, &refusal).await?;
+        return Ok(true);
+    }
+    if kept || !table.is_empty() {
+        let restorer = reply::exchange_for(table.into_entries(), &Node::Null);
+        ctx.exchange = Some(Arc::new(restorer));
+    }
+    Ok(false)
 }
 
 /// The body of a proxy request, as its [`BodyPlan`] says: refused when too large, deferred to

@@ -16,7 +16,7 @@ use super::conversation;
 use super::ctx::RequestCtx;
 use super::refuse::Refusal;
 use super::routes::Route;
-use super::{anon, policy, reply};
+use super::{anon, edges, policy, reply};
 use crate::app::App;
 use crate::json::{self, Node};
 use crate::policy::Policy;
@@ -53,20 +53,23 @@ fn job<'a>(
 }
 
 /// The table to issue this exchange's tokens from: a conversation turn's earlier tokens (or a
-/// floor above them when they are unknown), else a fresh one. A store that cannot be read
-/// refuses the request.
+/// floor above them when they are unknown), else a fresh one, with the tokens of the request's
+/// headers and query string in it (`edges::settle`). A store that cannot be read refuses the
+/// request.
 pub(super) async fn seed(
     app: &App,
     ctx: &mut RequestCtx,
     body: &[u8],
 ) -> Result<TokenTable, Refusal> {
-    let Some(turn) = ctx.conversation.as_mut() else {
-        return Ok(TokenTable::new());
+    let mut table = match ctx.conversation.as_mut() {
+        None => TokenTable::new(),
+        Some(turn) => turn.load(app, body).await.map_err(|e| {
+            tracing::warn!(error = %e, "request refused: conversation state unavailable");
+            Refusal::new(503, conversation::UNAVAILABLE)
+        })?,
     };
-    turn.load(app, body).await.map_err(|e| {
-        tracing::warn!(error = %e, "request refused: conversation state unavailable");
-        Refusal::new(503, conversation::UNAVAILABLE)
-    })
+    edges::settle(&mut ctx.edges, &mut table)?;
+    Ok(table)
 }
 
 /// The body to forward in place of `body`, or why nothing is forwarded. Records the

@@ -7,7 +7,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use crate::config::{Config, RouteConfig, UnknownPolicy};
+use crate::config::{Config, RouteConfig, UnknownPolicy, UnlistedHeaders};
 
 use super::format::{self, WireFormat};
 
@@ -100,6 +100,8 @@ pub struct Route {
     /// Header name and full value of the injected provider credential.
     pub credential: Option<(String, String)>,
     pub unknown: UnknownPolicy,
+    /// Request headers off the allow-list: anonymized or dropped (`super::edges`).
+    pub unlisted_headers: UnlistedHeaders,
 }
 
 #[derive(Clone)]
@@ -212,6 +214,7 @@ fn build_route(index: usize, r: &RouteConfig) -> Result<Route, RouteError> {
         require_key: r.require_key,
         credential,
         unknown: r.unknown,
+        unlisted_headers: r.unlisted_headers,
     })
 }
 

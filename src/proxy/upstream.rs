@@ -1,6 +1,7 @@
 //! The upstream side of a proxied request: the peer to connect to, and the request header it
-//! receives (the path under the upstream's base, `Host`, the body's framing, Tarnkappe's own
-//! credentials out, the route's credential in).
+//! receives (the path under the upstream's base, `Host`, the body's framing, the headers and
+//! query string as [`super::edges`] decided, the web page's cookie out, the route's credential
+//! in).
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -11,7 +12,6 @@ use pingora::prelude::*;
 
 use super::ctx::RequestCtx;
 use super::routes::Upstream;
-use crate::access::KeyRing;
 
 /// The upstream timeouts of every peer (`[upstream]` in the configuration).
 #[derive(Debug, Clone, Copy)]
@@ -32,16 +32,27 @@ pub(crate) fn peer(addr: SocketAddr, upstream: &Upstream, t: Timeouts) -> HttpPe
 }
 
 /// Rewrites the header of the request bound upstream (`upstream_request_filter`).
-pub(crate) fn rewrite_header(
-    req: &mut RequestHeader,
-    ctx: &RequestCtx,
-    keys: &KeyRing,
-) -> Result<()> {
-    let Some(route) = ctx.route.as_ref() else {
+pub(crate) fn rewrite_header(req: &mut RequestHeader, ctx: &mut RequestCtx) -> Result<()> {
+    let Some(route) = ctx.route.clone() else {
         return Ok(());
     };
-    let pq = req.uri.path_and_query().map_or("/", |p| p.as_str());
-    let target = format!("{}{}", route.upstream.base_path, pq);
+    if ctx.edges.is_none() {
+        // fail closed: headers and query that were never screened do not go out
+        return Err(Error::explain(
+            ErrorType::InternalError,
+            "request edges not screened",
+        ));
+    }
+    let query = super::edges::apply(req, &mut ctx.edges)?;
+    let path = req.uri.path();
+    let target = match (query, req.uri.query()) {
+        (Some(q), _) if q.is_empty() => format!("{}{path}", route.upstream.base_path),
+        (Some(q), _) => format!("{}{path}?{q}", route.upstream.base_path),
+        (None, _) => {
+            let pq = req.uri.path_and_query().map_or("/", |p| p.as_str());
+            format!("{}{pq}", route.upstream.base_path)
+        }
+    };
     let uri = target
         .parse::<http::Uri>()
         .map_err(|_| Error::explain(ErrorType::InternalError, "invalid upstream path"))?;
@@ -54,7 +65,7 @@ pub(crate) fn rewrite_header(
     }
     // a compressed reply could not be restored
     req.insert_header("accept-encoding", "identity")?;
-    strip_own_credentials(req, route.require_key, keys)?;
+    strip_tenant_cookie(req)?;
     if let Some((name, value)) = &route.credential {
         req.insert_header(name.clone(), value.as_str())?;
     }
@@ -75,25 +86,9 @@ fn frame_rewritten_body(req: &mut RequestHeader, body: Option<&Bytes>) -> Result
     Ok(())
 }
 
-/// Removes Tarnkappe's own credentials from a request bound upstream: the web page's tenant
-/// cookie (other cookies stay), and `X-API-Key` when it is ours — always on a route that
-/// requires a key (there the header is the proxy key by definition), elsewhere when its value is
-/// one of the configured keys. Any other `X-API-Key` is the provider's credential (Anthropic)
-/// and passes unchanged.
-fn strip_own_credentials(req: &mut RequestHeader, keyed_route: bool, keys: &KeyRing) -> Result<()> {
-    let presented: Vec<http::HeaderValue> =
-        req.headers.get_all("x-api-key").iter().cloned().collect();
-    let kept: Vec<http::HeaderValue> = presented
-        .iter()
-        .filter(|v| !keyed_route && !keys.holds(v.as_bytes()))
-        .cloned()
-        .collect();
-    if kept.len() != presented.len() {
-        req.remove_header("x-api-key");
-        for v in kept {
-            req.append_header("x-api-key", v)?;
-        }
-    }
+/// Removes the web page's tenant cookie from a request bound upstream (other cookies stay).
+/// Tarnkappe's keys are taken out with the other edges ([`super::edges`]).
+fn strip_tenant_cookie(req: &mut RequestHeader) -> Result<()> {
     let ours = |pair: &str| {
         pair.split_once('=')
             .is_some_and(|(name, _)| name.trim() == crate::access::COOKIE_NAME)

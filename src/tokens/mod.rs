@@ -20,7 +20,7 @@ mod table;
 pub(crate) mod tolerant;
 
 pub use anonymize::{anonymize, anonymize_in, Anonymized, Entity, Stats};
-pub(crate) use anonymize::{finding_byte_ranges, try_anonymize_in};
+pub(crate) use anonymize::{anonymize_findings, finding_byte_ranges, try_anonymize_in};
 pub use reserved::contains_reserved_token;
 pub use restore::Restorer;
 pub(crate) use row_index::RowIndex;
