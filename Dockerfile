@@ -15,8 +15,8 @@
 # tests/it/ops_image.rs builds what this file builds (its COPY lines, .dockerignore, the build
 # script of its RUN line) and starts the result with this CMD and ENV.
 
-# The current stable Rust: 1.97.1 or later is needed (build.rs, docs/development.md#toolchain).
-FROM rust:1-bookworm AS build
+# Pinned to the release compiler of Cargo.toml's `release-rustc` (docs/development.md#toolchain).
+FROM rust:1.97.1-bookworm AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends cmake python3 \
  && rm -rf /var/lib/apt/lists/* \

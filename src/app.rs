@@ -31,9 +31,8 @@ pub struct App {
     pub(crate) web: WebAccess,
 }
 
-/// Why the process cannot start (printed, then exit 1). Every message names the setting at
-/// fault, never a secret.
-/// Why the shared state cannot be built from the configuration.
+/// Why the shared state cannot be built from the configuration, so the process cannot start
+/// (printed, then exit 1). Every message names the setting at fault, never a secret.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
     #[error(transparent)]

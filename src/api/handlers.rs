@@ -17,14 +17,14 @@ use crate::tokens::{self, contains_reserved_token, Entity, MappingEntry, Restore
 /// Most entries a stateless `mapping` may have.
 pub const MAX_MAPPING_ENTRIES: usize = 100_000;
 
+/// The longest `text` (in code points) of `/anonymize` and `/deanonymize`.
+pub const MAX_TEXT_CODE_POINTS: usize = 100_000;
+
 /// Longest restored text `/deanonymize` builds, in bytes of UTF-8 (1 MiB): more than twice the
 /// largest text the API accepts (100 000 code points are at most 400 000 bytes), far below
 /// what a short text that repeats the token of a long value could otherwise expand to. The
 /// length is computed from the matches before the text is built; beyond it the answer is 413
 /// `too_large`.
-/// The longest `text` (in code points) of `/anonymize` and `/deanonymize`.
-pub const MAX_TEXT_CODE_POINTS: usize = 100_000;
-
 pub const MAX_RESTORED_BYTES: usize = 1024 * 1024;
 
 type Object = Map<String, Value>;

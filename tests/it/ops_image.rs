@@ -256,3 +256,26 @@ fn the_image_runs_unprivileged_without_healthcheck_and_builds_with_the_lock_file
         );
     }
 }
+
+#[test]
+fn the_build_stage_is_pinned_to_the_release_compiler_of_the_manifest() {
+    let manifest = std::fs::read_to_string(repo_root().join("Cargo.toml")).expect("Cargo.toml");
+    let release_rustc = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("release-rustc = "))
+        .map(|v| v.trim().trim_matches('"').to_owned())
+        .expect("Cargo.toml names release-rustc");
+    let build = repo_image();
+    let rust_base = build
+        .dockerfile
+        .stages
+        .iter()
+        .map(|stage| stage.base.as_str())
+        .find(|base| base.starts_with("rust:"))
+        .expect("a stage FROM rust:");
+    let tag = rust_base.trim_start_matches("rust:");
+    assert!(
+        tag.starts_with(&format!("{release_rustc}-")) || tag == release_rustc,
+        "the build stage's Rust image {rust_base} is not pinned to release-rustc {release_rustc}"
+    );
+}

@@ -12,18 +12,16 @@
 //! or busy with other work, simply leaves more jobs to the other, and a single thread does them
 //! all. The heavy finders ([`Recognizer::is_heavy`]: LOCATION, PERSON) are handed out right
 //! after the tagger, before the light ones: a long job taken last would leave one thread
-//! working alone at the end (on 100 000 code points of dense prose LOCATION took 1.5 ms of a
-//! 4.9 ms total, and it came twelfth). Each job keeps its own candidates; they are concatenated
+//! working alone at the end. Each job keeps its own candidates; they are concatenated
 //! in registry order, so the tagger, the record readers and overlap resolution see exactly the
 //! sequence of the serial path, and the findings are identical (a unit test compares both paths).
 //!
 //! Texts shorter than [`PARALLEL_FROM`] bytes stay on the calling thread: a hand-off wakes a
-//! pool thread (about 40 µs when it sleeps, as between a proxy's requests) and costs a system
-//! call, and the proxy's typical request is far smaller. Measured on the bench's prose
-//! (`profile_recognizers -- --threads 400 N`, pool thread kept warm by the loop,
-//! benches/RESULTS.md): 4 KB 0.152 → 0.148 ms, 8 KB 0.282 → 0.193 ms, 16 KB 0.523 → 0.331 ms,
-//! 32 KB 1.07 → 0.66 ms. Two threads pay from about 8 KB with a warm pool; the threshold is
-//! twice that so that a sleeping pool thread's wake-up stays small against the work it can take.
+//! pool thread (slow when it sleeps, as between a proxy's requests) and costs a system call, and
+//! the proxy's typical request is far smaller. Two threads pay from about half the threshold with
+//! a warm pool (`profile_recognizers -- --threads`, benches/RESULTS.md, "two threads"); the
+//! threshold is twice that so that a sleeping pool thread's wake-up stays small against the work
+//! it can take.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -83,7 +81,7 @@ impl Detector {
         let mut job_order: Vec<usize> = (0..finders.len()).collect();
         // Stable: registry order within the heavy and within the light ones.
         job_order.sort_by_key(|&i| !finders[i].is_heavy());
-        // Built here, not by the first text: that request would wait ~10 ms for it.
+        // Built here, not by the first text: that request would wait for it.
         context_rules::prepare();
         Detector {
             finders,

@@ -3,8 +3,8 @@
 //!
 //! `rayon::join` or a rayon scope would wait at the end until the pool thread has run its half,
 //! even when the calling thread has already done all the jobs: on a loaded machine (the proxy
-//! under traffic, or this shared 2-core box) that wait is a scheduling delay of milliseconds, and
-//! two threads measured 2.4 times slower than one (benches/RESULTS.md, "two threads"). Here the
+//! under traffic, or a shared small box) that wait is a scheduling delay, and two threads
+//! measured slower than one (benches/RESULTS.md, "two threads"). Here the
 //! pool thread must *enter* before the caller has finished; once the caller has finished, it
 //! closes the gate, and a pool thread that arrives later leaves without touching the work. The
 //! caller waits only for a pool thread that is inside the work, which then ends as soon as the job

@@ -2,11 +2,10 @@
 //! parts of the text at once.
 //!
 //! Why not the library's search: a DFA step needs the state of the step before, so one scan is
-//! bound by the latency of that chain (about 1.45 ns a byte here, whatever the search loop),
-//! and words such as SECRET's field stems (`pass`, `pin`, `key`) are common enough in prose
-//! that a prefilter cannot skip much. Four independent chains keep the core busy: 100 000 code
-//! points of prose in 40 µs instead of 148 µs (benches/RESULTS.md, "SECRET: a DFA scan is bound
-//! by the latency of its state chain").
+//! bound by the latency of that chain, whatever the search loop, and words such as SECRET's
+//! field stems (`pass`, `pin`, `key`) are common enough in prose that a prefilter cannot skip
+//! much. Four independent chains keep the core busy (benches/RESULTS.md, "SECRET: a DFA scan is
+//! bound by the latency of its state chain").
 //!
 //! The automaton has standard semantics: it is in a match state exactly where occurrences end,
 //! so the scan reports every occurrence, overlapping ones too, as the library's overlapping
