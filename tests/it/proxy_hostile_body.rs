@@ -7,31 +7,19 @@
 //! the upstream received for every original value and the client's reply for the values
 //! restored.
 
-use base64::Engine;
 use serde_json::{json, Value};
 
-use crate::harness::fixtures::{CARD, IBAN};
+use crate::harness::fixtures::{base64_of, from_base64, CARD, IBAN};
 use crate::harness::http::post_json;
 use crate::harness::server::TestServer;
-use crate::harness::stream::parse_sse;
 use crate::harness::tokens::tokens_in;
 use crate::harness::upstream::echo::echo;
+use crate::harness::upstream::says::said;
 use crate::harness::upstream::{FakeUpstream, Recorded};
 
 const MAIL: &str = "max.mustermann@example.de";
 const STEUER_ID: &str = "86095742719";
 const PHONE: &str = "+49 171 2345678";
-
-fn b64(s: &[u8]) -> String {
-    base64::engine::general_purpose::STANDARD.encode(s)
-}
-
-fn unb64(s: &str) -> String {
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(s)
-        .expect("the upstream received base64");
-    String::from_utf8(bytes).expect("UTF-8 text")
-}
 
 fn assert_absent(r: &Recorded, values: &[&str]) {
     let body = r.body_str();
@@ -40,43 +28,15 @@ fn assert_absent(r: &Recorded, values: &[&str]) {
     }
 }
 
-/// The assistant text the client received, plain or streamed (chat completions, Responses,
-/// Anthropic messages).
-fn reply_text(body: &str) -> String {
-    if let Ok(v) = serde_json::from_str::<Value>(body) {
-        let text = [
-            &v["choices"][0]["message"]["content"],
-            &v["output"][0]["content"][0]["text"],
-            &v["content"][0]["text"],
-        ]
-        .into_iter()
-        .find_map(Value::as_str);
-        return text.unwrap_or_default().to_owned();
-    }
-    let mut text = String::new();
-    for (_, data) in parse_sse(body) {
-        let Ok(v) = serde_json::from_str::<Value>(&data) else {
-            continue;
-        };
-        if v["type"] == "response.output_text.delta" {
-            text += v["delta"].as_str().unwrap_or_default();
-        }
-        for t in [&v["choices"][0]["delta"]["content"], &v["delta"]["text"]] {
-            text += t.as_str().unwrap_or_default();
-        }
-    }
-    text
-}
-
 /// Posts `body`, expects 200, and checks that the client got every one of `values` back.
 fn exchange(server: &TestServer, path: &str, body: &Value, values: &[&str]) {
     let (status, text) = post_json(server, path, body);
     assert_eq!(status, 200, "{path}: {text}");
-    let said = reply_text(&text);
+    let got = said(&text);
     for v in values {
-        assert!(said.contains(v), "{path}: {v} not restored in {said}");
+        assert!(got.contains(v), "{path}: {v} not restored in {got}");
     }
-    assert!(tokens_in(&said).is_empty(), "{path}: {said}");
+    assert!(tokens_in(&got).is_empty(), "{path}: {got}");
 }
 
 #[test]
@@ -233,7 +193,7 @@ fn fetched(stream: bool, ty: &str, document: Value) -> Value {
 
 fn text_document(media_type: &str, data: &[u8]) -> Value {
     json!({"type": "document", "title": "Kontakt",
-        "source": {"type": "base64", "media_type": media_type, "data": b64(data)},
+        "source": {"type": "base64", "media_type": media_type, "data": base64_of(data)},
         "citations": {"enabled": true}})
 }
 
@@ -248,7 +208,7 @@ fn fetched_text_documents_are_decoded_and_anonymized() {
             // the tool input is text: the page's address is a value there
             exchange(&server, "/v1/messages", &body, &[PAGE]);
             let r = up.last();
-            assert_absent(&r, &[MAIL, IBAN, &b64(page.as_bytes())]);
+            assert_absent(&r, &[MAIL, IBAN, &base64_of(page.as_bytes())]);
             let sent = r.json();
             let page_token = sent["messages"][1]["content"][0]["input"]["url"]
                 .as_str()
@@ -264,7 +224,7 @@ fn fetched_text_documents_are_decoded_and_anonymized() {
             }
             let source = &result["content"]["source"];
             assert_eq!(source["media_type"], "text/plain");
-            let text = unb64(source["data"].as_str().unwrap());
+            let text = from_base64(source["data"].as_str().unwrap());
             assert!(!text.contains("Mustermann"), "{ty}: {text}");
             assert_eq!(tokens_in(&text).len(), 3, "{ty}: {text}");
         }

@@ -6,10 +6,9 @@
 //! never reach the upstream, and a tool result that already holds tokens is searched like any
 //! other text. Each test searches the captured upstream body for every original value.
 
-use base64::Engine;
 use serde_json::{json, Value};
 
-use crate::harness::fixtures::EMAIL;
+use crate::harness::fixtures::{base64_of, from_base64, EMAIL};
 use crate::harness::http::{client, post_bytes};
 use crate::harness::server::TestServer;
 use crate::harness::tokens::tokens_in;
@@ -29,17 +28,6 @@ fn post(server: &TestServer, path: &str, body: &[u8]) -> (u16, Value) {
 
 fn post_json(server: &TestServer, path: &str, body: &Value) -> (u16, Value) {
     post(server, path, &serde_json::to_vec(body).unwrap())
-}
-
-fn b64(s: &str) -> String {
-    base64::engine::general_purpose::STANDARD.encode(s)
-}
-
-fn unb64(s: &str) -> String {
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(s)
-        .expect("the upstream received base64");
-    String::from_utf8(bytes).expect("UTF-8 text")
 }
 
 #[test]
@@ -126,7 +114,7 @@ fn anthropic_unknown_blocks_and_base64_text_documents_are_anonymized() {
         "max_tokens": 10,
         "messages": [{"role": "user", "content": [
             {"type": "future_block", "data": EMAIL, "name": EMAIL, "id": EMAIL},
-            {"type": "document", "source": {"type": "base64", "media_type": "text/plain", "data": b64(&doc)}},
+            {"type": "document", "source": {"type": "base64", "media_type": "text/plain", "data": base64_of(&doc)}},
             {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
             {"type": "text", "text": "Fasse zusammen."}
         ]}]
@@ -137,7 +125,7 @@ fn anthropic_unknown_blocks_and_base64_text_documents_are_anonymized() {
     let raw = r.body_str();
     assert!(!raw.contains(EMAIL) && !raw.contains(STEUER_ID), "{raw}");
     assert!(
-        !raw.contains(&b64(&doc)),
+        !raw.contains(&base64_of(&doc)),
         "the document went upstream unchanged"
     );
     let sent = r.json();
@@ -147,7 +135,7 @@ fn anthropic_unknown_blocks_and_base64_text_documents_are_anonymized() {
     }
     let source = &content[1]["source"];
     assert_eq!(source["media_type"], "text/plain");
-    let text = unb64(source["data"].as_str().unwrap());
+    let text = from_base64(source["data"].as_str().unwrap());
     assert!(!text.contains(EMAIL) && !text.contains(STEUER_ID), "{text}");
     assert_eq!(tokens_in(&text), vec!["[[EMAIL_1]]", "[[STEUERID_1]]"]);
     assert_eq!(content[2]["source"]["data"], "iVBORw0KGgo=", "images pass");
@@ -157,7 +145,7 @@ fn anthropic_unknown_blocks_and_base64_text_documents_are_anonymized() {
 fn documents_that_cannot_be_read_are_refused_in_the_providers_shape() {
     let up = FakeUpstream::start(answer);
     let server = up.proxy(&[]);
-    let pdf = b64("%PDF-1.4 Kontakt maria.keller@example.org");
+    let pdf = base64_of("%PDF-1.4 Kontakt maria.keller@example.org");
     let anthropic = json!({"model": "claude", "max_tokens": 10, "messages": [{"role": "user", "content": [
         {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": pdf}}]}]});
     let (status, v) = post_json(&server, "/v1/messages", &anthropic);
@@ -182,7 +170,7 @@ fn responses_text_files_in_data_urls_are_decoded_anonymized_and_reencoded() {
     let up = FakeUpstream::start(answer);
     let server = up.proxy(&[]);
     let file = format!("Rechnung an {EMAIL}");
-    let url = format!("data:text/plain;base64,{}", b64(&file));
+    let url = format!("data:text/plain;base64,{}", base64_of(&file));
     let body = json!({"model": "gpt", "input": [{"role": "user", "content": [
         {"type": "input_file", "filename": "rechnung.txt", "file_data": url},
         {"type": "input_text", "text": "Was steht darin?"}]}]});
@@ -190,7 +178,7 @@ fn responses_text_files_in_data_urls_are_decoded_anonymized_and_reencoded() {
     assert_eq!(status, 200);
     let r = up.last();
     assert!(
-        !r.body_str().contains(&b64(&file)),
+        !r.body_str().contains(&base64_of(&file)),
         "the file went upstream unchanged"
     );
     let sent = r.json();
@@ -200,7 +188,7 @@ fn responses_text_files_in_data_urls_are_decoded_anonymized_and_reencoded() {
     let payload = data
         .strip_prefix("data:text/plain;base64,")
         .expect("still a data URL of the same type");
-    assert_eq!(unb64(payload), "Rechnung an [[EMAIL_1]]");
+    assert_eq!(from_base64(payload), "Rechnung an [[EMAIL_1]]");
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! Values and keys shared by the tests: personal data the proxy must hide, and secrets of
 //! the right shape.
 
+use base64::Engine;
+
 pub const EMAIL: &str = "maria.keller@example.org";
 pub const IBAN: &str = "DE89370400440532013000";
 pub const IP: &str = "192.168.17.42";
@@ -18,3 +20,16 @@ pub const ENCRYPTION_KEY: &str = "VGFybmthcHBlIHRlc3Qga2V5IC0gMzIgYnl0ZXMgISE=";
 
 /// A valid `web.cookie_secret` (base64 of 41 bytes).
 pub const SECRET: &str = "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldC0xMjM0NQ==";
+
+/// `bytes` in standard base64 (documents and `data:` URLs of requests).
+pub fn base64_of(bytes: impl AsRef<[u8]>) -> String {
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// The UTF-8 text a standard base64 string holds (what the upstream received).
+pub fn from_base64(s: &str) -> String {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(s)
+        .expect("the upstream received base64");
+    String::from_utf8(bytes).expect("UTF-8 text")
+}

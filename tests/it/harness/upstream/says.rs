@@ -44,11 +44,13 @@ pub fn says(r: &Recorded, text: &str) -> Reply {
     }
 }
 
-/// The text a client received, plain or streamed, from chat completions or Anthropic.
+/// The text a client received, plain or streamed, from chat completions, Responses or
+/// Anthropic.
 pub fn said(body: &str) -> String {
     if let Ok(v) = serde_json::from_str::<Value>(body) {
         let text = [
             &v["choices"][0]["message"]["content"],
+            &v["output"][0]["content"][0]["text"],
             &v["content"][0]["text"],
         ]
         .into_iter()
@@ -60,6 +62,9 @@ pub fn said(body: &str) -> String {
         let Ok(v) = serde_json::from_str::<Value>(&data) else {
             continue;
         };
+        if v["type"] == "response.output_text.delta" {
+            text += v["delta"].as_str().unwrap_or_default();
+        }
         for t in [&v["choices"][0]["delta"]["content"], &v["delta"]["text"]] {
             text += t.as_str().unwrap_or_default();
         }
