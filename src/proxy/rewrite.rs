@@ -16,6 +16,7 @@ use super::conversation;
 use super::ctx::RequestCtx;
 use super::refuse::Refusal;
 use super::routes::Route;
+use super::thinking::Seed;
 use super::{anon, policy, reply};
 use crate::app::App;
 use crate::json::{self, Node};
@@ -32,18 +33,14 @@ const INTERNAL: &str = "The privacy proxy failed while rewriting the request.";
 
 /// The job of anonymizing one exchange's body: the configured bounds, tokens issued from
 /// `seed` on, and the detection cache's part for this caller and policy (when it is on).
-fn job<'a>(
-    app: &'a App,
-    caller: Option<&str>,
-    policy: Option<&Policy>,
-    seed: TokenTable,
-) -> Job<'a> {
+fn job<'a>(app: &'a App, caller: Option<&str>, policy: Option<&Policy>, seed: Seed) -> Job<'a> {
     let policy = policy.map_or("", |p| p.name.as_str());
     Job {
         limits: Limits {
             values: app.config.api.max_values_per_request,
         },
-        seed,
+        seed: seed.table,
+        signed: seed.signed,
         cache: app
             .detection_cache
             .as_ref()
@@ -53,19 +50,25 @@ fn job<'a>(
 }
 
 /// The table to issue this exchange's tokens from: a conversation turn's earlier tokens (or a
-/// floor above them when they are unknown), else a fresh one. A store that cannot be read
-/// refuses the request.
-pub(super) async fn seed(
-    app: &App,
-    ctx: &mut RequestCtx,
-    body: &[u8],
-) -> Result<TokenTable, Refusal> {
+/// floor above them when they are unknown), the tokens of the signed thinking blocks sent
+/// back, else a fresh one. A conversation store that cannot be read refuses the request.
+pub(super) async fn seed(app: &App, ctx: &mut RequestCtx, body: &[u8]) -> Result<Seed, Refusal> {
+    if let Some(thinking) = ctx.thinking.as_mut() {
+        return Ok(thinking.load(app, body).await);
+    }
     let Some(turn) = ctx.conversation.as_mut() else {
-        return Ok(TokenTable::new());
+        return Ok(Seed {
+            table: TokenTable::new(),
+            signed: None,
+        });
     };
-    turn.load(app, body).await.map_err(|e| {
+    let table = turn.load(app, body).await.map_err(|e| {
         tracing::warn!(error = %e, "request refused: conversation state unavailable");
         Refusal::new(503, conversation::UNAVAILABLE)
+    })?;
+    Ok(Seed {
+        table,
+        signed: None,
     })
 }
 
@@ -76,9 +79,9 @@ pub(crate) fn rewrite(
     ctx: &mut RequestCtx,
     route: &Route,
     body: Vec<u8>,
-    seed: TokenTable,
+    seed: Seed,
 ) -> Result<Bytes, Refusal> {
-    let earlier = seed.entries().len();
+    let earlier = seed.table.entries().len();
     let (policy, endpoint) = (ctx.policy.as_deref(), ctx.endpoint);
     let job = job(app, ctx.caller.as_deref(), policy, seed);
     let result =
@@ -92,12 +95,12 @@ async fn rewrite_off_loop(
     ctx: &mut RequestCtx,
     route: &Arc<Route>,
     body: Vec<u8>,
-    seed: TokenTable,
+    seed: Seed,
 ) -> Result<Bytes, Refusal> {
     let Ok(_permit) = HEAVY.acquire().await else {
         return Err(Refusal::new(500, INTERNAL));
     };
-    let earlier = seed.entries().len();
+    let earlier = seed.table.entries().len();
     let (app, route2) = (app.clone(), route.clone());
     let (policy, endpoint, caller) = (ctx.policy.clone(), ctx.endpoint, ctx.caller.clone());
     let work = tokio::task::spawn_blocking(move || {
@@ -150,6 +153,9 @@ fn finish(
     crate::telemetry::record_entities(new_rows.iter().map(|m| m.entity_type));
     if let Some(turn) = ctx.conversation.as_mut() {
         turn.keep(&a.table);
+    }
+    if let Some(thinking) = ctx.thinking.as_mut() {
+        thinking.keep(&a.table);
     }
     if !a.table.is_empty() {
         // earlier turns' tokens with nothing replaced now: the body is read here once

@@ -225,13 +225,22 @@ fn an_unknown_signature_falls_back_and_is_counted() {
     let question = format!("Bitte hilf {ANNA} bei ihrem Antrag.");
     let first = send(&one, &request("Du hilfst.", vec![user(&question)], false));
     assert_eq!(first.status, 200, "{}", first.raw);
-    // another replica, without a shared store, has never seen the signature
-    let other = up.proxy(&[]);
     let history = vec![
         user(&question),
         json!({"role": "assistant", "content": first.content}),
         user("Danke."),
     ];
+    let same = send(&one, &request("Du hilfst.", history.clone(), false));
+    accepted(&same);
+    let kept = "tarnkappe_thinking_blocks_total{event=\"kept\"}";
+    let m = metrics_when(&one, |m| sample(m, kept) >= 1.0);
+    assert_eq!(
+        sample(&m, kept),
+        1.0,
+        "the replica that kept it sends it as signed"
+    );
+    // another replica, without a shared store, has never seen the signature
+    let other = up.proxy(&[]);
     let second = send(&other, &request("Du hilfst.", history, false));
     accepted(&second);
     let upstream = up.last().body_str();
