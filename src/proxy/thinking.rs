@@ -28,12 +28,10 @@ use crate::tokens::{MappingEntry, TokenTable};
 use crate::vault::StoreError;
 
 pub(crate) use watch::Watch;
+use watch::MAX_TEXT_BYTES;
 
 mod watch;
 
-/// Bytes of thinking text a kept block may have; a longer one is not kept (sent back, it is
-/// anonymized again).
-const MAX_TEXT_BYTES: usize = 512 * 1024;
 /// Signed blocks of one request looked up in the store; the ones after are anonymized again.
 const MAX_BLOCKS: usize = 64;
 

@@ -224,6 +224,29 @@ impl Default for Metrics {
     }
 }
 
+/// The families of what the proxy keeps between exchanges: conversations kept at the provider
+/// and signed thinking blocks.
+fn kept_state(
+    registry: &mut Registry,
+) -> (
+    Family<ConversationLabels, Counter>,
+    Family<ThinkingLabels, Counter>,
+) {
+    let conversations = Family::<ConversationLabels, Counter>::default();
+    registry.register(
+        "conversations",
+        "Token tables of conversations kept at the provider (Responses, Conversations API): the state a turn continued from (new, found, missing, unavailable) and the keeping of its table (saved, save_failed, too_large)",
+        conversations.clone(),
+    );
+    let thinking = Family::<ThinkingLabels, Counter>::default();
+    registry.register(
+        "thinking_blocks",
+        "Signed Anthropic thinking blocks: sent back as signed (kept) or anonymized again with an unknown signature (unknown), and the keeping of a reply's block (saved, save_failed, too_large)",
+        thinking.clone(),
+    );
+    (conversations, thinking)
+}
+
 impl Metrics {
     /// A fresh registry (the process uses [`metrics()`]; tests may build their own).
     pub(crate) fn new() -> Metrics {
@@ -252,18 +275,7 @@ impl Metrics {
             "Session events: created (anonymize), restored (deanonymize by session), deleted",
             sessions.clone(),
         );
-        let conversations = Family::<ConversationLabels, Counter>::default();
-        registry.register(
-            "conversations",
-            "Token tables of conversations kept at the provider (Responses, Conversations API): the state a turn continued from (new, found, missing, unavailable) and the keeping of its table (saved, save_failed, too_large)",
-            conversations.clone(),
-        );
-        let thinking = Family::<ThinkingLabels, Counter>::default();
-        registry.register(
-            "thinking_blocks",
-            "Signed Anthropic thinking blocks: sent back as signed (kept) or anonymized again with an unknown signature (unknown), and the keeping of a reply's block (saved, save_failed, too_large)",
-            thinking.clone(),
-        );
+        let (conversations, thinking) = kept_state(&mut registry);
         let rate_limited = Counter::default();
         registry.register(
             "rate_limited_requests",

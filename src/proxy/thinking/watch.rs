@@ -2,9 +2,12 @@
 //! whole in a message, or put together from a stream's `thinking_delta` events and its
 //! `signature_delta`, complete at the block's `content_block_stop`.
 
-use super::MAX_TEXT_BYTES;
 use crate::json::Node;
 use crate::telemetry::{metrics, ThinkingEvent};
+
+/// Bytes of thinking text a kept block may have; a longer one is not kept (sent back, it is
+/// anonymized again).
+pub(super) const MAX_TEXT_BYTES: usize = 512 * 1024;
 
 /// A thinking block of a stream, open until its stop event.
 struct Open {
