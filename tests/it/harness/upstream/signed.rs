@@ -29,12 +29,8 @@ pub fn handler(
 ) -> impl Fn(&Recorded) -> Reply + Send + Sync + 'static {
     move |r| {
         let req: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
-        if let Some(bad) = first_bad_signature(&req) {
-            let message = format!("messages.{bad}: Invalid `signature` in `thinking` block");
-            let mut reply = Reply::json(&json!({"type": "error",
-                "error": {"type": "invalid_request_error", "message": message}}));
-            reply.status = 400;
-            return reply;
+        if let Some(refusal) = refusal(&req) {
+            return refusal;
         }
         let thinking = think(&tokens_in(&r.body_str()));
         let text = "Erledigt.";
@@ -51,6 +47,16 @@ pub fn handler(
             )
         }
     }
+}
+
+/// The real API's 400 when a thinking block of `req` does not match its signature.
+pub fn refusal(req: &Value) -> Option<Reply> {
+    let bad = first_bad_signature(req)?;
+    let message = format!("messages.{bad}: Invalid `signature` in `thinking` block");
+    let mut reply = Reply::json(&json!({"type": "error",
+        "error": {"type": "invalid_request_error", "message": message}}));
+    reply.status = 400;
+    Some(reply)
 }
 
 /// The index (`i.content.j`) of the first thinking block whose text does not match its
@@ -72,27 +78,13 @@ fn first_bad_signature(req: &Value) -> Option<String> {
 }
 
 fn stream(thinking: &str, text: &str) -> Vec<u8> {
-    let mut events: Vec<(Option<&str>, String)> = vec![
-        (
-            Some("message_start"),
-            json!({"type": "message_start", "message": {"id": "msg_1", "type": "message",
+    let mut events: Vec<(Option<&str>, String)> = vec![(
+        Some("message_start"),
+        json!({"type": "message_start", "message": {"id": "msg_1", "type": "message",
                 "role": "assistant", "model": "m", "content": []}})
-            .to_string(),
-        ),
-        (
-            Some("content_block_start"),
-            json!({"type": "content_block_start", "index": 0,
-                "content_block": {"type": "thinking", "thinking": "", "signature": ""}})
-            .to_string(),
-        ),
-    ];
-    for p in pieces(thinking, 11) {
-        let delta = json!({"type": "thinking_delta", "thinking": p});
-        events.push((Some("content_block_delta"), block_delta(0, delta)));
-    }
-    let signature = json!({"type": "signature_delta", "signature": sign(thinking)});
-    events.push((Some("content_block_delta"), block_delta(0, signature)));
-    events.push((Some("content_block_stop"), stop(0)));
+        .to_string(),
+    )];
+    events.extend(thinking_events(0, thinking));
     events.push((
         Some("content_block_start"),
         json!({"type": "content_block_start", "index": 1,
@@ -113,10 +105,29 @@ fn stream(thinking: &str, text: &str) -> Vec<u8> {
     sse(&events)
 }
 
-fn block_delta(index: u32, delta: Value) -> String {
+/// The events of a signed thinking block at `index`: its start, its text in small deltas, its
+/// `signature_delta`, its stop.
+pub fn thinking_events(index: u32, thinking: &str) -> Vec<(Option<&'static str>, String)> {
+    let mut events = vec![(
+        Some("content_block_start"),
+        json!({"type": "content_block_start", "index": index,
+            "content_block": {"type": "thinking", "thinking": "", "signature": ""}})
+        .to_string(),
+    )];
+    for p in pieces(thinking, 11) {
+        let delta = json!({"type": "thinking_delta", "thinking": p});
+        events.push((Some("content_block_delta"), block_delta(index, delta)));
+    }
+    let signature = json!({"type": "signature_delta", "signature": sign(thinking)});
+    events.push((Some("content_block_delta"), block_delta(index, signature)));
+    events.push((Some("content_block_stop"), stop(index)));
+    events
+}
+
+pub fn block_delta(index: u32, delta: Value) -> String {
     json!({"type": "content_block_delta", "index": index, "delta": delta}).to_string()
 }
 
-fn stop(index: u32) -> String {
+pub fn stop(index: u32) -> String {
     json!({"type": "content_block_stop", "index": index}).to_string()
 }
