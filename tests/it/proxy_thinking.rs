@@ -24,10 +24,14 @@ struct Answer {
 }
 
 fn send(server: &TestServer, body: &Request) -> Answer {
+    send_as(server, CALLER, body)
+}
+
+fn send_as(server: &TestServer, caller: &str, body: &Request) -> Answer {
     let resp = client()
         .post(server.url(PATH))
         .header("content-type", "application/json")
-        .header("x-api-key", CALLER)
+        .header("x-api-key", caller)
         .body(body.text.clone())
         .send()
         .expect("request");
@@ -248,4 +252,33 @@ fn an_unknown_signature_falls_back_and_is_counted() {
     let series = "tarnkappe_thinking_blocks_total{event=\"unknown\"}";
     let m = metrics_when(&other, |m| sample(m, series) >= 1.0);
     assert_eq!(sample(&m, series), 1.0, "counted once");
+}
+
+#[test]
+fn another_callers_signature_is_unknown() {
+    let up = FakeUpstream::start(signed::handler(names_a_stranger));
+    let server = up.proxy(&[]);
+    let question = format!("Bitte hilf {ANNA} bei ihrem Antrag.");
+    let first = send(&server, &request("Du hilfst.", vec![user(&question)], true));
+    assert_eq!(first.status, 200, "{}", first.raw);
+    let history = vec![
+        user(&question),
+        json!({"role": "assistant", "content": first.content}),
+        user("Danke."),
+    ];
+    let other = send_as(
+        &server,
+        "sk-ant-another-caller",
+        &request("", history, false),
+    );
+    // anonymized again: the stranger the model named is masked, so the signature breaks
+    assert_eq!(other.status, 400, "{}", other.raw);
+    let upstream = up.last().body_str();
+    assert!(
+        !upstream.contains(ANNA) && !upstream.contains("Krüger"),
+        "{upstream}"
+    );
+    let series = "tarnkappe_thinking_blocks_total{event=\"unknown\"}";
+    let m = metrics_when(&server, |m| sample(m, series) >= 1.0);
+    assert_eq!(sample(&m, series), 1.0, "{m}");
 }
