@@ -282,3 +282,57 @@ fn another_callers_signature_is_unknown() {
     let m = metrics_when(&server, |m| sample(m, series) >= 1.0);
     assert_eq!(sample(&m, series), 1.0, "{m}");
 }
+
+/// Two replicas on one Redis: a block kept by one goes upstream as signed from the other, and
+/// Redis holds neither the values nor the signature in readable form.
+#[cfg(feature = "full-tier")]
+mod shared_store {
+    use super::*;
+    use crate::harness::fixtures::ENCRYPTION_KEY;
+    use crate::harness::redis::{delete_prefix, shared_redis, unique_prefix, SHARED_REDIS};
+
+    #[test]
+    fn a_block_kept_by_one_replica_goes_back_signed_from_another() {
+        let prefix = unique_prefix("thinking");
+        let env = [
+            ("TARNKAPPE_REDIS_URL", SHARED_REDIS),
+            ("TARNKAPPE_REDIS_KEY_PREFIX", prefix.as_str()),
+            ("TARNKAPPE_ENCRYPTION_KEY", ENCRYPTION_KEY),
+        ];
+        let up = FakeUpstream::start(signed::handler(names_a_stranger));
+        let (a, b) = (up.proxy(&env), up.proxy(&env));
+        let question = format!("Bitte hilf {ANNA} bei ihrem Antrag.");
+        let first = send(&a, &request("Du hilfst.", vec![user(&question)], true));
+        assert_eq!(first.status, 200, "{}", first.raw);
+        let signature = first.content[0]["signature"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned();
+        let history = vec![
+            user(&question),
+            json!({"role": "assistant", "content": first.content}),
+            user("Danke."),
+        ];
+        let second = send(&b, &request("Du hilfst.", history, false));
+        accepted(&second);
+        let mut redis = shared_redis();
+        let keys: Vec<String> = redis::cmd("KEYS")
+            .arg(format!("{prefix}session:think-*"))
+            .query(&mut redis)
+            .expect("keys");
+        assert_eq!(keys.len(), 1, "{keys:?}");
+        let bytes: Vec<u8> = redis::cmd("GET")
+            .arg(&keys[0])
+            .query(&mut redis)
+            .expect("record");
+        let readable = String::from_utf8_lossy(&bytes);
+        for v in ["Anna", "Krüger", "NAME_", signature.as_str()] {
+            assert!(!readable.contains(v), "{v:?} is readable in Redis");
+        }
+        assert!(
+            !keys[0].contains(&signature),
+            "the signature names the record"
+        );
+        delete_prefix(&mut redis, &prefix);
+    }
+}
