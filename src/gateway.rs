@@ -188,6 +188,9 @@ impl ProxyHttp for Gateway {
         if let Some(turn) = ctx.conversation.as_mut() {
             turn.finish().await;
         }
+        if let Some(thinking) = ctx.thinking.as_mut() {
+            thinking.finish().await;
+        }
         let exchange = ctx.exchange_line();
         let config = &self.app.config;
         crate::telemetry::finish_session(session, e, &ctx.telemetry, config, exchange.as_ref());

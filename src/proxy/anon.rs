@@ -14,7 +14,10 @@ mod replace;
 mod url;
 mod values;
 
+use std::sync::Arc;
+
 use super::format::WireFormat;
+use super::thinking::SignedTexts;
 use super::walk::walk_request;
 use crate::detect::values::ValueMatcher;
 use crate::detect::Detector;
@@ -57,6 +60,7 @@ pub(crate) fn anonymize_body_in(
     let job = Job {
         limits: Limits::default(),
         seed: TokenTable::new(),
+        signed: None,
         cache: None,
     };
     anonymize(
@@ -87,11 +91,13 @@ impl Default for Limits {
 }
 
 /// How one request is anonymized: its bounds, the table its tokens are issued from (a
-/// conversation's earlier tokens, or a fresh one), and the findings kept of texts the caller
-/// sent before under this policy (`None`: every text is detected).
+/// conversation's earlier tokens, or a fresh one), the signed thinking texts that replace the
+/// blocks sent back with a known signature (`crate::proxy::thinking`), and the findings kept
+/// of texts the caller sent before under this policy (`None`: every text is detected).
 pub(crate) struct Job<'a> {
     pub limits: Limits,
     pub seed: TokenTable,
+    pub signed: Option<Arc<SignedTexts>>,
     pub cache: Option<Scope<'a>>,
 }
 
@@ -137,6 +143,7 @@ fn anonymize(
     let Job {
         limits,
         seed: mut table,
+        signed,
         cache,
     } = job;
     let text = std::str::from_utf8(body).map_err(|_| RewriteError::NotUtf8)?;
@@ -154,6 +161,8 @@ fn anonymize(
         return Err(RewriteError::NotObject);
     }
     format.check_request(endpoint, &root)?;
+    // blocks sent back as the provider signed them are neither read nor rewritten
+    let held = signed.map(|s| s.take_out(&mut root));
 
     let mut collect = Collector {
         detector,
@@ -177,8 +186,9 @@ fn anonymize(
         return Err(reason);
     }
     if values.is_empty() {
+        let changed = held.is_some_and(|h| h.put_back(&mut root));
         let unchanged = RewrittenBody {
-            body: None,
+            body: changed.then(|| root.to_bytes()),
             table,
             count: 0,
         };
@@ -201,6 +211,9 @@ fn anonymize(
     };
     walk_request(format, &mut root, &mut replace);
     let count = replace.count;
+    if let Some(held) = held {
+        held.put_back(&mut root);
+    }
     // sized for the body as received plus some growth: no doubling copies while writing
     let mut out = String::with_capacity(body.len() + body.len() / 4 + 64);
     root.write(&mut out);

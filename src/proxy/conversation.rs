@@ -369,7 +369,7 @@ pub(crate) fn caller(app: &App, tenant: Option<&str>, req: &RequestHeader) -> Op
     if let Some(tenant) = tenant {
         return Some(format!("tenant:{tenant}"));
     }
-    let credential = ["authorization", "api-key"]
+    let credential = ["authorization", "api-key", "x-api-key"]
         .iter()
         .find_map(|h| req.headers.get(*h))
         .map(|v| v.as_bytes())
@@ -391,7 +391,7 @@ fn record_name(app: &App, kind: Kind, caller: &str, id: &str) -> String {
     format!("conv-{}", hex(&hash))
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(bytes.len() * 2);
     for b in bytes {
@@ -446,7 +446,7 @@ async fn read(
 
 /// A kept table, as sealed: its rows, the literal tokens whose numbers were skipped, its floor.
 #[derive(Serialize, Deserialize)]
-struct Record {
+pub(crate) struct Record {
     floor: u64,
     rows: Vec<Row>,
     taken: Vec<String>,
@@ -462,7 +462,7 @@ struct Row {
 }
 
 impl Record {
-    fn of(table: &TokenTable) -> Record {
+    pub(crate) fn of(table: &TokenTable) -> Record {
         Record {
             floor: table.floor(),
             rows: table
@@ -479,7 +479,8 @@ impl Record {
         }
     }
 
-    fn into_table(self) -> TokenTable {
+    /// The rows, each with its type, in order of issue.
+    pub(crate) fn into_rows(self) -> (Vec<MappingEntry>, Vec<String>, u64) {
         let rows = self
             .rows
             .into_iter()
@@ -492,7 +493,12 @@ impl Record {
                 value: r.value,
             })
             .collect();
-        TokenTable::resume(rows, self.taken, self.floor)
+        (rows, self.taken, self.floor)
+    }
+
+    fn into_table(self) -> TokenTable {
+        let (rows, taken, floor) = self.into_rows();
+        TokenTable::resume(rows, taken, floor)
     }
 }
 

@@ -10,6 +10,7 @@ use super::conversation::Turn;
 use super::refuse::Refusal;
 use super::reply::ReplyRewriter;
 use super::routes::Route;
+use super::thinking::Thinking;
 use crate::telemetry::ExchangeLine;
 use crate::tokens::TolerantRestorer;
 
@@ -41,6 +42,8 @@ pub struct RequestCtx {
     pub(crate) policy: Option<Arc<crate::policy::Policy>>,
     /// A turn of a conversation kept at the provider (Responses, Conversations API).
     pub(crate) conversation: Option<Turn>,
+    /// Signed thinking blocks kept and sent back byte-exact (Anthropic Messages).
+    pub(crate) thinking: Option<Thinking>,
     /// Whose detection cache entries this exchange may read (`conversation::caller`; empty
     /// for a client without tenant or credential). Set in `prepare` when the cache is on.
     pub(crate) caller: Option<String>,

@@ -31,6 +31,7 @@ pub(crate) mod rewrite;
 pub(crate) mod routes;
 mod runs;
 pub(crate) mod sse;
+pub(crate) mod thinking;
 pub(crate) mod upstream;
 pub(crate) mod walk;
 

@@ -17,6 +17,7 @@ use super::plan::BodyPlan;
 use super::refuse::{refuse, refuse_for, refuse_with, BODY_TIMEOUT, TOO_LARGE};
 use super::rewrite::{rewrite, seed};
 use super::routes::Route;
+use super::thinking::Thinking;
 use super::{edges, format, policy, reply};
 use crate::app::App;
 use crate::config::UnknownPolicy;
@@ -172,6 +173,7 @@ pub(crate) async fn prepare(
     ctx.endpoint = endpoint;
     let req = session.req_header();
     ctx.conversation = Turn::of(app, format, endpoint, &path, tenant.as_deref(), req);
+    ctx.thinking = Thinking::of(app, format, endpoint, tenant.as_deref(), req);
     ctx.caller = cache_caller(app, ctx.conversation.as_ref(), tenant.as_deref(), req);
     if encoded {
         refuse(

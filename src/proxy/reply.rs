@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use super::format::{StreamHandler, WireFormat};
 use super::restore::restore_tree;
+use super::thinking::Watch;
 use super::{ndjson, sse};
 use crate::json::{self, Node};
 use crate::tokens::{MappingEntry, TolerantRestorer};
@@ -97,6 +98,8 @@ pub struct ReplyRewriter {
     /// Look for the reply's own id ([`super::conversation::reply_id`]) until it is found.
     watch_id: bool,
     reply_id: Option<String>,
+    /// Signed thinking blocks read as the provider sent them ([`super::thinking`]).
+    thinking: Option<Watch>,
 }
 
 impl ReplyRewriter {
@@ -122,6 +125,7 @@ impl ReplyRewriter {
             finished: false,
             watch_id: false,
             reply_id: None,
+            thinking: None,
         }
     }
 
@@ -133,6 +137,16 @@ impl ReplyRewriter {
     /// The reply's id, once, when it has been read.
     pub(crate) fn take_reply_id(&mut self) -> Option<String> {
         self.reply_id.take()
+    }
+
+    /// Reads the reply's signed thinking blocks before they are restored ([`Self::take_thinking`]).
+    pub(crate) fn watch_thinking(&mut self) {
+        self.thinking = Some(Watch::default());
+    }
+
+    /// The signed thinking blocks completed so far, once: (signature, text as signed).
+    pub(crate) fn take_thinking(&mut self) -> Vec<(String, String)> {
+        self.thinking.as_mut().map(Watch::take).unwrap_or_default()
     }
 
     fn note_id(&mut self, node: &Node) {
@@ -226,6 +240,9 @@ impl ReplyRewriter {
         if self.framing == Framing::Json {
             if let Ok(mut node) = json::parse(text) {
                 self.note_id(&node);
+                if let Some(watch) = self.thinking.as_mut() {
+                    watch.message(&node);
+                }
                 restore_tree(&mut node, &self.restorer, &[]);
                 return node.to_bytes();
             }
@@ -257,6 +274,9 @@ impl ReplyRewriter {
         match json::parse(&data) {
             Ok(node) => {
                 self.note_id(&node);
+                if let Some(watch) = self.thinking.as_mut() {
+                    watch.event(&node);
+                }
                 let mut nodes = Vec::with_capacity(1);
                 self.handler.on_event(&self.restorer, node, &mut nodes);
                 let last = nodes.len().saturating_sub(1);

@@ -16,7 +16,8 @@ const UNREADABLE_ENCODING: &str =
     "The upstream reply uses a content encoding the privacy proxy cannot read.";
 
 /// `upstream_response_filter`: the entity count for the client, and — when this exchange
-/// issued tokens, or a conversation turn wants the reply's id — the reply's framing from its
+/// issued tokens, a conversation turn wants the reply's id, or signed thinking is kept — the
+/// reply's framing from its
 /// `Content-Type`. A rewritten reply has no
 /// known length: `Content-Length` and the validators of the upstream's bytes go. A reply
 /// still compressed (an encoding pingora does not decompress) cannot be restored: it is
@@ -26,10 +27,14 @@ pub(crate) fn begin(resp: &mut ResponseHeader, ctx: &mut RequestCtx) -> Result<(
         return Ok(());
     };
     resp.insert_header("x-tarnkappe-entities", ctx.entities.to_string())?;
-    let watch = ctx
+    let watch_id = ctx
         .conversation
         .as_ref()
         .is_some_and(|t| t.wants_reply_id());
+    // a signed block is kept even from a reply with nothing to restore: the model may name
+    // someone in its thinking that the request never did
+    let watch_thinking = ctx.thinking.as_ref().is_some_and(|t| t.watches());
+    let watch = watch_id || watch_thinking;
     let restorer = match ctx.exchange.clone() {
         Some(restorer) => restorer,
         None if watch => {
@@ -57,8 +62,11 @@ pub(crate) fn begin(resp: &mut ResponseHeader, ctx: &mut RequestCtx) -> Result<(
         return Ok(());
     }
     let mut reply = ReplyRewriter::new(restorer, format, ctx.endpoint, framing);
-    if watch {
+    if watch_id {
         reply.watch_reply_id();
+    }
+    if watch_thinking {
+        reply.watch_thinking();
     }
     ctx.reply = Some(reply);
     Ok(())
@@ -84,6 +92,11 @@ pub(crate) fn restore(
     let out = reply.feed(&input, end_of_stream);
     if let (Some(id), Some(turn)) = (reply.take_reply_id(), ctx.conversation.as_mut()) {
         turn.reply_id(app, &id);
+    }
+    if let Some(thinking) = ctx.thinking.as_mut() {
+        for (signature, text) in reply.take_thinking() {
+            thinking.block(app, &signature, &text);
+        }
     }
     *body = (!out.is_empty()).then(|| Bytes::from(out));
 }

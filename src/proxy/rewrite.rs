@@ -16,6 +16,7 @@ use super::conversation;
 use super::ctx::RequestCtx;
 use super::refuse::Refusal;
 use super::routes::Route;
+use super::thinking::Seed;
 use super::{anon, edges, policy, reply};
 use crate::app::App;
 use crate::json::{self, Node};
@@ -32,18 +33,14 @@ const INTERNAL: &str = "The privacy proxy failed while rewriting the request.";
 
 /// The job of anonymizing one exchange's body: the configured bounds, tokens issued from
 /// `seed` on, and the detection cache's part for this caller and policy (when it is on).
-fn job<'a>(
-    app: &'a App,
-    caller: Option<&str>,
-    policy: Option<&Policy>,
-    seed: TokenTable,
-) -> Job<'a> {
+fn job<'a>(app: &'a App, caller: Option<&str>, policy: Option<&Policy>, seed: Seed) -> Job<'a> {
     let policy = policy.map_or("", |p| p.name.as_str());
     Job {
         limits: Limits {
             values: app.config.api.max_values_per_request,
         },
-        seed,
+        seed: seed.table,
+        signed: seed.signed,
         cache: app
             .detection_cache
             .as_ref()
@@ -53,23 +50,29 @@ fn job<'a>(
 }
 
 /// The table to issue this exchange's tokens from: a conversation turn's earlier tokens (or a
-/// floor above them when they are unknown), else a fresh one, with the tokens of the request's
-/// headers and query string in it (`edges::settle`). A store that cannot be read refuses the
-/// request.
-pub(super) async fn seed(
-    app: &App,
-    ctx: &mut RequestCtx,
-    body: &[u8],
-) -> Result<TokenTable, Refusal> {
-    let mut table = match ctx.conversation.as_mut() {
-        None => TokenTable::new(),
-        Some(turn) => turn.load(app, body).await.map_err(|e| {
-            tracing::warn!(error = %e, "request refused: conversation state unavailable");
-            Refusal::new(503, conversation::UNAVAILABLE)
-        })?,
+/// floor above them when they are unknown), the tokens of the signed thinking blocks sent
+/// back, else a fresh one; with the tokens of the request's headers and query string in it
+/// (`edges::settle`). A conversation store that cannot be read refuses the request.
+pub(super) async fn seed(app: &App, ctx: &mut RequestCtx, body: &[u8]) -> Result<Seed, Refusal> {
+    let mut seed = match (ctx.thinking.as_mut(), ctx.conversation.as_mut()) {
+        (Some(thinking), _) => thinking.load(app, body).await,
+        (None, None) => Seed {
+            table: TokenTable::new(),
+            signed: None,
+        },
+        (None, Some(turn)) => {
+            let table = turn.load(app, body).await.map_err(|e| {
+                tracing::warn!(error = %e, "request refused: conversation state unavailable");
+                Refusal::new(503, conversation::UNAVAILABLE)
+            })?;
+            Seed {
+                table,
+                signed: None,
+            }
+        }
     };
-    edges::settle(&mut ctx.edges, &mut table)?;
-    Ok(table)
+    edges::settle(&mut ctx.edges, &mut seed.table)?;
+    Ok(seed)
 }
 
 /// The body to forward in place of `body`, or why nothing is forwarded. Records the
@@ -79,9 +82,9 @@ pub(crate) fn rewrite(
     ctx: &mut RequestCtx,
     route: &Route,
     body: Vec<u8>,
-    seed: TokenTable,
+    seed: Seed,
 ) -> Result<Bytes, Refusal> {
-    let earlier = seed.entries().len();
+    let earlier = seed.table.entries().len();
     let (policy, endpoint) = (ctx.policy.as_deref(), ctx.endpoint);
     let job = job(app, ctx.caller.as_deref(), policy, seed);
     let result =
@@ -95,12 +98,12 @@ async fn rewrite_off_loop(
     ctx: &mut RequestCtx,
     route: &Arc<Route>,
     body: Vec<u8>,
-    seed: TokenTable,
+    seed: Seed,
 ) -> Result<Bytes, Refusal> {
     let Ok(_permit) = HEAVY.acquire().await else {
         return Err(Refusal::new(500, INTERNAL));
     };
-    let earlier = seed.entries().len();
+    let earlier = seed.table.entries().len();
     let (app, route2) = (app.clone(), route.clone());
     let (policy, endpoint, caller) = (ctx.policy.clone(), ctx.endpoint, ctx.caller.clone());
     let work = tokio::task::spawn_blocking(move || {
@@ -153,6 +156,9 @@ fn finish(
     crate::telemetry::record_entities(new_rows.iter().map(|m| m.entity_type));
     if let Some(turn) = ctx.conversation.as_mut() {
         turn.keep(&a.table);
+    }
+    if let Some(thinking) = ctx.thinking.as_mut() {
+        thinking.keep(&a.table);
     }
     if !a.table.is_empty() {
         // earlier turns' tokens with nothing replaced now: the body is read here once

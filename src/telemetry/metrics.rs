@@ -85,6 +85,25 @@ struct ConversationLabels {
     event: ConversationEvent,
 }
 
+/// What became of a signed Anthropic thinking block, in `tarnkappe_thinking_blocks_total{event}`:
+/// one sent back went upstream as signed (`kept`) or was anonymized again because its signature
+/// is not known here (`unknown`); one in a reply was kept (`saved`), could not be (`save_failed`)
+/// or was over the bound (`too_large`).
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
+#[allow(non_camel_case_types)]
+pub(crate) enum ThinkingEvent {
+    kept,
+    unknown,
+    saved,
+    save_failed,
+    too_large,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ThinkingLabels {
+    event: ThinkingEvent,
+}
+
 /// What authenticated a keyed request, in `tarnkappe_authenticated_requests_total{auth}`.
 #[derive(Clone, Copy, Debug, Hash, PartialEq, Eq, EncodeLabelValue)]
 #[allow(non_camel_case_types)]
@@ -188,6 +207,7 @@ pub(crate) struct Metrics {
     entities: Family<EntityLabels, Counter>,
     sessions: Family<SessionLabels, Counter>,
     conversations: Family<ConversationLabels, Counter>,
+    thinking: Family<ThinkingLabels, Counter>,
     rate_limited: Counter,
     authenticated: Family<AuthLabels, Counter>,
     cookies: Family<CookieLabels, Counter>,
@@ -202,6 +222,29 @@ impl Default for Metrics {
     fn default() -> Self {
         Metrics::new()
     }
+}
+
+/// The families of what the proxy keeps between exchanges: conversations kept at the provider
+/// and signed thinking blocks.
+fn kept_state(
+    registry: &mut Registry,
+) -> (
+    Family<ConversationLabels, Counter>,
+    Family<ThinkingLabels, Counter>,
+) {
+    let conversations = Family::<ConversationLabels, Counter>::default();
+    registry.register(
+        "conversations",
+        "Token tables of conversations kept at the provider (Responses, Conversations API): the state a turn continued from (new, found, missing, unavailable) and the keeping of its table (saved, save_failed, too_large)",
+        conversations.clone(),
+    );
+    let thinking = Family::<ThinkingLabels, Counter>::default();
+    registry.register(
+        "thinking_blocks",
+        "Signed Anthropic thinking blocks: sent back as signed (kept) or anonymized again with an unknown signature (unknown), and the keeping of a reply's block (saved, save_failed, too_large)",
+        thinking.clone(),
+    );
+    (conversations, thinking)
 }
 
 impl Metrics {
@@ -232,12 +275,7 @@ impl Metrics {
             "Session events: created (anonymize), restored (deanonymize by session), deleted",
             sessions.clone(),
         );
-        let conversations = Family::<ConversationLabels, Counter>::default();
-        registry.register(
-            "conversations",
-            "Token tables of conversations kept at the provider (Responses, Conversations API): the state a turn continued from (new, found, missing, unavailable) and the keeping of its table (saved, save_failed, too_large)",
-            conversations.clone(),
-        );
+        let (conversations, thinking) = kept_state(&mut registry);
         let rate_limited = Counter::default();
         registry.register(
             "rate_limited_requests",
@@ -295,6 +333,7 @@ impl Metrics {
             entities,
             sessions,
             conversations,
+            thinking,
             rate_limited,
             authenticated,
             cookies,
@@ -378,6 +417,10 @@ impl Metrics {
         self.conversations
             .get_or_create(&ConversationLabels { event })
             .inc();
+    }
+
+    pub(crate) fn thinking(&self, event: ThinkingEvent) {
+        self.thinking.get_or_create(&ThinkingLabels { event }).inc();
     }
 
     pub(crate) fn rate_limited(&self) {

@@ -16,8 +16,8 @@ use pingora::http::{RequestHeader, ResponseHeader};
 pub(crate) use access_line::ExchangeLine;
 pub use logging::{init_logging, LogInitError};
 pub(crate) use metrics::{
-    metrics, AuthLabel, ConversationEvent, CookieOutcome, SessionEvent, UpstreamErrorKind,
-    METRICS_CONTENT_TYPE,
+    metrics, AuthLabel, ConversationEvent, CookieOutcome, SessionEvent, ThinkingEvent,
+    UpstreamErrorKind, METRICS_CONTENT_TYPE,
 };
 
 /// The response header (and, towards upstreams, request header) that carries the request id.

@@ -51,6 +51,7 @@ mod proxy_matching_view;
 mod proxy_request_holes;
 #[cfg(feature = "full-tier")]
 mod proxy_sdk;
+mod proxy_thinking;
 #[cfg(feature = "full-tier")]
 mod proxy_tls;
 mod restore_rules;
