@@ -17,8 +17,8 @@ use error::invalid;
 pub use error::ConfigError;
 pub use sections::{
     ApiConfig, ApiKey, EncryptionKeyConfig, ForwardedHeader, LogConfig, LogFormat, RedisConfig,
-    RouteConfig, SealingKey, ServerConfig, SessionConfig, StoreKind, UnknownPolicy, UpstreamConfig,
-    WebConfig, WireFormatName, DEFAULT_MAX_VALUES_PER_REQUEST,
+    RouteConfig, SealingKey, ServerConfig, SessionConfig, StoreKind, ToolArguments, UnknownPolicy,
+    UpstreamConfig, WebConfig, WireFormatName, DEFAULT_MAX_VALUES_PER_REQUEST,
 };
 
 /// The defaults compiled into the binary (the shipped `proxy.toml`).

@@ -147,6 +147,7 @@ pub(crate) async fn prepare(
             ctx.exchange = Some(Arc::new(reply::exchange_for(
                 table.into_entries(),
                 &Node::Null,
+                route.tools.clone(),
             )));
         }
         return Ok(false);

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use crate::config::{Config, RouteConfig, UnknownPolicy};
 
 use super::format::{self, WireFormat};
+use crate::tokens::links::ToolPolicy;
 
 const DNS_TTL: Duration = Duration::from_secs(60);
 
@@ -100,6 +101,8 @@ pub struct Route {
     /// Header name and full value of the injected provider credential.
     pub credential: Option<(String, String)>,
     pub unknown: UnknownPolicy,
+    /// What of an exchange's values may be restored into tool-call arguments.
+    pub tools: Arc<ToolPolicy>,
 }
 
 #[derive(Clone)]
@@ -212,6 +215,7 @@ fn build_route(index: usize, r: &RouteConfig) -> Result<Route, RouteError> {
         require_key: r.require_key,
         credential,
         unknown: r.unknown,
+        tools: Arc::new(ToolPolicy::new(r.tool_arguments, &r.tool_url_hosts)),
     })
 }
 

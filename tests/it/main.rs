@@ -37,6 +37,7 @@ mod proxy_behaviour;
 mod proxy_conversation;
 mod proxy_formats;
 mod proxy_hostile;
+mod proxy_hostile_links;
 mod proxy_hostile_reply;
 mod proxy_matching_view;
 mod proxy_request_holes;
