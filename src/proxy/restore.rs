@@ -322,4 +322,42 @@ pub(crate) mod tests {
         assert_eq!(delta.str_of("content"), Some("[[NAME_1]]"));
         assert_eq!(delta.str_of("refusal"), Some("Anna"));
     }
+
+    /// Every member of a tool input is a value, whatever its name; a string that is a URL keeps
+    /// its token, and so does a URL in JSON source arguments written with escapes.
+    #[test]
+    fn tool_inputs_are_values_and_their_urls_stay_as_written() {
+        let restorer = restorer_of("[[NAME_1]]", "Anna");
+        let mut reply = crate::json::parse(
+            r#"{"type":"message","content":[{"type":"tool_use","id":"t","input":{"type":"[[NAME_1]]","data":"[[NAME_1]]","customer_id":"[[NAME_1]]","url":" //h.example/p?d=[[NAME_1]]"}}],"arguments":"{\"u\":\"https:\\/\\/h\\/[[NAME_1]]\",\"q\":\"[[NAME_1]]\"}"}"#,
+        )
+        .expect("test reply parses");
+        restore_tree(&mut reply, &restorer, &[]);
+        let input = reply.get("content").and_then(|c| match c {
+            Node::Arr(items) => items.first().and_then(|b| b.get("input")),
+            _ => None,
+        });
+        let input = input.expect("the input is kept");
+        for k in ["type", "data", "customer_id"] {
+            assert_eq!(input.str_of(k), Some("Anna"), "{k}");
+        }
+        assert_eq!(input.str_of("url"), Some(" //h.example/p?d=[[NAME_1]]"));
+        assert_eq!(
+            reply.str_of("arguments"),
+            Some(r#"{"u":"https:\/\/h\/[[NAME_1]]","q":"Anna"}"#)
+        );
+    }
+
+    /// The text blocks of one message are read as one text.
+    #[test]
+    fn a_target_runs_on_into_the_next_text_block() {
+        let restorer = restorer_of("[[NAME_1]]", "Anna");
+        let mut reply = crate::json::parse(
+            r#"{"content":[{"type":"text","text":"![x](https://e.example/?d="},{"type":"text","text":"[[NAME_1]]) [[NAME_1]]"}]}"#,
+        )
+        .expect("test reply parses");
+        restore_tree(&mut reply, &restorer, &[]);
+        let out = reply.to_json_string();
+        assert!(out.contains(r#""text":"[[NAME_1]]) Anna""#), "{out}");
+    }
 }
