@@ -122,6 +122,8 @@ fn member_kind(kind: Kind, key: &str, value: &Node) -> Option<Kind> {
     Some(match value {
         Node::Str(_) if key == "arguments" || key == "partial_json" => Kind::ArgumentsSource,
         Node::Obj(_) | Node::Arr(_) if key == "input" || key == "arguments" => Kind::ToolInput,
+        // a custom tool's free-form input (Responses `custom_tool_call`)
+        Node::Str(_) if key == "input" => Kind::ToolInput,
         _ => Kind::Reply,
     })
 }
@@ -220,6 +222,15 @@ pub(crate) struct Channels {
 
 impl Channels {
     /// Restores `text` through channel `key` (created on first use).
+    /// Opens channel `key` (unless open) for a tool call's free-form input
+    /// ([`StreamRestorer::tool_text`]).
+    pub(crate) fn open_tool_text(&mut self, restorer: &Arc<TolerantRestorer>, key: &str) {
+        if !self.list.iter().any(|(k, _)| k == key) {
+            let r = StreamRestorer::tool_text(restorer.clone());
+            self.list.push((key.to_owned(), r));
+        }
+    }
+
     pub(crate) fn push(
         &mut self,
         restorer: &Arc<TolerantRestorer>,

