@@ -17,7 +17,7 @@ use error::invalid;
 pub use error::ConfigError;
 pub use sections::{
     ApiConfig, ApiKey, EncryptionKeyConfig, ForwardedHeader, LogConfig, LogFormat, RedisConfig,
-    RouteConfig, SealingKey, ServerConfig, SessionConfig, StoreKind, UnknownPolicy,
+    RouteConfig, SealingKey, ServerConfig, SessionConfig, StoreKind, ToolArguments, UnknownPolicy,
     UnlistedHeaders, UpstreamConfig, WebConfig, WireFormatName, DEFAULT_MAX_VALUES_PER_REQUEST,
 };
 

@@ -191,6 +191,19 @@ pub enum UnlistedHeaders {
     Drop,
 }
 
+/// What of an exchange's values may be restored into tool-call arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolArguments {
+    /// Every call gets its values (outside link targets).
+    #[default]
+    All,
+    /// No call gets values: the agent acts on tokens.
+    None,
+    /// A call naming a URL whose host is not in `tool_url_hosts` gets no values.
+    NoUrls,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RouteConfig {
@@ -217,6 +230,12 @@ pub struct RouteConfig {
     /// The policy of this route's exchanges (a key's own policy wins).
     #[serde(default)]
     pub policy: Option<String>,
+    /// What of the exchange's values may be restored into tool-call arguments.
+    #[serde(default)]
+    pub tool_arguments: ToolArguments,
+    /// Hosts (with their subdomains) a tool call may name under `tool_arguments = "no_urls"`.
+    #[serde(default)]
+    pub tool_url_hosts: Vec<String>,
 }
 
 fn default_listen() -> String {

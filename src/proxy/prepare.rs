@@ -12,7 +12,6 @@ use pingora::proxy::Session;
 
 use super::conversation::{self, Turn};
 use super::ctx::RequestCtx;
-use super::format::WireFormat;
 use super::plan::BodyPlan;
 use super::refuse::{refuse, refuse_for, refuse_with, BODY_TIMEOUT, TOO_LARGE};
 use super::rewrite::{rewrite, seed};
@@ -148,7 +147,7 @@ pub(crate) async fn prepare(
     session.upstream_compression.adjust_decompression(true);
     ctx.route = Some(route.clone());
     if method != http::Method::POST && !has_body {
-        return without_body(app, session, ctx, format, &path, tenant.as_deref()).await;
+        return without_body(app, session, ctx, &route, &path, tenant.as_deref()).await;
     }
     let endpoint = match format.endpoint(&path) {
         Some(e) => e,
@@ -195,10 +194,11 @@ async fn without_body(
     app: &App,
     session: &mut Session,
     ctx: &mut RequestCtx,
-    format: &dyn WireFormat,
+    route: &Route,
     path: &str,
     tenant: Option<&str>,
 ) -> Result<bool> {
+    let format = route.format;
     let req = session.req_header();
     conversation::forget(app, format, path, tenant, req).await;
     let stored = conversation::stored(app, format, path, tenant, req).await;
@@ -215,7 +215,7 @@ async fn without_body(
         return Ok(true);
     }
     if kept || !table.is_empty() {
-        let restorer = reply::exchange_for(table.into_entries(), &Node::Null);
+        let restorer = reply::exchange_for(table.into_entries(), &Node::Null, route.tools.clone());
         ctx.exchange = Some(Arc::new(restorer));
     }
     Ok(false)

@@ -15,6 +15,7 @@ use super::restore::restore_tree;
 use super::thinking::Watch;
 use super::{ndjson, sse};
 use crate::json::{self, Node};
+use crate::tokens::links::ToolPolicy;
 use crate::tokens::{MappingEntry, TolerantRestorer};
 
 /// Bytes restoring may add per byte of the upstream's reply.
@@ -24,9 +25,15 @@ pub(crate) const GROWTH_ALLOWANCE: u64 = 1024 * 1024;
 
 /// The exchange of one proxied request: the tokens its anonymization issued (`entries`), told
 /// which of them the client's own request (`original`, the body as received, parsed) already
-/// wrote in a tolerant form, with the reply growth budget.
-pub fn exchange_for(entries: Vec<MappingEntry>, original: &Node) -> TolerantRestorer {
+/// wrote in a tolerant form, with the reply growth budget and the route's policy for tool-call
+/// arguments.
+pub fn exchange_for(
+    entries: Vec<MappingEntry>,
+    original: &Node,
+    tools: Arc<ToolPolicy>,
+) -> TolerantRestorer {
     let mut restorer = TolerantRestorer::new(entries);
+    restorer.set_tool_policy(tools);
     note_strings(&mut restorer, original);
     restorer.limit_growth(GROWTH_ALLOWANCE);
     restorer

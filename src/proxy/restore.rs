@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use crate::json::Node;
+use crate::tokens::links::LinkContext;
 use crate::tokens::{StreamRestorer, TolerantRestorer};
 
 /// Keys whose values are structural in replies: never restored.
@@ -28,55 +29,134 @@ const REPLY_SKIP: &[&str] = &[
     "done_reason",
 ];
 
+/// What the strings below a member of a reply are, for restoring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// The reply's own document: structural members are skipped.
+    Reply,
+    /// Tool-call arguments as JSON source text (`arguments`, `partial_json` strings).
+    ArgumentsSource,
+    /// A tool call's decoded input (`input`, an `arguments` object): the model named its
+    /// members, so every one is a value, and a string that is a URL stays as written.
+    ToolInput,
+}
+
 /// Restores every token of `restorer` in a whole reply document (or event), except in structural
 /// values and in the strings at the positions in `handled` (already restored by a stream
 /// channel: see [`EventRestore`]).
 pub fn restore_tree(node: &mut Node, restorer: &TolerantRestorer, handled: &[Vec<usize>]) {
-    restore_walk(node, restorer, false, handled, &mut Vec::new());
+    let mut handled = handled.to_vec();
+    restore_walk(node, restorer, Kind::Reply, &mut handled, &mut Vec::new());
 }
 
 /// `at` is the position of `node`, kept up to date as the walk descends.
 fn restore_walk(
     node: &mut Node,
     restorer: &TolerantRestorer,
-    json_source: bool,
-    handled: &[Vec<usize>],
+    kind: Kind,
+    handled: &mut Vec<Vec<usize>>,
     at: &mut Vec<usize>,
 ) {
     match node {
         Node::Str(s) => {
             if !handled.contains(at) {
-                if let Some(r) = restorer.restored(s, json_source) {
+                let restored = match kind {
+                    Kind::Reply => restorer.restored(s, false),
+                    Kind::ArgumentsSource if restorer.tool_policy().allows_source(s) => {
+                        restorer.restored(s, true)
+                    }
+                    // the route's policy withholds values from this call
+                    Kind::ArgumentsSource => None,
+                    Kind::ToolInput => memchr::memchr(b'_', s.as_bytes()).and_then(|_| {
+                        restorer.restored_in(s, false, &mut LinkContext::tool_value())
+                    }),
+                };
+                if let Some(r) = restored {
                     *s = r;
                 }
             }
         }
         Node::Arr(items) => {
+            if kind == Kind::Reply {
+                restore_blocks(items, restorer, handled, at);
+            }
             for (i, item) in items.iter_mut().enumerate() {
                 at.push(i);
-                restore_walk(item, restorer, json_source, handled, at);
+                restore_walk(item, restorer, kind, handled, at);
                 at.pop();
             }
         }
         Node::Obj(members) => {
             for (i, (key, value)) in members.iter_mut().enumerate() {
-                let k = key.as_str();
-                // `data` is opaque as a string (media, redacted thinking), a list's items as an array
-                let items = k == "data" && matches!(value, Node::Arr(_));
-                if (REPLY_SKIP.contains(&k) && !items) || k.ends_with("_id") {
+                let Some(child) = member_kind(kind, key, value) else {
+                    continue;
+                };
+                let entering = child == Kind::ToolInput && kind != Kind::ToolInput;
+                if entering && !restorer.tool_policy().allows_input(value) {
+                    // the route's policy withholds values from this call
                     continue;
                 }
-                let js = matches!(value, Node::Str(_)) && (k == "arguments" || k == "partial_json");
                 // a token used as a key (`{"[[EMAIL_1]]": "top"}` in tool input, JSON content)
-                if let Some(restored_key) = restorer.restored(k, false) {
+                if let Some(restored_key) = restorer.restored(key, false) {
                     *key = restored_key;
                 }
                 at.push(i);
-                restore_walk(value, restorer, js, handled, at);
+                restore_walk(value, restorer, child, handled, at);
                 at.pop();
             }
         }
         Node::Null | Node::Bool(_) | Node::Num(_) => {}
+    }
+}
+
+/// What the member `key` of an object of kind `kind` holds, or `None` when it is structural.
+fn member_kind(kind: Kind, key: &str, value: &Node) -> Option<Kind> {
+    if kind == Kind::ToolInput {
+        return Some(kind);
+    }
+    // `data` is opaque as a string (media, redacted thinking), a list's items as an array
+    let items = key == "data" && matches!(value, Node::Arr(_));
+    if (REPLY_SKIP.contains(&key) && !items) || key.ends_with("_id") {
+        return None;
+    }
+    Some(match value {
+        Node::Str(_) if key == "arguments" || key == "partial_json" => Kind::ArgumentsSource,
+        Node::Obj(_) | Node::Arr(_) if key == "input" || key == "arguments" => Kind::ToolInput,
+        // a custom tool's free-form input (Responses `custom_tool_call`)
+        Node::Str(_) if key == "input" => Kind::ToolInput,
+        _ => Kind::Reply,
+    })
+}
+
+/// The text blocks of one message (`content: [{"type": "text", …}, …]`) are one text: a link
+/// target opened in one block and closed in the next stays a target. Restores their `text`
+/// in order through one reader and marks them as done.
+fn restore_blocks(
+    items: &mut [Node],
+    restorer: &TolerantRestorer,
+    handled: &mut Vec<Vec<usize>>,
+    at: &[usize],
+) {
+    let is_block = |item: &Node| item.get("type").is_some() && item.str_of("text").is_some();
+    if items.iter().filter(|item| is_block(item)).count() < 2 {
+        return;
+    }
+    let mut links = LinkContext::default();
+    for (i, item) in items.iter_mut().enumerate() {
+        if !is_block(item) {
+            continue;
+        }
+        let Some((t, Node::Str(text))) = item.member_mut("text") else {
+            continue;
+        };
+        let pos = below(at, &[i, t]);
+        if handled.contains(&pos) {
+            continue;
+        }
+        if let Some(r) = restorer.restored_in(text, false, &mut links) {
+            *text = r;
+        }
+        handled.push(pos);
     }
 }
 
@@ -142,6 +222,15 @@ pub(crate) struct Channels {
 
 impl Channels {
     /// Restores `text` through channel `key` (created on first use).
+    /// Opens channel `key` (unless open) for a tool call's free-form input
+    /// ([`StreamRestorer::tool_text`]).
+    pub(crate) fn open_tool_text(&mut self, restorer: &Arc<TolerantRestorer>, key: &str) {
+        if !self.list.iter().any(|(k, _)| k == key) {
+            let r = StreamRestorer::tool_text(restorer.clone());
+            self.list.push((key.to_owned(), r));
+        }
+    }
+
     pub(crate) fn push(
         &mut self,
         restorer: &Arc<TolerantRestorer>,
@@ -156,6 +245,15 @@ impl Channels {
         let out = r.push(text);
         self.list.push((key.to_owned(), r));
         out
+    }
+
+    /// Releases what channel `key` holds back, keeping the channel and where its text stands
+    /// (a block of a message ends, the message goes on); returns the tail (possibly empty).
+    pub(crate) fn release(&mut self, key: &str) -> String {
+        match self.list.iter_mut().find(|(k, _)| k == key) {
+            Some((_, r)) => r.finish(),
+            None => String::new(),
+        }
     }
 
     /// Ends channel `key`; returns its held-back tail (possibly empty).
@@ -234,5 +332,43 @@ pub(crate) mod tests {
         pass.finish(&mut delta);
         assert_eq!(delta.str_of("content"), Some("[[NAME_1]]"));
         assert_eq!(delta.str_of("refusal"), Some("Anna"));
+    }
+
+    /// Every member of a tool input is a value, whatever its name; a string that is a URL keeps
+    /// its token, and so does a URL in JSON source arguments written with escapes.
+    #[test]
+    fn tool_inputs_are_values_and_their_urls_stay_as_written() {
+        let restorer = restorer_of("[[NAME_1]]", "Anna");
+        let mut reply = crate::json::parse(
+            r#"{"type":"message","content":[{"type":"tool_use","id":"t","input":{"type":"[[NAME_1]]","data":"[[NAME_1]]","customer_id":"[[NAME_1]]","url":" //h.example/p?d=[[NAME_1]]"}}],"arguments":"{\"u\":\"https:\\/\\/h\\/[[NAME_1]]\",\"q\":\"[[NAME_1]]\"}"}"#,
+        )
+        .expect("test reply parses");
+        restore_tree(&mut reply, &restorer, &[]);
+        let input = reply.get("content").and_then(|c| match c {
+            Node::Arr(items) => items.first().and_then(|b| b.get("input")),
+            _ => None,
+        });
+        let input = input.expect("the input is kept");
+        for k in ["type", "data", "customer_id"] {
+            assert_eq!(input.str_of(k), Some("Anna"), "{k}");
+        }
+        assert_eq!(input.str_of("url"), Some(" //h.example/p?d=[[NAME_1]]"));
+        assert_eq!(
+            reply.str_of("arguments"),
+            Some(r#"{"u":"https:\/\/h\/[[NAME_1]]","q":"Anna"}"#)
+        );
+    }
+
+    /// The text blocks of one message are read as one text.
+    #[test]
+    fn a_target_runs_on_into_the_next_text_block() {
+        let restorer = restorer_of("[[NAME_1]]", "Anna");
+        let mut reply = crate::json::parse(
+            r#"{"content":[{"type":"text","text":"![x](https://e.example/?d="},{"type":"text","text":"[[NAME_1]]) [[NAME_1]]"}]}"#,
+        )
+        .expect("test reply parses");
+        restore_tree(&mut reply, &restorer, &[]);
+        let out = reply.to_json_string();
+        assert!(out.contains(r#""text":"[[NAME_1]]) Anna""#), "{out}");
     }
 }

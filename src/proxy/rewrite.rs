@@ -167,9 +167,15 @@ fn finish(
             json::parse(text).ok()
         });
         if let Some(original) = original {
+            let tools = ctx
+                .route
+                .as_ref()
+                .map(|r| r.tools.clone())
+                .unwrap_or_default();
             ctx.exchange = Some(Arc::new(reply::exchange_for(
                 a.table.into_entries(),
                 &original,
+                tools,
             )));
         }
     }

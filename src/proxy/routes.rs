@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use crate::config::{Config, RouteConfig, UnknownPolicy, UnlistedHeaders};
 
 use super::format::{self, WireFormat};
+use crate::tokens::links::ToolPolicy;
 
 const DNS_TTL: Duration = Duration::from_secs(60);
 
@@ -102,6 +103,8 @@ pub struct Route {
     pub unknown: UnknownPolicy,
     /// Request headers off the allow-list: anonymized or dropped (`super::edges`).
     pub unlisted_headers: UnlistedHeaders,
+    /// What of an exchange's values may be restored into tool-call arguments.
+    pub tools: Arc<ToolPolicy>,
 }
 
 #[derive(Clone)]
@@ -215,6 +218,7 @@ fn build_route(index: usize, r: &RouteConfig) -> Result<Route, RouteError> {
         credential,
         unknown: r.unknown,
         unlisted_headers: r.unlisted_headers,
+        tools: Arc::new(ToolPolicy::new(r.tool_arguments, &r.tool_url_hosts)),
     })
 }
 

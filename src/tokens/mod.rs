@@ -11,7 +11,7 @@
 
 mod anonymize;
 mod growth;
-pub(crate) mod links;
+pub mod links;
 mod reserved;
 mod restore;
 mod row_index;

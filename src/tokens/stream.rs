@@ -15,22 +15,59 @@ pub struct StreamRestorer {
     json_escape: bool,
     /// Where the released text stands: in prose or in a link target.
     links: LinkContext,
+    /// Hold the whole channel until it ends (a tool call under `tool_arguments = "no_urls"`).
+    hold: bool,
 }
 
 impl StreamRestorer {
     /// `json_escape`: the channel carries JSON source text (tool-call argument fragments), so
-    /// restored values are escaped for the JSON string they land in.
+    /// restored values are escaped for the JSON string they land in, and the route's policy for
+    /// tool-call arguments applies ([`StreamRestorer::apply_tool_policy`]).
     pub fn new(exchange: Arc<TolerantRestorer>, json_escape: bool) -> StreamRestorer {
-        StreamRestorer {
+        let links = if json_escape {
+            LinkContext::json_source()
+        } else {
+            LinkContext::default()
+        };
+        let mut r = StreamRestorer {
             exchange,
             pending: String::new(),
             prev: [None, None],
             json_escape,
-            links: LinkContext::default(),
+            links,
+            hold: false,
+        };
+        if json_escape {
+            r.apply_tool_policy();
+        }
+        r
+    }
+
+    /// A channel of a tool call's free-form input (a custom tool's text): a tool argument's
+    /// value under the route's policy for tool-call arguments.
+    pub fn tool_text(exchange: Arc<TolerantRestorer>) -> StreamRestorer {
+        let mut r = StreamRestorer::new(exchange, false);
+        r.links = LinkContext::tool_value();
+        r.apply_tool_policy();
+        r
+    }
+
+    /// Under `none` nothing is restored; under `no_urls` the call is held until complete (an
+    /// agent acts on it only then), to see every URL it names first.
+    fn apply_tool_policy(&mut self) {
+        let tools = self.exchange.tool_policy();
+        if tools.withholds_all() {
+            self.links.withhold();
+        } else if !tools.restores_all() {
+            self.hold = true;
         }
     }
 
     pub fn push(&mut self, chunk: &str) -> String {
+        if self.hold {
+            self.pending.push_str(chunk);
+            return String::new();
+        }
         let mut out = String::with_capacity(chunk.len() + self.pending.len());
         if self.pending.is_empty() {
             let held = self.exchange.scan(
@@ -60,9 +97,21 @@ impl StreamRestorer {
         out
     }
 
-    /// Releases everything still held back (end of the channel).
+    /// Releases everything still held back (end of the channel, or of one block of a channel
+    /// that goes on: where the text stands is kept).
     pub fn finish(&mut self) -> String {
         let buf = std::mem::take(&mut self.pending);
+        if self.hold {
+            let tools = self.exchange.tool_policy();
+            let allowed = if self.json_escape {
+                tools.allows_source(&buf)
+            } else {
+                tools.allows(std::iter::once(buf.as_str()))
+            };
+            if !allowed {
+                self.links.withhold();
+            }
+        }
         let mut out = String::with_capacity(buf.len());
         self.exchange.scan(
             &buf,

@@ -23,7 +23,7 @@ use ahash::{AHashMap, AHashSet};
 mod forms;
 
 use super::growth::GrowthBudget;
-use super::links::LinkContext;
+use super::links::{LinkContext, ToolPolicy};
 use super::MappingEntry;
 use crate::detect::EntityType;
 
@@ -71,6 +71,8 @@ pub struct TolerantRestorer {
     /// canonical form.
     client_forms: AHashSet<TokenKey>,
     budget: Option<GrowthBudget>,
+    /// What may be restored into tool-call arguments (the route's `tool_arguments`).
+    tools: std::sync::Arc<ToolPolicy>,
     pub counts: RestoreCounts,
 }
 
@@ -196,6 +198,16 @@ impl TolerantRestorer {
         self.budget = Some(GrowthBudget::new(initial));
     }
 
+    /// Restores into tool-call arguments only as `tools` allows.
+    pub(crate) fn set_tool_policy(&mut self, tools: std::sync::Arc<ToolPolicy>) {
+        self.tools = tools;
+    }
+
+    /// What may be restored into tool-call arguments.
+    pub(crate) fn tool_policy(&self) -> &ToolPolicy {
+        &self.tools
+    }
+
     /// Raises the growth budget by `bytes` (no-op without a budget).
     pub(crate) fn grant(&self, bytes: u64) {
         if let Some(b) = &self.budget {
@@ -226,9 +238,28 @@ impl TolerantRestorer {
     /// one is passed over at memchr's speed, without a copy.
     pub fn restored(&self, text: &str, json_escape: bool) -> Option<String> {
         memchr::memchr(b'_', text.as_bytes())?;
+        let mut links = if json_escape {
+            LinkContext::json_source()
+        } else {
+            LinkContext::default()
+        };
+        self.restored_in(text, json_escape, &mut links)
+    }
+
+    /// [`TolerantRestorer::restored`] of a text that `links` reads on from where it stands
+    /// (the next block of a message, a tool argument's value), and goes on reading.
+    pub(crate) fn restored_in(
+        &self,
+        text: &str,
+        json_escape: bool,
+        links: &mut LinkContext,
+    ) -> Option<String> {
+        if memchr::memchr(b'_', text.as_bytes()).is_none() {
+            links.feed(text.as_bytes());
+            return None;
+        }
         let mut out = String::with_capacity(text.len() + 16);
-        let mut links = LinkContext::default();
-        let held = self.scan(text, [None, None], true, json_escape, &mut links, &mut out);
+        let held = self.scan(text, [None, None], true, json_escape, links, &mut out);
         debug_assert_eq!(held, text.len());
         (out != text).then_some(out)
     }

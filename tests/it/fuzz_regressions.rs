@@ -78,3 +78,8 @@ fn json_walk_crashes_and_seeds_hold_the_property() {
 fn matching_view_crashes_and_seeds_hold_the_property() {
     replay("matching_view", common::matching_view_maps_back);
 }
+
+#[test]
+fn link_targets_crashes_and_seeds_hold_the_property() {
+    replay("link_targets", common::link_targets_split_independent);
+}

@@ -46,6 +46,7 @@ mod proxy_formats;
 mod proxy_hostile;
 mod proxy_hostile_body;
 mod proxy_hostile_edges;
+mod proxy_hostile_links;
 mod proxy_hostile_reply;
 mod proxy_matching_view;
 mod proxy_request_holes;

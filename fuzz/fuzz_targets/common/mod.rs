@@ -12,6 +12,7 @@ use tarnkappe::proxy::anon::anonymize_body;
 use tarnkappe::proxy::format::{for_name, GENERIC};
 use tarnkappe::proxy::reply::{Framing, ReplyRewriter};
 use tarnkappe::proxy::restore::restore_tree;
+use tarnkappe::tokens::links::LinkContext;
 use tarnkappe::tokens::{
     anonymize, contains_reserved_token, MappingEntry, Restorer, StreamRestorer, TolerantRestorer,
 };
@@ -225,4 +226,35 @@ pub fn matching_view_maps_back(data: &[u8]) {
         assert!(start >= last_start && end >= last_end);
         (last_start, last_end) = (start, end);
     }
+}
+
+/// The `link_targets` target's property (the URL-destination reader, `tokens::links`): for any
+/// bytes, read as prose, as a tool argument's value or as JSON source (byte 0), feeding them in
+/// any split (byte 1 seeds it) gives the same in-target decision before every byte as feeding
+/// them one by one, and nothing panics.
+pub fn link_targets_split_independent(data: &[u8]) {
+    if data.len() < 2 {
+        return;
+    }
+    let (mode, seed, text) = (data[0], data[1], &data[2..]);
+    let new = || match mode % 3 {
+        0 => LinkContext::default(),
+        1 => LinkContext::tool_value(),
+        _ => LinkContext::json_source(),
+    };
+    let mut one = new();
+    let mut marks = Vec::with_capacity(text.len() + 1);
+    for &b in text {
+        marks.push(one.in_target());
+        one.feed(&[b]);
+    }
+    marks.push(one.in_target());
+    let mut split = new();
+    let mut at = 0;
+    for piece in pieces(text, seed, 17) {
+        assert_eq!(split.in_target(), marks[at], "before byte {at}");
+        split.feed(piece);
+        at += piece.len();
+    }
+    assert_eq!(split.in_target(), marks[at], "at the end");
 }

@@ -108,18 +108,37 @@ fn delta_field(kind: &str) -> Option<(&'static str, &'static str, bool)> {
     }
 }
 
+/// The channel of a block: the text blocks of a message are one text (a link target opened in
+/// one and closed in the next stays a target); every other block is its own.
+fn channel(index: &str, kind: &str) -> String {
+    if kind == "text_delta" {
+        TEXT_CHANNEL.to_owned()
+    } else {
+        index.to_owned()
+    }
+}
+
+const TEXT_CHANNEL: &str = "text";
+
 impl MessagesStream {
     fn flush(&mut self, index: &str, out: &mut Vec<Node>) {
-        let tail = self.chans.finish(index);
-        let kind = self
+        let Some(kind) = self
             .kinds
             .iter()
             .position(|(k, _)| k == index)
-            .map(|i| self.kinds.remove(i).1);
+            .map(|i| self.kinds.remove(i).1)
+        else {
+            return;
+        };
+        let tail = if kind == "text_delta" {
+            self.chans.release(TEXT_CHANNEL)
+        } else {
+            self.chans.finish(index)
+        };
         if tail.is_empty() {
             return;
         }
-        let Some((kind, field, _)) = kind.and_then(delta_field) else {
+        let Some((kind, field, _)) = delta_field(kind) else {
             return;
         };
         out.push(Node::Obj(vec![
@@ -152,7 +171,8 @@ impl StreamHandler for MessagesStream {
                         self.kinds.push((index.clone(), dkind));
                     }
                     if let Some((d, delta)) = ev.member_mut("delta") {
-                        pass.push_member(&mut self.chans, delta, &[d], field, &index, json_source);
+                        let chan = channel(&index, dkind);
+                        pass.push_member(&mut self.chans, delta, &[d], field, &chan, json_source);
                     }
                 }
             }

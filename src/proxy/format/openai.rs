@@ -403,6 +403,9 @@ impl StreamHandler for ResponsesStream {
                 if !self.shapes.iter().any(|(k, _)| *k == key) {
                     self.shapes.push((key.clone(), shape));
                 }
+                if family.ends_with("custom_tool_call_input") {
+                    self.chans.open_tool_text(restorer, &key);
+                }
                 pass.push_member(&mut self.chans, &mut ev, &[], "delta", &key, json_source);
             }
         } else if let Some(family) = kind.strip_suffix(".done") {
