@@ -70,6 +70,7 @@ word_lists! {
     name_not_before,
     pets,
     products,
+    typefaces,
     tool_names,
     saint_words,
     value_labels,
@@ -331,8 +332,9 @@ impl Lexicon {
             }
         }
         let lists = Lists::load();
-        let keyword_classes: [(&[&'static str], u32); 20] = [
+        let keyword_classes: [(&[&'static str], u32); 21] = [
             (&lists.products, class::PRODUCT),
+            (&lists.typefaces, class::PRODUCT),
             (&lists.tool_names, class::PRODUCT),
             (&lists.value_labels, class::VALUE_LABEL),
             (&lists.salutations, class::SALUTATION),
@@ -540,6 +542,7 @@ mod tests {
             ("titles", &l.titles),
             ("labels", &l.labels),
             ("products", &l.products),
+            ("typefaces", &l.typefaces),
             ("tool_names", &l.tool_names),
             ("value_labels", &l.value_labels),
             ("closings", &l.closings),
