@@ -107,6 +107,10 @@ const STRUCTURAL_KEYS: &[&str] = &[
     "format",
     "think",
     "stream",
+    "verbosity",
+    "parallel_tool_calls",
+    "stop_reason",
+    "finish_reason",
     // tool and function names (identifiers the developer defined, matched by the provider)
     "name",
     "tool_name",
@@ -397,6 +401,9 @@ fn structural_rule(
             _ => Treat::Free,
         },
         "input" if matches!(value, Node::Obj(_)) => Treat::Free,
+        // Responses `reasoning` holds only enumerated settings (`effort`, `summary`,
+        // `context`), which the provider validates: a token there is a refused request.
+        "reasoning" if matches!(value, Node::Obj(_)) => Treat::Skip,
         k if numeric(value) && NUMERIC_SETTINGS.contains(&k) => Treat::Skip,
         "data" => data_rule(obj),
         "file_data" => match value {
