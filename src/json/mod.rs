@@ -5,6 +5,9 @@
 //! and restoring see the real characters behind `\uXXXX` escapes. Output is compact JSON.
 
 pub mod checks;
+mod splice;
+
+pub use splice::splice_changed;
 
 use std::fmt;
 
