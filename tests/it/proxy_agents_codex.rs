@@ -1,0 +1,232 @@
+//! The Codex CLI's requests through the proxy (issue 48). Quick tier: the shape of the request
+//! Codex 0.171.0 sends (captured from the real client against a fake upstream, see
+//! docs/llm-proxy.md) — its settings (`reasoning.effort`, `text.verbosity`, the turn metadata
+//! that repeats `"reasoning_effort":"low"`) reach a provider that validates them unchanged,
+//! its instructions stay byte-identical, and tool-call arguments keep their bytes except for
+//! the replaced strings. Full tier ([`real`]): the real Codex CLI, pinned in
+//! tests/agents/package.json, with its default model and with `gpt-5.1-codex` at every effort.
+
+use serde_json::{json, Value};
+
+use crate::harness::http::post_bytes;
+use crate::harness::stream::sse;
+use crate::harness::upstream::{FakeUpstream, Recorded, Reply};
+
+/// The user's own value, planted in the prompt.
+const NAME: &str = "Roswitha Quernheim";
+
+/// Settings a Responses provider validates, with the values it accepts (as the real API,
+/// which answers 400 to anything else).
+const SETTINGS: &[(&str, &str, &[&str])] = &[
+    (
+        "reasoning",
+        "effort",
+        &["none", "minimal", "low", "medium", "high", "xhigh"],
+    ),
+    (
+        "reasoning",
+        "summary",
+        &["auto", "concise", "detailed", "none"],
+    ),
+    ("reasoning", "context", &["all_turns", "last_turn"]),
+    ("text", "verbosity", &["low", "medium", "high"]),
+];
+
+/// The setting the provider would refuse, if any.
+fn bad_setting(req: &Value) -> Option<String> {
+    for (obj, key, allowed) in SETTINGS {
+        if let Some(v) = req.get(*obj).and_then(|o| o.get(*key)) {
+            if !v.as_str().is_some_and(|s| allowed.contains(&s)) {
+                return Some(format!("{obj}.{key} = {v}"));
+            }
+        }
+    }
+    for (key, allowed) in [
+        ("tool_choice", &["auto", "none", "required"][..]),
+        ("service_tier", &["auto", "default", "flex", "priority"]),
+        ("truncation", &["auto", "disabled"]),
+    ] {
+        if let Some(v) = req.get(key).filter(|v| v.is_string()) {
+            if !v.as_str().is_some_and(|s| allowed.contains(&s)) {
+                return Some(format!("{key} = {v}"));
+            }
+        }
+    }
+    None
+}
+
+/// A Responses provider: 400 for a changed setting, otherwise `ok` (streamed when asked).
+pub(crate) fn provider(r: &Recorded) -> Reply {
+    let req: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
+    if r.path.starts_with("/v1/chat/completions") {
+        return Reply::chat("ok");
+    }
+    if let Some(bad) = bad_setting(&req) {
+        let mut reply = Reply::json(&json!({"error": {"type": "invalid_request_error",
+            "message": format!("Invalid value: {bad}")}}));
+        reply.status = 400;
+        return reply;
+    }
+    let done = json!({"id": "resp_1", "object": "response", "created_at": 1, "status": "completed",
+        "model": "m", "output": [{"type": "message", "id": "msg_1", "status": "completed",
+        "role": "assistant", "content": [{"type": "output_text", "text": "ok", "annotations": []}]}],
+        "usage": {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2,
+        "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}}});
+    if req.get("stream").and_then(Value::as_bool) != Some(true) {
+        return Reply::json(&done);
+    }
+    let item = done["output"][0].clone();
+    let mut started = done.clone();
+    started["status"] = json!("in_progress");
+    started["output"] = json!([]);
+    let ev: Vec<(Option<&str>, String)> = [
+        ("response.created", json!({"response": started})),
+        (
+            "response.output_text.delta",
+            json!({"output_index": 0, "content_index": 0,
+            "item_id": "msg_1", "delta": "ok"}),
+        ),
+        (
+            "response.output_item.done",
+            json!({"output_index": 0, "item": item}),
+        ),
+        ("response.completed", json!({"response": done})),
+    ]
+    .into_iter()
+    .map(|(name, mut v)| {
+        v["type"] = json!(name);
+        (Some(name), v.to_string())
+    })
+    .collect();
+    Reply::stream("text/event-stream", sse(&ev), 48)
+}
+
+/// Developer instructions as Codex writes them: settings named in prose, words that hold a
+/// setting's value (`follow`, `allows`, `below`), typefaces that read like names.
+const INSTRUCTIONS: &str = "You are Codex. Give the user enough context to follow your \
+    reasoning; it allows a free-text answer. Use the fonts listed below: Atkinson Hyperlegible \
+    Next, Barlow Condensed, Castoro, Cormorant Garamond, Cossette Texte, Cutive Mono, DM Sans, \
+    DM Serif Text, Instrument Sans, Instrument Serif, Young Serif. Reasoning efforts: low \
+    (default), medium, high, xhigh.";
+
+/// A request in the shape Codex 0.171.0 sends (`codex exec`, custom provider with
+/// `wire_api = "responses"`), with `effort` as its reasoning effort.
+fn codex_request(effort: &str, stream: bool) -> Value {
+    let turn = json!({"session_id": "01a22258-82f9-7c03-8a4d-3f9c3dafff4f", "agent_name": "/root",
+        "request_kind": "turn", "sandbox_mode": "read-only", "model": "gpt-5.1-codex",
+        "reasoning_effort": effort, "comfort": "high", "report": "weekly", "sort": "asc"});
+    json!({
+        "model": "gpt-5.1-codex",
+        "stream": stream,
+        "input": [
+            {"type": "message", "role": "developer",
+             "content": [{"type": "input_text", "text": INSTRUCTIONS}]},
+            {"type": "message", "role": "user",
+             "content": [{"type": "input_text", "text": format!("Ich bin {NAME}. Sag nur ok.")}]}
+        ],
+        "tool_choice": "auto",
+        "parallel_tool_calls": false,
+        "reasoning": {"effort": effort, "summary": "auto", "context": "all_turns"},
+        "store": false,
+        "include": ["reasoning.encrypted_content"],
+        "prompt_cache_key": "01a22258-82f9-7c03-8a4d-3f9c3dafff4f",
+        "text": {"verbosity": "low"},
+        "client_metadata": {"x-codex-turn-metadata": turn.to_string()}
+    })
+}
+
+#[test]
+fn codex_settings_and_instructions_reach_the_provider_unchanged() {
+    let up = FakeUpstream::start(provider);
+    let server = up.proxy(&[]);
+    for effort in ["low", "medium", "high", "minimal"] {
+        for stream in [false, true] {
+            let req = codex_request(effort, stream);
+            let body = serde_json::to_vec(&req).expect("JSON");
+            let (status, reply) = post_bytes(&server, "/v1/responses", &body);
+            assert_eq!(status, 200, "effort {effort}, stream {stream}: {reply}");
+            let got = up.last().json();
+            let meta = &req["client_metadata"]["x-codex-turn-metadata"];
+            for (path, want) in [
+                ("/reasoning", &req["reasoning"]),
+                ("/text", &req["text"]),
+                ("/include", &req["include"]),
+                ("/client_metadata/x-codex-turn-metadata", meta),
+                ("/input/0", &req["input"][0]),
+            ] {
+                assert_eq!(got.pointer(path), Some(want), "{path} changed ({effort})");
+            }
+            let user = got["input"][1]["content"][0]["text"].as_str().unwrap_or("");
+            assert!(
+                !user.contains("Roswitha"),
+                "the user's name reached the upstream"
+            );
+            assert!(
+                user.contains("[[NAME_1]]"),
+                "the user's name has no token: {user}"
+            );
+        }
+    }
+}
+
+/// Function-call arguments with odd whitespace and key order, `value` in one of them.
+fn args_with(value: &str) -> [String; 2] {
+    [
+        "{ \"zeta\" :  1 ,\n  \"alpha\":\"kein Wert\", \"list\" : [ 1,2 ,\"x\" ] }".to_owned(),
+        format!(
+            "{{\"to\" :  \"{value}\",\n\t\"note\": \"Gr\\u00fc\\u00dfe \\n\", \"an\": \"Hallo {value}\",  \"n\":1.50 }}"
+        ),
+    ]
+}
+
+#[test]
+fn tool_call_arguments_keep_their_bytes_but_for_the_replaced_strings() {
+    let up = FakeUpstream::start(provider);
+    let server = up.proxy(&[]);
+    let [plain, valued] = args_with(NAME);
+    let responses = json!({"model": "m", "input": [
+        {"type": "message", "role": "user", "content": [{"type": "input_text",
+            "text": format!("Schreib {NAME}.")}]},
+        {"type": "function_call", "call_id": "c1", "name": "look", "arguments": plain},
+        {"type": "function_call_output", "call_id": "c1", "output": "nichts"},
+        {"type": "function_call", "call_id": "c2", "name": "send", "arguments": valued},
+        {"type": "function_call_output", "call_id": "c2", "output": "gesendet"}]});
+    let chat = json!({"model": "m", "messages": [
+        {"role": "user", "content": format!("Schreib {NAME}.")},
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "look", "arguments": plain}},
+            {"id": "c2", "type": "function", "function": {"name": "send", "arguments": valued}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "nichts"},
+        {"role": "tool", "tool_call_id": "c2", "content": "gesendet"}]});
+    let [_, want] = args_with("[[NAME_1]]");
+    for (path, req, at) in [
+        (
+            "/v1/responses",
+            &responses,
+            ["/input/1/arguments", "/input/3/arguments"],
+        ),
+        (
+            "/v1/chat/completions",
+            &chat,
+            [
+                "/messages/1/tool_calls/0/function/arguments",
+                "/messages/1/tool_calls/1/function/arguments",
+            ],
+        ),
+    ] {
+        let body = serde_json::to_vec(req).expect("JSON");
+        let (status, reply) = post_bytes(&server, path, &body);
+        assert_eq!(status, 200, "{path}: {reply}");
+        let got = up.last().json();
+        assert_eq!(
+            got.pointer(at[0]).and_then(Value::as_str),
+            Some(plain.as_str()),
+            "{path}"
+        );
+        assert_eq!(
+            got.pointer(at[1]).and_then(Value::as_str),
+            Some(want.as_str()),
+            "{path}"
+        );
+    }
+}
