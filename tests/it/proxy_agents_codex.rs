@@ -107,7 +107,7 @@ const INSTRUCTIONS: &str = "You are Codex. Give the user enough context to follo
     reasoning; it allows a free-text answer. Use the fonts listed below: Atkinson Hyperlegible \
     Next, Barlow Condensed, Castoro, Cormorant Garamond, Cossette Texte, Cutive Mono, DM Sans, \
     DM Serif Text, Instrument Sans, Instrument Serif, Young Serif. Reasoning efforts: low \
-    (default), medium, high, xhigh.";
+    (default), medium, high, xhigh. I’ve checked it and I’ll report back.";
 
 /// A request in the shape Codex 0.171.0 sends (`codex exec`, custom provider with
 /// `wire_api = "responses"`), with `effort` as its reasoning effort.
