@@ -230,3 +230,171 @@ fn tool_call_arguments_keep_their_bytes_but_for_the_replaced_strings() {
         );
     }
 }
+
+/// The real Codex CLI (npm `@openai/codex`, pinned in tests/agents/package.json, installed by
+/// `scripts/setup` with `TARNKAPPE_SETUP_TESTS=1`) in `codex exec`, with a custom provider
+/// entry (`wire_api = "responses"`). Each run goes once straight to the fake provider (what
+/// Codex sends) and once through the proxy; a missing client fails the test.
+#[cfg(feature = "full-tier")]
+mod real {
+    use std::path::Path;
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    use serde_json::Value;
+
+    use super::{provider, NAME};
+    use crate::harness::upstream::{FakeUpstream, Recorded};
+
+    fn codex() -> String {
+        format!(
+            "{}/tests/agents/node_modules/.bin/codex",
+            env!("CARGO_MANIFEST_DIR")
+        )
+    }
+
+    /// Runs `codex exec` with `base` as its provider's address and `config` overrides; the
+    /// Responses requests the provider behind it received.
+    fn run(home: &Path, work: &Path, up: &FakeUpstream, base: &str, config: &[&str]) -> Value {
+        let toml = format!(
+            "model_provider = \"tk\"\n[model_providers.tk]\nname = \"tk\"\n\
+             base_url = \"{base}/v1\"\nwire_api = \"responses\"\nenv_key = \"TK_TEST_KEY\"\n"
+        );
+        std::fs::create_dir_all(home.join(".codex")).expect("codex home");
+        std::fs::write(home.join(".codex/config.toml"), toml).expect("codex config");
+        let before = up.requests().len();
+        let mut cmd = Command::new(codex());
+        cmd.arg("exec").arg("--skip-git-repo-check");
+        for c in config {
+            cmd.args(["-c", c]);
+        }
+        let prompt = format!("Ich bin {NAME}. Antworte nur mit ok.");
+        let mut child = cmd
+            .arg(prompt)
+            .current_dir(work)
+            .env("HOME", home)
+            .env("CODEX_HOME", home.join(".codex"))
+            .env("TK_TEST_KEY", "dummy-key-for-the-fake-upstream")
+            .env("NO_PROXY", "127.0.0.1,localhost")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "the Codex CLI must be installed (TARNKAPPE_SETUP_TESTS=1 scripts/setup): {e}"
+                )
+            });
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while child.try_wait().expect("wait for codex").is_none() {
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("codex exec did not finish within 120 s");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let out = child.wait_with_output().expect("codex output");
+        assert!(
+            out.status.success(),
+            "codex exec {config:?} failed: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        up.requests()[before..]
+            .iter()
+            .filter(|r| r.path.ends_with("/responses"))
+            .map(Recorded::json)
+            .next_back()
+            .expect("codex sent a Responses request")
+    }
+
+    /// Codex's own instructions: every input item but the user's messages, and the tools.
+    fn instructions(req: &Value) -> Vec<Value> {
+        let mut out: Vec<Value> = req["input"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|i| i["role"] != "user")
+            .map(|i| {
+                let mut i = i.clone();
+                // ids Codex draws per run
+                if let Some(o) = i.as_object_mut() {
+                    o.remove("id");
+                }
+                i
+            })
+            .collect();
+        out.extend(["instructions", "tools"].map(|k| req[k].clone()));
+        out
+    }
+
+    /// Where `b` first departs from `a`, with some context of both.
+    fn first_difference(a: &str, b: &str) -> String {
+        let at = a
+            .char_indices()
+            .zip(b.chars())
+            .find(|((_, x), y)| x != y)
+            .map_or(a.len().min(b.len()), |((i, _), _)| i);
+        let from = a.floor_char_boundary(at.saturating_sub(60));
+        let cut =
+            |s: &str| s[from.min(s.len())..s.ceil_char_boundary((at + 60).min(s.len()))].to_owned();
+        format!("sent …{}…\ngot  …{}…", cut(a), cut(b))
+    }
+
+    fn check(config: &[&str]) {
+        let up = FakeUpstream::start(provider);
+        let server = up.proxy(&[]);
+        let home = tempfile::tempdir().expect("temp home");
+        let work = tempfile::tempdir().expect("temp work dir");
+        let sent = run(home.path(), work.path(), &up, &up.url(), config);
+        let got = run(home.path(), work.path(), &up, &server.url(""), config);
+        let (want, have) = (instructions(&sent), instructions(&got));
+        assert!(want.iter().map(|v| v.to_string().len()).sum::<usize>() > 10_000);
+        let changed: Vec<String> = want
+            .iter()
+            .zip(&have)
+            .filter(|(a, b)| a != b)
+            .map(|(a, b)| first_difference(&a.to_string(), &b.to_string()))
+            .collect();
+        assert!(
+            changed.is_empty(),
+            "{config:?}: Codex's instructions changed:\n{}",
+            changed.join("\n")
+        );
+        assert_eq!(want.len(), have.len());
+        for key in [
+            "reasoning",
+            "text",
+            "include",
+            "tool_choice",
+            "parallel_tool_calls",
+        ] {
+            assert_eq!(got[key], sent[key], "{config:?}: {key} changed");
+        }
+        let meta = "/client_metadata/x-codex-turn-metadata";
+        let effort = |v: &Value| -> Option<String> {
+            let m: Value = serde_json::from_str(v.pointer(meta)?.as_str()?).ok()?;
+            Some(m.get("reasoning_effort")?.to_string())
+        };
+        assert_eq!(effort(&got), effort(&sent), "{config:?}: turn metadata");
+        let body = got.to_string();
+        assert!(
+            !body.contains("Quernheim"),
+            "the user's name reached the upstream"
+        );
+        assert!(body.contains("[[NAME_1]]"), "the user's name has no token");
+    }
+
+    #[test]
+    fn codex_with_its_default_model_and_settings() {
+        check(&[]);
+    }
+
+    #[test]
+    fn codex_with_gpt_5_1_codex_at_every_reasoning_effort() {
+        for effort in ["low", "medium", "high"] {
+            let effort = format!("model_reasoning_effort={effort}");
+            check(&["model=gpt-5.1-codex", &effort]);
+        }
+    }
+}
