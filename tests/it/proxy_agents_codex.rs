@@ -398,3 +398,51 @@ mod real {
         }
     }
 }
+
+/// Tool definitions are instructions: the example dates in their descriptions (as Open WebUI's
+/// built-in tools write them) reach the model as written, while a real address there and the
+/// user's values are masked.
+#[test]
+fn example_dates_in_tool_descriptions_stay_as_written() {
+    let up = FakeUpstream::start(provider);
+    let server = up.proxy(&[]);
+    let start = "Start of the range in the format YYYY-MM-DD HH:MM, e.g. \"2023-10-01 00:00\".";
+    let end =
+        "Ende des Zeitraums, z. B. 31.12.2023. Fragen an kalender-team.hessler@beispiel-firma.de";
+    let tool = json!({"type": "function", "function": {"name": "search_events",
+        "description": "Search the calendar. Dates are local time, for example 2024-01-15.",
+        "parameters": {"type": "object", "properties": {
+            "start": {"type": "string", "description": start},
+            "end": {"type": "string", "description": end}},
+            "required": ["start"]}}});
+    for stream in [false, true] {
+        let req = json!({"model": "m", "stream": stream, "tools": [tool], "messages": [
+            {"role": "user", "content": format!("Ich bin {NAME}, geboren am 03.04.1987.")}]});
+        let (status, reply) = post_bytes(
+            &server,
+            "/v1/chat/completions",
+            &serde_json::to_vec(&req).expect("JSON"),
+        );
+        assert_eq!(status, 200, "{reply}");
+        let got = up.last().json();
+        let f = &got["tools"][0]["function"];
+        assert_eq!(f["description"], tool["function"]["description"]);
+        assert_eq!(f["parameters"]["properties"]["start"]["description"], start);
+        let end_got = f["parameters"]["properties"]["end"]["description"]
+            .as_str()
+            .unwrap_or("");
+        assert!(
+            end_got.starts_with("Ende des Zeitraums, z. B. 31.12.2023. "),
+            "{end_got}"
+        );
+        assert!(
+            end_got.contains("[[EMAIL_1]]"),
+            "the address in a description: {end_got}"
+        );
+        let user = got["messages"][0]["content"].as_str().unwrap_or("");
+        assert!(
+            !user.contains(NAME) && !user.contains("03.04.1987"),
+            "{user}"
+        );
+    }
+}

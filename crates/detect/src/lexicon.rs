@@ -103,6 +103,8 @@ word_lists! {
     ambiguous_town_idioms,
     town_labels,
     town_context_strong,
+    // Example values in instructions (examples.rs).
+    example_markers,
     // Context words of the other types (docs/entities.md §1.5).
     kvnr_context_strong,
     kvnr_context_weak,
@@ -555,6 +557,7 @@ mod tests {
             ("secret_token_words", &l.secret_token_words),
             ("url_personal_parts", &l.url_personal_parts),
             ("url_bare_tlds", &l.url_bare_tlds),
+            ("example_markers", &l.example_markers),
         ] {
             for w in words {
                 assert_eq!(*w, w.to_lowercase(), "{name}: {w:?} would never match");

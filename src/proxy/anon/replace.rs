@@ -159,7 +159,7 @@ impl TextVisitor for Replacer<'_> {
                     *s = new;
                 }
             }
-            TextKind::Plain | TextKind::Number | TextKind::MemberName => {
+            TextKind::Plain | TextKind::Instruction | TextKind::Number | TextKind::MemberName => {
                 if let Some(new) = self.replace(s) {
                     *s = new;
                 }
