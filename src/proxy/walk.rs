@@ -113,6 +113,8 @@ const STRUCTURAL_KEYS: &[&str] = &[
     "think",
     "stream",
     "verbosity",
+    // a reasoning effort wherever a format puts it (Anthropic `output_config.effort`)
+    "effort",
     "parallel_tool_calls",
     "stop_reason",
     "finish_reason",
