@@ -5,9 +5,7 @@
 //! and restoring see the real characters behind `\uXXXX` escapes. Output is compact JSON.
 
 pub mod checks;
-mod splice;
-
-pub use splice::splice_changed;
+pub mod splice;
 
 use std::fmt;
 

@@ -134,7 +134,7 @@ impl TextVisitor for Replacer<'_> {
                         // than every argument string's tree being copied up front.
                         let spliced = json::parse(s)
                             .ok()
-                            .and_then(|old| json::splice_changed(s, &old, &inner));
+                            .and_then(|old| json::splice::splice_changed(s, &old, &inner));
                         *s = spliced.unwrap_or_else(|| inner.to_json_string());
                     }
                 } else if let Some(new) = self.replace(s) {
