@@ -5,6 +5,7 @@
 //! and restoring see the real characters behind `\uXXXX` escapes. Output is compact JSON.
 
 pub mod checks;
+pub mod splice;
 
 use std::fmt;
 

@@ -263,7 +263,8 @@ mod tests {
         let args = v["messages"][1]["tool_calls"][0]["function"]["arguments"]
             .as_str()
             .unwrap();
-        assert_eq!(args, r#"{"to":"[[EMAIL_1]]","n":1.50}"#);
+        // the argument string keeps its bytes but for the replaced literal
+        assert_eq!(args, r#"{"to": "[[EMAIL_1]]", "n": 1.50}"#);
         let f = &v["tools"][0]["function"];
         assert_eq!(f["name"], "a@x.de");
         assert_eq!(f["description"], "[[EMAIL_1]]");

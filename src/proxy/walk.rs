@@ -28,6 +28,9 @@ pub enum TextKind {
     /// An address the provider fetches (`image_url`, `source.url`): not run through the
     /// detector, but every value found elsewhere is replaced in it, percent-encoded too.
     Url,
+    /// A description in a tool or schema definition: text, except that a date the developer
+    /// wrote there as an example (`e.g. "2023-10-01 00:00"`) is kept (`docs/llm-proxy.md`).
+    Instruction,
 }
 
 /// How the walk treats a value (and, for containers, its members).
@@ -39,6 +42,8 @@ enum Treat {
     Schema,
     Tools,
     JsonText,
+    /// A tool or schema description ([`TextKind::Instruction`]).
+    Instruction,
     Identifier,
     Base64,
     DataUrl,
@@ -107,6 +112,12 @@ const STRUCTURAL_KEYS: &[&str] = &[
     "format",
     "think",
     "stream",
+    "verbosity",
+    // a reasoning effort wherever a format puts it (Anthropic `output_config.effort`)
+    "effort",
+    "parallel_tool_calls",
+    "stop_reason",
+    "finish_reason",
     // tool and function names (identifiers the developer defined, matched by the provider)
     "name",
     "tool_name",
@@ -210,12 +221,15 @@ fn walk(
             Node::Str(s),
         ) => v.text(s, TextKind::Plain),
         (Treat::JsonText, Node::Str(s)) => v.text(s, TextKind::JsonSource),
+        (Treat::Instruction, Node::Str(s)) => v.text(s, TextKind::Instruction),
         (Treat::Identifier, Node::Str(s)) => v.text(s, TextKind::Identifier),
         (Treat::Base64, Node::Str(s)) => v.text(s, TextKind::Base64),
         (Treat::DataUrl, Node::Str(s)) => v.text(s, TextKind::DataUrl),
         (Treat::Url, Node::Str(s)) => v.text(s, TextKind::Url),
         (Treat::Tools, Node::Str(_)) => {}
-        (Treat::JsonText | Treat::Identifier, other) => walk(format, other, Treat::Free, parent, v),
+        (Treat::JsonText | Treat::Identifier | Treat::Instruction, other) => {
+            walk(format, other, Treat::Free, parent, v)
+        }
         (Treat::Base64 | Treat::DataUrl, _) => v.refuse(UNREADABLE),
         (_, Node::Arr(items)) => walk_items(format, items, mode, parent, v),
         (_, Node::Obj(members)) => walk_members(format, members, mode, parent, v),
@@ -397,6 +411,9 @@ fn structural_rule(
             _ => Treat::Free,
         },
         "input" if matches!(value, Node::Obj(_)) => Treat::Free,
+        // Responses `reasoning` holds only enumerated settings (`effort`, `summary`,
+        // `context`), which the provider validates: a token there is a refused request.
+        "reasoning" if matches!(value, Node::Obj(_)) => Treat::Skip,
         k if numeric(value) && NUMERIC_SETTINGS.contains(&k) => Treat::Skip,
         "data" => data_rule(obj),
         "file_data" => match value {
@@ -452,7 +469,7 @@ fn is_text_media(media: &str) -> bool {
 /// configuration and stay; any other member is text, like everywhere else.
 fn tools_rule(key: &str) -> Treat {
     match key {
-        "description" | "title" => Treat::Free,
+        "description" | "title" => Treat::Instruction,
         "parameters" | "input_schema" | "schema" | "json_schema" | "format" => Treat::Schema,
         "input_examples" | "examples" | "metadata" | "user_location" => Treat::Free,
         "function" | "custom" => Treat::Tools,
@@ -478,7 +495,7 @@ fn tools_rule(key: &str) -> Treat {
 /// never touched.
 fn schema_rule(key: &str) -> Treat {
     match key {
-        "description" | "title" | "$comment" => Treat::Free,
+        "description" | "title" | "$comment" => Treat::Instruction,
         "default" | "examples" | "example" => Treat::Free,
         "enum" | "const" | "pattern" | "format" | "type" | "$ref" | "required" | "$schema"
         | "$id" | "$anchor" | "$dynamicRef" | "$dynamicAnchor" | "contentMediaType"

@@ -40,6 +40,7 @@ mod pii_leak_benchmark;
 mod policies;
 #[cfg(feature = "full-tier")]
 mod proxy_agents;
+mod proxy_agents_codex;
 mod proxy_behaviour;
 mod proxy_conversation;
 mod proxy_formats;

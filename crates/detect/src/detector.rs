@@ -292,4 +292,27 @@ mod tests {
         // The unbounded call still finds everything.
         assert_eq!(small.detect(text), found);
     }
+
+    #[test]
+    fn typefaces_settings_and_typographic_contractions_are_no_personal_data() {
+        let d = Detector::new();
+        let text = "Use the fonts listed below: Atkinson Hyperlegible Next, Barlow Condensed, \
+            Castoro, Cormorant Garamond, Cossette Texte, Cutive Mono, DM Sans, Young Serif. \
+            I\u{2019}ve checked it and I\u{2019}ll report back. \
+            {\"reasoning_effort\":\"low\",\"comfort\":\"high\",\"sort\":\"asc\"}";
+        let found: Vec<&str> = d
+            .detect(text)
+            .iter()
+            .filter_map(|f| text.get(f.bytes.0..f.bytes.1))
+            .collect();
+        assert!(found.is_empty(), "{found:?}");
+        // An anchor still makes the word a name, and a label a place.
+        let text = "Herr Garamond wohnt in Bremen. {\"ort\": \"Guben\"}";
+        let found: Vec<&str> = d
+            .detect(text)
+            .iter()
+            .filter_map(|f| text.get(f.bytes.0..f.bytes.1))
+            .collect();
+        assert!(found.contains(&"Guben"), "{found:?}");
+    }
 }

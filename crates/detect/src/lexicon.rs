@@ -70,6 +70,7 @@ word_lists! {
     name_not_before,
     pets,
     products,
+    typefaces,
     tool_names,
     saint_words,
     value_labels,
@@ -102,6 +103,8 @@ word_lists! {
     ambiguous_town_idioms,
     town_labels,
     town_context_strong,
+    // Example values in instructions (examples.rs).
+    example_markers,
     // Context words of the other types (docs/entities.md §1.5).
     kvnr_context_strong,
     kvnr_context_weak,
@@ -331,8 +334,9 @@ impl Lexicon {
             }
         }
         let lists = Lists::load();
-        let keyword_classes: [(&[&'static str], u32); 20] = [
+        let keyword_classes: [(&[&'static str], u32); 21] = [
             (&lists.products, class::PRODUCT),
+            (&lists.typefaces, class::PRODUCT),
             (&lists.tool_names, class::PRODUCT),
             (&lists.value_labels, class::VALUE_LABEL),
             (&lists.salutations, class::SALUTATION),
@@ -540,6 +544,7 @@ mod tests {
             ("titles", &l.titles),
             ("labels", &l.labels),
             ("products", &l.products),
+            ("typefaces", &l.typefaces),
             ("tool_names", &l.tool_names),
             ("value_labels", &l.value_labels),
             ("closings", &l.closings),
@@ -552,6 +557,7 @@ mod tests {
             ("secret_token_words", &l.secret_token_words),
             ("url_personal_parts", &l.url_personal_parts),
             ("url_bare_tlds", &l.url_bare_tlds),
+            ("example_markers", &l.example_markers),
         ] {
             for w in words {
                 assert_eq!(*w, w.to_lowercase(), "{name}: {w:?} would never match");

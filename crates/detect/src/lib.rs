@@ -11,6 +11,7 @@
 mod context_rules;
 mod detector;
 mod entity;
+pub mod examples;
 mod finding;
 pub(crate) mod lexicon;
 mod overlaps;

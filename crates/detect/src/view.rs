@@ -7,7 +7,7 @@
 //!   BOM, variation selectors, bidi controls) read as nothing;
 //! - every Unicode space (NBSP, U+2003, U+3000, …) reads as an ASCII space, line and paragraph
 //!   separators as a line break, the Unicode hyphens, dashes and minus as `-`, division and
-//!   fraction slashes as `/`;
+//!   fraction slashes as `/`, the typographic apostrophe as `'`;
 //! - compatibility forms read as their NFKC form (fullwidth `８` as `8`), and a letter followed
 //!   by combining marks as its NFKC composition (a decomposed `u` + U+0308 as `ü`);
 //! - JSON escapes `\uXXXX` (surrogate pairs included), HTML character references (`&#64;`,
@@ -416,6 +416,8 @@ fn simple_fold(c: char) -> Option<&'static str> {
         | '\u{FF0D}' => "-",
         '\u{FF0B}' => "+",
         '\u{2215}' | '\u{2044}' => "/",
+        // the typographic apostrophe (`I’ve`, `O’Brien`): the word lists spell it `'`
+        '\u{2019}' | '\u{02BC}' => "'",
         c if is_default_ignorable(c) => "",
         _ => return None,
     })

@@ -54,6 +54,14 @@ fn spaces_fullwidth_and_decomposed_letters_fold() {
 }
 
 #[test]
+fn the_typographic_apostrophe_reads_as_the_ascii_one() {
+    let s = "I\u{2019}ve met O\u{2019}Brien; I\u{2BC}ll go.";
+    assert_eq!(View::new(s).as_str(), "I've met O'Brien; I'll go.");
+    let (_, got) = behind(s, "O'Brien");
+    assert_eq!(got, "O\u{2019}Brien");
+}
+
+#[test]
 fn escapes_and_references_read_as_their_characters() {
     let s = r#"{"name": "J\u00fcrgen M\u00fcller", "mail": "a\u0040b.de"} \ud83d\ude00"#;
     let v = View::new(s);

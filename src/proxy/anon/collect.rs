@@ -8,6 +8,7 @@ use super::error::RewriteError;
 use super::identifier::{capitalised, identifier_words};
 use super::url::is_data;
 use super::values::Values;
+use crate::detect::examples::follows_example_marker;
 use crate::detect::{Detector, EntityType, Everything, Finding};
 use crate::detection_cache::Scope;
 use crate::json;
@@ -47,6 +48,22 @@ impl Collector<'_> {
         self.reserve_tokens(s);
         let findings = self.detect(s);
         self.keep(s, &findings, None);
+    }
+
+    /// A tool or schema description: every value but the dates it shows as examples
+    /// (`e.g. "2023-10-01 00:00"`); an e-mail address or IBAN there is still a value.
+    fn collect_instruction(&mut self, s: &str) {
+        if s.is_empty() || self.refusal.is_some() {
+            return;
+        }
+        self.reserve_tokens(s);
+        let findings = self.detect(s);
+        let kept: Vec<Finding> = findings
+            .iter()
+            .filter(|f| f.entity_type != EntityType::Date || !follows_example_marker(s, f.bytes.0))
+            .copied()
+            .collect();
+        self.keep(s, &kept, None);
     }
 
     fn reserve_tokens(&mut self, s: &str) {
@@ -233,6 +250,7 @@ impl TextVisitor for Collector<'_> {
             },
             TextKind::Identifier => self.collect_identifier(s),
             TextKind::Plain => self.collect(s),
+            TextKind::Instruction => self.collect_instruction(s),
             TextKind::Number if s.len() >= SHORTEST_NUMBER_VALUE => self.collect(s),
             TextKind::Number => {}
             TextKind::MemberName if !lower_identifier(s) => self.collect(s),

@@ -129,7 +129,13 @@ impl TextVisitor for Replacer<'_> {
                     let before = self.count;
                     walk_free(&mut inner, self);
                     if self.count != before {
-                        *s = inner.to_json_string();
+                        // Only the replaced literals change (the history's bytes are the
+                        // provider's cache key); the source is parsed again for that rather
+                        // than every argument string's tree being copied up front.
+                        let spliced = json::parse(s)
+                            .ok()
+                            .and_then(|old| json::splice::splice_changed(s, &old, &inner));
+                        *s = spliced.unwrap_or_else(|| inner.to_json_string());
                     }
                 } else if let Some(new) = self.replace(s) {
                     *s = new;
@@ -153,7 +159,7 @@ impl TextVisitor for Replacer<'_> {
                     *s = new;
                 }
             }
-            TextKind::Plain | TextKind::Number | TextKind::MemberName => {
+            TextKind::Plain | TextKind::Instruction | TextKind::Number | TextKind::MemberName => {
                 if let Some(new) = self.replace(s) {
                     *s = new;
                 }

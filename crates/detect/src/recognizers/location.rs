@@ -543,7 +543,7 @@ impl Recognizer for LocationRecognizer {
 
     fn recognize(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for (base, c) in super::captures_in(&self.field, s, text.field_windows()) {
+        for (base, c) in super::field_captures_in(&self.field, s, text.field_windows()) {
             if let Some(v) = c.get(1) {
                 let v = super::WindowMatch::new(s, base + v.start(), base + v.end());
                 let t = v.as_str().trim();

@@ -32,8 +32,9 @@ pub(crate) use super::finding::cand;
 
 pub(crate) use context::{with_exact_lower, with_lower, Context, ContextIndex};
 pub(crate) use window::{
-    before, captures_in, ceil_boundary, clusters, find_in, floor_boundary, number_continues_left,
-    number_continues_right, numeric_standalone, standalone, widen, WindowMatch,
+    before, captures_in, ceil_boundary, clusters, field_captures_in, find_in, floor_boundary,
+    number_continues_left, number_continues_right, numeric_standalone, standalone, widen,
+    WindowMatch,
 };
 
 /// What one recognizer alone proposes in a text, for the recognizers' own tests: the values

@@ -141,6 +141,16 @@ fn trim_url(v: &str) -> &str {
     }
 }
 
+/// Whether a URL with a scheme or `www.` names a host after it: a bare scheme (`https://` in
+/// "do not use URIs like file:// or https://") is the name of a scheme, no address.
+fn has_host(v: &str) -> bool {
+    let rest = match v.find("://") {
+        Some(i) => &v[i + 3..],
+        None => v.get(4..).unwrap_or(""),
+    };
+    rest.chars().next().is_some_and(char::is_alphanumeric)
+}
+
 impl Recognizer for UrlRecognizer {
     fn entity_type(&self) -> EntityType {
         EntityType::Url
@@ -169,7 +179,7 @@ impl Recognizer for UrlRecognizer {
             } else if prev.is_some_and(char::is_alphanumeric) {
                 continue;
             }
-            if v.len() < 4 {
+            if v.len() < 4 || (explicit && !has_host(v)) {
                 continue;
             }
             let personal = self.personal.is_match(v);
@@ -196,6 +206,16 @@ impl Recognizer for UrlRecognizer {
 mod tests {
     use super::*;
     use crate::recognizers::kept;
+
+    #[test]
+    fn a_bare_scheme_is_no_url() {
+        let text = "Do not use URIs like file://, vscode://, or https://. See https://x.de/a.";
+        let r = UrlRecognizer::new();
+        let mut out = Vec::new();
+        r.recognize(&Text::new(text), &mut out);
+        let found: Vec<&str> = out.iter().map(|c| &text[c.start..c.end]).collect();
+        assert_eq!(found, ["https://x.de/a"]);
+    }
 
     #[test]
     fn scheme_and_www_forms_without_trailing_punctuation() {

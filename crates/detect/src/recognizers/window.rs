@@ -245,9 +245,66 @@ pub(crate) fn captures_in<'t>(
     out
 }
 
+/// [`captures_in`] for a `key: "value"` pattern, keeping only matches whose key is a whole
+/// word: it starts the text, follows a non-alphanumeric character (`"ort"`, `kunden_ort`) or
+/// a lower-case letter before its capital (`kundenOrt`). A key is never the tail of a longer
+/// member name (`effort`, `comfort`, `report`, `sort` are no `ort`; `hostname` is no `name`),
+/// whose value is a setting, not a personal one.
+pub(crate) fn field_captures_in<'t>(
+    re: &regex::Regex,
+    s: &'t str,
+    windows: &[(usize, usize)],
+) -> Vec<(usize, regex::Captures<'t>)> {
+    let mut out = captures_in(re, s, windows);
+    out.retain(|(base, c)| {
+        let Some(m) = c.get(0) else { return false };
+        let quoted = matches!(m.as_str().as_bytes().first(), Some(b'"' | b'\''));
+        key_starts_word(s, base + m.start() + usize::from(quoted))
+    });
+    out
+}
+
+/// Whether a key at byte `at` of `s` begins a word (see [`field_captures_in`]).
+fn key_starts_word(s: &str, at: usize) -> bool {
+    let (Some(before), Some(after)) = (s.get(..at), s.get(at..)) else {
+        return false;
+    };
+    match (before.chars().next_back(), after.chars().next()) {
+        (None, _) => true,
+        (Some(p), _) if !p.is_alphanumeric() => true,
+        (Some(p), Some(k)) => p.is_lowercase() && k.is_uppercase(),
+        (Some(_), None) => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_field_key_is_a_whole_word_not_the_tail_of_a_member_name() {
+        let re = regex::Regex::new(r#"(?i)["']?(?:ort|name)["']?\s*[:=]\s*["']([^"']+)["']"#)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let found = |s: &str| -> Vec<String> {
+            field_captures_in(&re, s, &[(0, s.len())])
+                .iter()
+                .filter_map(|(_, c)| c.get(1).map(|v| v.as_str().to_owned()))
+                .collect()
+        };
+        for s in [
+            r#"{"reasoning_effort":"low","effort":"high","comfort":"high"}"#,
+            r#"{"report":"Bremen","export":"csv","sort":"asc","hostname":"Anna"}"#,
+            "effort: 'low'",
+        ] {
+            assert!(found(s).is_empty(), "{s}: {:?}", found(s));
+        }
+        assert_eq!(found(r#"{"ort":"Guben"}"#), ["Guben"]);
+        assert_eq!(
+            found(r#"{"kunden_ort": "Guben", "kundenOrt": "Cottbus"}"#),
+            ["Guben", "Cottbus"]
+        );
+        assert_eq!(found("Ort: 'Guben', name='Anna'"), ["Guben", "Anna"]);
+    }
 
     #[test]
     fn a_json_value_is_labelled_by_its_own_member_only() {

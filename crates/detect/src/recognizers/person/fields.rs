@@ -3,7 +3,7 @@
 
 use super::scores::FIELD;
 use crate::lexicon::{class, Lexicon};
-use crate::recognizers::{cand, captures_in, WindowMatch};
+use crate::recognizers::{cand, field_captures_in, WindowMatch};
 use crate::{Candidate, EntityType, Text};
 
 pub(super) struct Fields {
@@ -23,7 +23,7 @@ impl Fields {
     /// Appends the name values of structured fields in `text` to `out`.
     pub fn find(&self, text: &Text<'_>, out: &mut Vec<Candidate>) {
         let s = text.view();
-        for (base, c) in captures_in(&self.pattern, s, text.field_windows()) {
+        for (base, c) in field_captures_in(&self.pattern, s, text.field_windows()) {
             if let Some(v) = c.get(1) {
                 let v = WindowMatch::new(s, base + v.start(), base + v.end());
                 let t = v.as_str();
