@@ -1,7 +1,9 @@
-//! The target grammar: what opens a target in prose ([`LinkContext::entry`]) and what ends it
-//! ([`LinkContext::next`]), as CommonMark, HTML, CSS and URL parsers read them.
+//! The target grammar: what opens a target in prose ([`Tail::entry`]) and what ends it
+//! ([`Tail::next`]), as CommonMark, HTML, CSS and URL parsers read them, judged from the last
+//! bytes read (the [`Tail`]).
 
-use super::{Lead, LinkContext};
+/// Bytes of text remembered for entries recognized by what precedes them (`href =`, `<mailto:`).
+pub(super) const TAIL: usize = 40;
 
 /// The longest scheme of an autolink (`<scheme:…>`); CommonMark allows 32.
 const MAX_SCHEME: usize = 32;
@@ -46,7 +48,92 @@ pub(super) enum End {
     Value,
 }
 
-impl LinkContext {
+/// The last bytes read, and how far the start of a whole value may still begin a URL.
+#[derive(Debug, Clone)]
+pub(super) struct Tail {
+    bytes: [u8; TAIL],
+    /// Bytes seen so far (`bytes` holds the last `TAIL` of them).
+    seen: usize,
+    /// In a whole value (a tool argument's string), how far what was read since its start may
+    /// still begin a URL: a URL found while it may is the value.
+    lead: Lead,
+}
+
+impl Default for Tail {
+    fn default() -> Tail {
+        Tail {
+            bytes: [0; TAIL],
+            seen: 0,
+            lead: Lead::None,
+        }
+    }
+}
+
+/// How far the start of a whole value may still begin a URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lead {
+    /// Not in a whole value, or past what may begin a URL.
+    None,
+    /// Only leading whitespace so far.
+    Space,
+    /// Leading whitespace, then a scheme (`https:`), `www.` or slashes.
+    Scheme,
+}
+
+/// Whether `c` may come before a URL's `//` or `www.`'s dot at the start of a value.
+fn may_begin_url(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-' | b':' | b'/')
+}
+
+impl Tail {
+    /// A whole value starts: a URL it begins with is the value.
+    pub(super) fn start_value(&mut self) {
+        self.lead = Lead::Space;
+    }
+
+    /// Not in a whole value (any more).
+    pub(super) fn end_value(&mut self) {
+        self.lead = Lead::None;
+    }
+
+    /// Remembers byte `c`, read after every decision on it.
+    pub(super) fn push(&mut self, c: u8) {
+        self.lead = match self.lead {
+            Lead::Space if c.is_ascii_whitespace() => Lead::Space,
+            Lead::Space | Lead::Scheme if may_begin_url(c) => Lead::Scheme,
+            _ => Lead::None,
+        };
+        self.bytes[self.seen % TAIL] = c;
+        self.seen += 1;
+    }
+
+    /// The byte `k` positions before the next one (`k` ≥ 1), if remembered.
+    fn back(&self, k: usize) -> Option<u8> {
+        (k <= TAIL && k <= self.seen).then(|| self.bytes[(self.seen - k) % TAIL])
+    }
+
+    /// Whether the remembered text ends with `s` (ASCII case-insensitive).
+    fn ends_with(&self, s: &[u8]) -> bool {
+        s.iter()
+            .rev()
+            .enumerate()
+            .all(|(k, &b)| self.back(k + 1).is_some_and(|c| c.eq_ignore_ascii_case(&b)))
+    }
+
+    /// Whether the byte before the last `n` starts a word (none, or not alphanumeric).
+    fn word_start(&self, n: usize) -> bool {
+        self.back(n + 1).is_none_or(|c| !c.is_ascii_alphanumeric())
+    }
+
+    /// A bare URL: the whole value when it is what the value starts with, else up to its end.
+    fn bare_url(&self) -> End {
+        if self.lead != Lead::None {
+            End::Value
+        } else {
+            End::Space
+        }
+    }
+
     /// The target that byte `c`, read in prose, opens.
     pub(super) fn entry(&self, c: u8) -> Option<End> {
         match c {
@@ -124,7 +211,7 @@ impl LinkContext {
         while self.back(k).is_some_and(|c| c.is_ascii_whitespace()) {
             k += 1;
         }
-        if k > super::TAIL {
+        if k > TAIL {
             // whitespace past what is remembered: maybe an attribute's
             return true;
         }

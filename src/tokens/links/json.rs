@@ -2,7 +2,13 @@
 //! lexer finds its strings and decodes their escapes (`\/`, `\u0026`, …) before the target
 //! rules read them, so that a URL reads as the agent that parses the arguments will read it.
 
-use super::LinkContext;
+/// What reads the decoded text of JSON source: each string's bytes, and where each string
+/// starts and ends.
+pub(super) trait Decoded {
+    fn byte(&mut self, c: u8);
+    fn start_value(&mut self);
+    fn end_value(&mut self);
+}
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 enum State {
@@ -30,13 +36,13 @@ impl JsonLexer {
     }
 
     /// Reads raw byte `c`, feeding what it decodes to into `cx`.
-    pub(super) fn step(&mut self, c: u8, cx: &mut LinkContext) {
+    pub(super) fn step(&mut self, c: u8, cx: &mut impl Decoded) {
         self.state = next(self.state, c, cx);
     }
 }
 
 /// The state after raw byte `c`, feeding what it decodes to into `cx`.
-fn next(state: State, c: u8, cx: &mut LinkContext) -> State {
+fn next(state: State, c: u8, cx: &mut impl Decoded) -> State {
     match state {
         State::Outside => {
             if c == b'"' {
@@ -53,7 +59,7 @@ fn next(state: State, c: u8, cx: &mut LinkContext) -> State {
             }
             b'\\' => State::Escape,
             _ => {
-                cx.step(c);
+                cx.byte(c);
                 State::Text
             }
         },
@@ -65,19 +71,19 @@ fn next(state: State, c: u8, cx: &mut LinkContext) -> State {
                         value: 0,
                     }
                 }
-                b'n' => cx.step(b'\n'),
-                b't' => cx.step(b'\t'),
-                b'r' => cx.step(b'\r'),
-                b'b' => cx.step(0x08),
-                b'f' => cx.step(0x0c),
-                _ => cx.step(c),
+                b'n' => cx.byte(b'\n'),
+                b't' => cx.byte(b'\t'),
+                b'r' => cx.byte(b'\r'),
+                b'b' => cx.byte(0x08),
+                b'f' => cx.byte(0x0c),
+                _ => cx.byte(c),
             }
             State::Text
         }
         State::Unicode { digits, value } => {
             let Some(d) = (c as char).to_digit(16) else {
                 // not an escape after all: read what is there
-                cx.step(c);
+                cx.byte(c);
                 return State::Text;
             };
             let value = value * 16 + d;
@@ -95,14 +101,14 @@ fn next(state: State, c: u8, cx: &mut LinkContext) -> State {
 
 /// Feeds the UTF-8 of code point `value`; half a surrogate pair stands for a non-ASCII byte
 /// (any such byte reads alike to the rules).
-fn feed_char(value: u32, cx: &mut LinkContext) {
+fn feed_char(value: u32, cx: &mut impl Decoded) {
     match char::from_u32(value) {
         Some(ch) => {
             let mut buf = [0; 4];
             for &b in ch.encode_utf8(&mut buf).as_bytes() {
-                cx.step(b);
+                cx.byte(b);
             }
         }
-        None => cx.step(0x80),
+        None => cx.byte(0x80),
     }
 }

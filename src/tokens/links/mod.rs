@@ -20,23 +20,16 @@ mod json;
 mod tests;
 mod tools;
 
-use grammar::End;
-use json::JsonLexer;
+use grammar::{End, Tail};
+use json::{Decoded, JsonLexer};
 pub use tools::ToolPolicy;
-
-/// Bytes of text remembered for entries recognized by what precedes them (`href =`, `<mailto:`).
-const TAIL: usize = 40;
 
 /// The position of a reader in a text: in prose or inside a link target.
 #[derive(Debug, Clone)]
 pub struct LinkContext {
     target: Option<End>,
-    tail: [u8; TAIL],
-    /// Bytes seen so far (the tail holds the last `TAIL` of them).
-    seen: usize,
-    /// In a whole value (a tool argument's string), how far what was read since its start may
-    /// still begin a URL: a URL found while it may is the value.
-    lead: Lead,
+    /// What was read last, for the rules that look back.
+    tail: Tail,
     /// JSON source text (tool-call arguments): strings are decoded before the rules read them.
     json: Option<JsonLexer>,
     /// No value may go anywhere in this text (a tool call its route's policy withholds).
@@ -48,9 +41,7 @@ impl Default for LinkContext {
     fn default() -> LinkContext {
         LinkContext {
             target: None,
-            tail: [0; TAIL],
-            seen: 0,
-            lead: Lead::None,
+            tail: Tail::default(),
             json: None,
             withheld: false,
         }
@@ -60,10 +51,9 @@ impl Default for LinkContext {
 impl LinkContext {
     /// A tool argument's decoded string value: a URL it starts with runs to its end.
     pub fn tool_value() -> LinkContext {
-        LinkContext {
-            lead: Lead::Space,
-            ..LinkContext::default()
-        }
+        let mut cx = LinkContext::default();
+        cx.tail.start_value();
+        cx
     }
 
     /// JSON source text (tool-call arguments as the wire carries them): every string in it is
@@ -113,70 +103,27 @@ impl LinkContext {
     /// Reads one byte of (decoded) text.
     fn step(&mut self, c: u8) {
         self.target = match self.target {
-            None => self.entry(c),
-            Some(end) => self.next(end, c),
+            None => self.tail.entry(c),
+            Some(end) => self.tail.next(end, c),
         };
-        self.lead = match self.lead {
-            Lead::Space if c.is_ascii_whitespace() => Lead::Space,
-            Lead::Space | Lead::Scheme if may_begin_url(c) => Lead::Scheme,
-            _ => Lead::None,
-        };
-        self.tail[self.seen % TAIL] = c;
-        self.seen += 1;
+        self.tail.push(c);
+    }
+}
+
+impl Decoded for LinkContext {
+    fn byte(&mut self, c: u8) {
+        self.step(c);
     }
 
     /// A new whole value starts (a JSON string opens).
     fn start_value(&mut self) {
         self.target = None;
-        self.lead = Lead::Space;
+        self.tail.start_value();
     }
 
     /// The whole value ends (its JSON string closes): so does any target in it.
     fn end_value(&mut self) {
         self.target = None;
-        self.lead = Lead::None;
+        self.tail.end_value();
     }
-
-    /// The byte `k` positions before the next one (`k` ≥ 1), if remembered.
-    fn back(&self, k: usize) -> Option<u8> {
-        (k <= TAIL && k <= self.seen).then(|| self.tail[(self.seen - k) % TAIL])
-    }
-
-    /// Whether the remembered text ends with `s` (ASCII case-insensitive).
-    fn ends_with(&self, s: &[u8]) -> bool {
-        s.iter()
-            .rev()
-            .enumerate()
-            .all(|(k, &b)| self.back(k + 1).is_some_and(|c| c.eq_ignore_ascii_case(&b)))
-    }
-
-    /// Whether the byte before the last `n` starts a word (none, or not alphanumeric).
-    fn word_start(&self, n: usize) -> bool {
-        self.back(n + 1).is_none_or(|c| !c.is_ascii_alphanumeric())
-    }
-
-    /// A bare URL: the whole value when it is what the value starts with, else up to its end.
-    fn bare_url(&self) -> End {
-        if self.lead != Lead::None {
-            End::Value
-        } else {
-            End::Space
-        }
-    }
-}
-
-/// How far the start of a whole value may still begin a URL.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Lead {
-    /// Not in a whole value, or past what may begin a URL.
-    None,
-    /// Only leading whitespace so far.
-    Space,
-    /// Leading whitespace, then a scheme (`https:`), `www.` or slashes.
-    Scheme,
-}
-
-/// Whether `c` may come before a URL's `//` or `www.`'s dot at the start of a value.
-fn may_begin_url(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'+' | b'.' | b'-' | b':' | b'/')
 }
