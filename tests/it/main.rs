@@ -38,6 +38,7 @@ mod proxy_conversation;
 mod proxy_formats;
 mod proxy_hostile;
 mod proxy_hostile_reply;
+mod proxy_hostile_view;
 mod proxy_matching_view;
 mod proxy_request_holes;
 mod proxy_sdk;
