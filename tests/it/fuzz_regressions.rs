@@ -78,3 +78,8 @@ fn json_walk_crashes_and_seeds_hold_the_property() {
 fn matching_view_crashes_and_seeds_hold_the_property() {
     replay("matching_view", common::matching_view_maps_back);
 }
+
+#[test]
+fn view_controls_crashes_and_seeds_hold_the_property() {
+    replay("view_controls", common::view_controls_map_back);
+}

@@ -447,7 +447,7 @@ fn domain_follows(b: &[u8], at: usize) -> bool {
 
 /// Appends what `c` reads as: its simple fold, else its NFKC form (folded once more).
 fn push_folded(out: &mut String, c: char) {
-    if let Some(f) = simple_fold(c) {
+    if let Some(f) = simple_fold(c).or_else(|| controls::control_fold(c)) {
         out.push_str(f);
         return;
     }

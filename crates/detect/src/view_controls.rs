@@ -96,6 +96,18 @@ fn osc_opener_end(b: &[u8], from: usize) -> usize {
     }
 }
 
+/// What the control character `c` reads as when an escape or reference wrote it (`\u0000`,
+/// `&#127;`): the same as written raw. `None` for every other character, tab, line feed,
+/// carriage return and NEL included (they are separators).
+pub(super) fn control_fold(c: char) -> Option<&'static str> {
+    match c {
+        '\t' | '\n' | '\r' | '\u{85}' => None,
+        '\0'..='\u{1F}' => u8::try_from(c).ok().map(c0_fold),
+        '\u{7F}'..='\u{9F}' => Some(""),
+        _ => None,
+    }
+}
+
 /// What the C0 control byte `c` (or DEL) reads as: vertical tab and form feed separate lines;
 /// every other control is invisible. Tab, line feed and carriage return never get here (they
 /// are not special: they read as themselves, separators).

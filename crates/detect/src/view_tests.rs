@@ -143,6 +143,7 @@ fn terminal_codes_read_as_nothing_and_values_cover_them() {
 fn controls_vanish_but_separators_stay() {
     let s = "a\u{0}b\u{7f}c\u{1}d\u{80}e\u{9c}f\tg\nh\ri\u{b}j\u{c}k\u{85}l\u{2800}m";
     assert_eq!(View::new(s).as_str(), "abcdef\tg\nh\ri\nj\nk\nl m");
+    assert_eq!(View::new(r"a\u0000b&#127;c\u001b[1md").as_str(), "abc[1md");
     let (_, got) = behind("Nr 860\u{0}957\u{7f}42719.", "86095742719");
     assert_eq!(got, "860\u{0}957\u{7f}42719");
 }
