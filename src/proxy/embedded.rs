@@ -164,7 +164,7 @@ fn encoding_of(bytes: &[u8], label: Label) -> Encoding {
 /// endian) or even ones (big endian) in at least a quarter of the code units, and rarely on
 /// the other side. `None` when there is no such pattern (no NUL at all, the common case).
 fn nul_pattern(bytes: &[u8]) -> Option<bool> {
-    if bytes.len() % 2 != 0 || memchr::memchr(0, bytes).is_none() {
+    if !bytes.len().is_multiple_of(2) || memchr::memchr(0, bytes).is_none() {
         return None;
     }
     let (mut even, mut odd) = (0usize, 0usize);
@@ -185,7 +185,7 @@ fn nul_pattern(bytes: &[u8]) -> Option<bool> {
 
 /// The text of UTF-16 `bytes`; an error for an odd length or an unpaired surrogate.
 fn utf16_text(bytes: &[u8], little: bool) -> Result<String, EmbeddedError> {
-    if bytes.len() % 2 != 0 {
+    if !bytes.len().is_multiple_of(2) {
         return Err(EmbeddedError::NotUtf8);
     }
     let units: Vec<u16> = bytes

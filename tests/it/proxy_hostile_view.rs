@@ -182,7 +182,7 @@ fn read_back(bytes: &[u8], little: bool, bom: bool) -> String {
     } else {
         bytes
     };
-    assert_eq!(body.len() % 2, 0, "not UTF-16 any more");
+    assert!(body.len().is_multiple_of(2), "not UTF-16 any more");
     let units: Vec<u16> = body
         .chunks(2)
         .map(|c| match little {
