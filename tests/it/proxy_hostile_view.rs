@@ -43,12 +43,13 @@ fn chat(text: &str, tool: bool, stream: bool) -> Value {
     json!({"model": "m", "stream": stream, "messages": messages})
 }
 
-/// Sends every case as a user message and as a tool result, plain and streamed: none of its
-/// hidden pieces may reach the upstream, a token must, and the reply restores the text exactly.
-fn assert_hidden(cases: &[(&str, &[&str])]) {
+/// Sends every case `(token type, text, hidden pieces)` as a user message and as a tool
+/// result, plain and streamed: none of its hidden pieces may reach the upstream, a token of
+/// its type must, and the reply restores the text exactly.
+fn assert_hidden(cases: &[(&str, &str, &[&str])]) {
     let up = FakeUpstream::start(echo_last);
     let server = up.proxy(&[]);
-    for (text, hidden) in cases {
+    for (token, text, hidden) in cases {
         for (tool, stream) in [(false, false), (false, true), (true, false), (true, true)] {
             let (status, reply) =
                 post_json(&server, "/v1/chat/completions", &chat(text, tool, stream));
@@ -60,7 +61,8 @@ fn assert_hidden(cases: &[(&str, &[&str])]) {
                     "{piece:?} of {text:?} reached the upstream (tool: {tool}): {sent:?}"
                 );
             }
-            assert!(sent.contains("[["), "no token for {text:?}: {sent:?}");
+            let token = format!("[[{token}_");
+            assert!(sent.contains(&token), "no {token} for {text:?}: {sent:?}");
             assert_eq!(said(&reply), *text, "tool: {tool}, stream: {stream}");
         }
     }
@@ -72,26 +74,32 @@ const CARD_PIECES: &[&str] = &["4111", "1111 1111", "1111111"];
 fn terminal_colour_codes_do_not_hide_values() {
     assert_hidden(&[
         (
+            "KARTE",
             "Zahlung mit \x1b[1m4111 1111 1111 1111\x1b[0m erfolgt.",
             CARD_PIECES,
         ),
         (
+            "STEUERID",
             "Steuer-ID: \x1b[1m86095742719\x1b[0m",
             &["86095742719", "742719"],
         ),
         (
+            "NAME",
             "Kunde: \x1b[1;32mJürgen Müller\x1b[0m, Bonn",
             &["Jürgen", "Müller"],
         ),
         (
+            "EMAIL",
             "kontakte.txt:3:max.\x1b[01;31m\x1b[Kmuster\x1b[m\x1b[Kmann@example.de",
             &["max.", "muster", "example.de"],
         ),
         (
+            "KARTE",
             "Karte \u{9b}1m4111 1111 1111 1111\u{9b}0m bitte.",
             CARD_PIECES,
         ),
         (
+            "EMAIL",
             "Mail \x1b]8;;\x1b\\max.mustermann@exam\x1b[4mple.de\x1b]8;;\x07 bitte",
             &["max.mustermann", "exam", "ple.de"],
         ),
@@ -101,18 +109,33 @@ fn terminal_colour_codes_do_not_hide_values() {
 #[test]
 fn control_characters_inside_values_do_not_hide_them() {
     assert_hidden(&[
-        ("Karte 4111\u{0}1111\u{0}1111\u{0}1111, danke.", CARD_PIECES),
         (
+            "KARTE",
+            "Karte 4111\u{0}1111\u{0}1111\u{0}1111, danke.",
+            CARD_PIECES,
+        ),
+        (
+            "EMAIL",
             "Mail max.muster\u{7f}mann@example.de bitte.",
             &["max.muster", "example.de"],
         ),
         (
+            "EMAIL",
             "Mail max\u{1}.mustermann@exa\u{1f}mple.de bitte.",
             &["mustermann", "mple.de"],
         ),
-        ("Steuer-ID 86095\u{9b}742719.", &["86095", "742719"]),
-        ("Steuer-ID 860\u{9f}95742719.", &["860", "95742719"]),
         (
+            "STEUERID",
+            "Steuer-ID 86095\u{9b}742719.",
+            &["86095", "742719"],
+        ),
+        (
+            "STEUERID",
+            "Steuer-ID 860\u{9f}95742719.",
+            &["860", "95742719"],
+        ),
+        (
+            "KARTE",
             "Karte 4111\u{2800}1111\u{2800}1111\u{2800}1111, danke.",
             CARD_PIECES,
         ),
@@ -123,18 +146,22 @@ fn control_characters_inside_values_do_not_hide_them() {
 fn json_escaped_twice_or_more_in_tool_results_reads_as_its_characters() {
     assert_hidden(&[
         (
+            "NAME",
             r#"{"stdout": "{\"kunde\": \"J\\u00fcrgen M\\u00fcller\", \"ok\": true}"}"#,
             &["rgen", "ller"],
         ),
         (
+            "NAME",
             r#"{"a": "{\"b\": \"{\\\"kunde\\\": \\\"J\\\\u00fcrgen M\\\\u00fcller\\\"}\"}"}"#,
             &["rgen", "ller"],
         ),
         (
+            "NAME",
             r#"{"log": "Kunde:\\nJ\\u00fcrgen M\\u00fcller\\nTel. folgt"}"#,
             &["rgen", "ller"],
         ),
         (
+            "EMAIL",
             r#"{"stdout": "{\"mail\": \"max.mustermann\\u0040example.de\"}"}"#,
             &["mustermann", "example.de"],
         ),
@@ -145,12 +172,13 @@ fn json_escaped_twice_or_more_in_tool_results_reads_as_its_characters() {
 fn phone_numbers_with_a_spaced_slash_are_taken_whole() {
     assert_hidden(&[
         (
+            "TEL",
             "Rufen Sie an: +49 (0) 171 / 2345678, danke.",
             &["171", "2345678"],
         ),
-        ("Büro: +49 30 / 123 456 78.", &["123 456 78", "456"]),
-        ("Tel. 0049 (0) 89 - 1234567 bitte.", &["1234567"]),
-        ("Tel. (0171) 2345678 bitte.", &["0171", "2345678"]),
+        ("TEL", "Büro: +49 30 / 123 456 78.", &["123 456 78", "456"]),
+        ("TEL", "Tel. 0049 (0) 89 - 1234567 bitte.", &["1234567"]),
+        ("TEL", "Tel. (0171) 2345678 bitte.", &["0171", "2345678"]),
     ]);
 }
 
