@@ -31,6 +31,22 @@ fn plain_text_is_borrowed_without_units() {
 }
 
 #[test]
+fn the_scan_finds_a_special_byte_anywhere_in_a_block() {
+    for len in [0, 1, 7, 8, 9, 16, 21] {
+        for at in 0..len {
+            let mut b = vec![b'a'; len];
+            b[at] = 0x1B;
+            for from in 0..=at {
+                assert_eq!(next_special(&b, from), Some(at), "{len} {at} {from}");
+            }
+            assert_eq!(next_special(&b, at + 1), None);
+        }
+        assert_eq!(next_special(&vec![b'a'; len], 0), None);
+    }
+    assert_eq!(next_special(b"abc", 4), None);
+}
+
+#[test]
 fn ignorables_vanish_and_the_value_covers_them() {
     let s = "Mail: max.muster\u{AD}mann@exam\u{200B}ple.de, Tel 0171\u{2060}2345678\u{FEFF}";
     let (view, got) = behind(s, "max.mustermann@example.de");
