@@ -83,3 +83,8 @@ fn matching_view_crashes_and_seeds_hold_the_property() {
 fn link_targets_crashes_and_seeds_hold_the_property() {
     replay("link_targets", common::link_targets_split_independent);
 }
+
+#[test]
+fn view_controls_crashes_and_seeds_hold_the_property() {
+    replay("view_controls", common::view_controls_map_back);
+}

@@ -49,6 +49,7 @@ mod proxy_hostile_body;
 mod proxy_hostile_edges;
 mod proxy_hostile_links;
 mod proxy_hostile_reply;
+mod proxy_hostile_view;
 mod proxy_matching_view;
 mod proxy_request_holes;
 #[cfg(feature = "full-tier")]

@@ -12,7 +12,14 @@
 //!   by combining marks as its NFKC composition (a decomposed `u` + U+0308 as `ü`);
 //! - JSON escapes `\uXXXX` (surrogate pairs included), HTML character references (`&#64;`,
 //!   `&#x40;`, named ones from `data/view/html_entities.tsv`) read as their character, which
-//!   then folds like any other;
+//!   then folds like any other; a JSON escape behind any number of backslashes (JSON inside a
+//!   JSON string, to any depth: `J\\u00fcrgen`) reads the same, and so do `\/`, `\"` and the
+//!   line breaks and tab `\n`, `\r`, `\t` unless a lowercase letter follows (`C:\\nadine` is
+//!   a path more often than a line break);
+//! - terminal escape sequences (colours, `grep --color`, titles' openers) and control
+//!   characters (C0 but tab, line feed and carriage return; DEL; C1 but NEL) read as nothing
+//!   ([`controls`]); vertical tab and form feed as a line break; the braille blank U+2800,
+//!   which shows as a space, as a space;
 //! - in e-mail addresses: `%40` and a spelled-out `(at)` / `[at]` / `{at}` read as `@`, and
 //!   `(dot)` / `[dot]` / `{dot}` between letters or digits as `.` (spaces around them fold
 //!   into the unit). A bare ` at ` is prose too often (`look at example.de`) and stays.
@@ -30,6 +37,9 @@ use std::sync::OnceLock;
 
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
+
+#[path = "view_controls.rs"]
+mod controls;
 
 static ENTITIES: &str = include_str!("../../../data/view/html_entities.tsv");
 
@@ -68,6 +78,8 @@ impl<'a> View<'a> {
                 b'&' => b.entity(p),
                 b'%' => b.percent(p),
                 b'(' | b'[' | b'{' => b.spelled(p),
+                0x1B => b.hide(p, controls::escape_end(bytes, p)),
+                c if c < 0x80 => b.control(p, c),
                 _ => b.non_ascii(p),
             };
         }
@@ -119,15 +131,18 @@ impl<'a> View<'a> {
     }
 }
 
-/// Marks the bytes that can start a unit: `\`, `&`, `%`, the brackets of `(at)` and every
-/// non-ASCII byte.
+/// Marks the bytes that can start a unit: `\`, `&`, `%`, the brackets of `(at)`, the controls
+/// but tab, line feed and carriage return, and every non-ASCII byte.
 const fn special_bytes() -> [bool; 256] {
     let mut t = [false; 256];
-    let mut i = 0x80;
+    let mut i = 0;
     while i < 256 {
-        t[i] = true;
+        t[i] = i >= 0x80 || i < 0x20 || i == 0x7F;
         i += 1;
     }
+    t[b'\t' as usize] = false;
+    t[b'\n' as usize] = false;
+    t[b'\r' as usize] = false;
     t[b'\\' as usize] = true;
     t[b'&' as usize] = true;
     t[b'%' as usize] = true;
@@ -139,11 +154,18 @@ const fn special_bytes() -> [bool; 256] {
 
 static SPECIAL: [bool; 256] = special_bytes();
 
+/// The first special byte from `from` on. Whole blocks of eight plain bytes are skipped with
+/// one branch (no early exit inside a block), which keeps the scan of plain text cheap.
 fn next_special(b: &[u8], from: usize) -> Option<usize> {
-    b.get(from..)?
-        .iter()
-        .position(|&c| SPECIAL[c as usize])
-        .map(|p| from + p)
+    let special = |c: &u8| SPECIAL[usize::from(*c)];
+    let mut at = from;
+    for block in b.get(from..)?.chunks_exact(8) {
+        if block.iter().fold(false, |hit, c| hit | special(c)) {
+            break;
+        }
+        at += 8;
+    }
+    b.get(at..)?.iter().position(special).map(|p| at + p)
 }
 
 struct Builder<'a> {
@@ -186,12 +208,27 @@ impl Builder<'_> {
         self.src.get(p..).and_then(|r| r.chars().next())
     }
 
+    /// `src[p..to]` reads as nothing; returns `to`.
+    fn hide(&mut self, p: usize, to: usize) -> usize {
+        self.emit(p, to, "");
+        to
+    }
+
+    /// The C0 control or DEL `c` at `p`.
+    fn control(&mut self, p: usize, c: u8) -> usize {
+        self.emit(p, p + 1, controls::c0_fold(c));
+        p + 1
+    }
+
     /// A non-ASCII code point at `p`; returns where the scan goes on.
     fn non_ascii(&mut self, p: usize) -> usize {
         let Some(c) = self.char_at(p) else {
             return p + 1;
         };
         let end = p + c.len_utf8();
+        if matches!(c, '\u{80}'..='\u{9F}') && c != '\u{85}' {
+            return self.hide(p, controls::c1_end(self.src.as_bytes(), p, c));
+        }
         // Latin-1 letters (German umlauts, ß): never fold, the common case in German text.
         if matches!(c, '\u{C0}'..='\u{FF}') {
             return end;
@@ -243,31 +280,61 @@ impl Builder<'_> {
         }
     }
 
-    /// `\uXXXX`, or a surrogate pair of two; a lone surrogate stays as written.
+    /// A JSON escape behind a run of backslashes at `p` (one for JSON text, more for JSON
+    /// inside JSON strings); a run before anything else stays as written.
     fn json_escape(&mut self, p: usize) -> usize {
-        let unit = |at: usize| -> Option<u32> {
-            let s = self.src.get(at..at + 6)?;
-            let hex = s.strip_prefix("\\u")?;
-            if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-                return None;
+        let b = self.src.as_bytes();
+        let at = p + b
+            .get(p..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|&&c| c == b'\\')
+            .count();
+        let with = match b.get(at) {
+            Some(b'u') => return self.unicode_escape(p, at),
+            Some(b'n' | b'r' | b't') if b.get(at + 1).is_some_and(u8::is_ascii_lowercase) => {
+                return at
             }
-            u32::from_str_radix(hex, 16).ok()
+            Some(b'n') => "\n",
+            Some(b'r') => "\r",
+            Some(b't') => "\t",
+            Some(b'/') => "/",
+            Some(b'"') => "\"",
+            _ => return at,
         };
-        let Some(first) = unit(p) else {
-            return p + 1;
+        self.emit(p, at + 1, with);
+        at + 1
+    }
+
+    /// `\uXXXX` at `at` (the backslashes from `p`), or a surrogate pair of two; a lone
+    /// surrogate stays as written.
+    fn unicode_escape(&mut self, p: usize, at: usize) -> usize {
+        let b = self.src.as_bytes();
+        // The hex code of `\uXXXX` behind the backslashes from `from`, and its end.
+        let unit = |from: usize| -> Option<(u32, usize)> {
+            let u = from + b.get(from..)?.iter().take_while(|&&c| c == b'\\').count();
+            let hex = self.src.get(u + 1..u + 5)?;
+            let ok =
+                u > from && b.get(u) == Some(&b'u') && hex.bytes().all(|c| c.is_ascii_hexdigit());
+            ok.then(|| u32::from_str_radix(hex, 16).ok())
+                .flatten()
+                .map(|code| (code, u + 5))
+        };
+        let Some((first, end)) = unit(p) else {
+            return at;
         };
         let (code, to) = match first {
-            0xD800..=0xDBFF => match unit(p + 6) {
-                Some(low @ 0xDC00..=0xDFFF) => {
-                    (0x10000 + ((first - 0xD800) << 10) + (low - 0xDC00), p + 12)
+            0xD800..=0xDBFF => match unit(end) {
+                Some((low @ 0xDC00..=0xDFFF, to)) => {
+                    (0x10000 + ((first - 0xD800) << 10) + (low - 0xDC00), to)
                 }
-                _ => return p + 1,
+                _ => return at,
             },
-            _ => (first, p + 6),
+            _ => (first, end),
         };
         match char::from_u32(code) {
             Some(c) => self.emit_char(p, to, c),
-            None => p + 1,
+            None => at,
         }
     }
 
@@ -387,7 +454,7 @@ fn domain_follows(b: &[u8], at: usize) -> bool {
 
 /// Appends what `c` reads as: its simple fold, else its NFKC form (folded once more).
 fn push_folded(out: &mut String, c: char) {
-    if let Some(f) = simple_fold(c) {
+    if let Some(f) = simple_fold(c).or_else(|| controls::control_fold(c)) {
         out.push_str(f);
         return;
     }
@@ -411,7 +478,7 @@ fn simple_fold(c: char) -> Option<&'static str> {
     }
     Some(match c {
         '\u{85}' | '\u{2028}' | '\u{2029}' => "\n",
-        c if c.is_whitespace() => " ",
+        c if c.is_whitespace() || c == '\u{2800}' => " ",
         '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2212}' | '\u{FE63}'
         | '\u{FF0D}' => "-",
         '\u{FF0B}' => "+",

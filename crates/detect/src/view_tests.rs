@@ -31,6 +31,22 @@ fn plain_text_is_borrowed_without_units() {
 }
 
 #[test]
+fn the_scan_finds_a_special_byte_anywhere_in_a_block() {
+    for len in [0, 1, 7, 8, 9, 16, 21] {
+        for at in 0..len {
+            let mut b = vec![b'a'; len];
+            b[at] = 0x1B;
+            for from in 0..=at {
+                assert_eq!(next_special(&b, from), Some(at), "{len} {at} {from}");
+            }
+            assert_eq!(next_special(&b, at + 1), None);
+        }
+        assert_eq!(next_special(&vec![b'a'; len], 0), None);
+    }
+    assert_eq!(next_special(b"abc", 4), None);
+}
+
+#[test]
 fn ignorables_vanish_and_the_value_covers_them() {
     let s = "Mail: max.muster\u{AD}mann@exam\u{200B}ple.de, Tel 0171\u{2060}2345678\u{FEFF}";
     let (view, got) = behind(s, "max.mustermann@example.de");
@@ -126,6 +142,64 @@ fn a_value_ending_before_trailing_ignorables_excludes_them() {
     assert_eq!(v.end_in_original(0), 0);
 }
 
+#[test]
+fn terminal_codes_read_as_nothing_and_values_cover_them() {
+    let s = "Karte \x1b[1m4111 1111 1111 1111\x1b[0m, Titel \x1b]0;Akte\x07 ok";
+    let v = View::new(s);
+    assert_eq!(v.as_str(), "Karte 4111 1111 1111 1111, Titel Akte ok");
+    // Codes around a value stay outside it; codes inside it are covered.
+    let (_, got) = behind(s, "4111 1111 1111 1111");
+    assert_eq!(got, "4111 1111 1111 1111");
+    let s = "3:max.\x1b[01;31m\x1b[Kmuster\x1b[m\x1b[Kmann@example.de";
+    let (view, got) = behind(s, "max.mustermann@example.de");
+    assert_eq!(view, "3:max.mustermann@example.de");
+    assert_eq!(got, &s[2..]);
+    let (_, got) = behind("Karte \u{9b}1m4111\u{9b}0m", "4111");
+    assert_eq!(got, "4111");
+    // Digits written as parameters stay readable: only the introducer vanishes.
+    assert_eq!(
+        View::new("\x1b[4111111111111111m").as_str(),
+        "[4111111111111111m"
+    );
+}
+
+#[test]
+fn controls_vanish_but_separators_stay() {
+    let s = "a\u{0}b\u{7f}c\u{1}d\u{80}e\u{9c}f\tg\nh\ri\u{b}j\u{c}k\u{85}l\u{2800}m";
+    assert_eq!(View::new(s).as_str(), "abcdef\tg\nh\ri\nj\nk\nl m");
+    assert_eq!(View::new(r"a\u0000b&#127;c\u001b[1md").as_str(), "abc[1md");
+    let (_, got) = behind("Nr 860\u{0}957\u{7f}42719.", "86095742719");
+    assert_eq!(got, "860\u{0}957\u{7f}42719");
+}
+
+#[test]
+fn json_escaped_at_any_depth_reads_as_its_characters() {
+    for (s, want) in [
+        (r"J\\u00fcrgen", "Jürgen"),
+        (r"J\\\\u00fcrgen M\\\\\\\\u00fcller", "Jürgen Müller"),
+        (r"\\ud83d\\ude00", "😀"),
+        (
+            r#"Kunde:\\nJ\\u00fcrgen\nTel\\t1 \\"x\\" https:\/\/a.de\/b"#,
+            "Kunde:\nJürgen\nTel\t1 \"x\" https://a.de/b",
+        ),
+    ] {
+        assert_eq!(View::new(s).as_str(), want, "{s}");
+    }
+    let s = r"Name: J\\u00fcrgen M\\u00fcller.";
+    let (_, got) = behind(s, "Jürgen Müller");
+    assert_eq!(got, r"J\\u00fcrgen M\\u00fcller");
+    // A line-break escape before a lowercase letter is read as a path, and stray backslashes
+    // stay as written.
+    for s in [
+        r"C:\\Users\\nadine\\tmp",
+        r"a \\ b \\\\",
+        r"\\x41",
+        r"\\u00f",
+    ] {
+        assert_eq!(View::new(s).as_str(), s);
+    }
+}
+
 /// Strings mixing plain text with everything that folds.
 fn foldy() -> impl Strategy<Value = String> {
     let piece = prop_oneof![
@@ -144,6 +218,14 @@ fn foldy() -> impl Strategy<Value = String> {
         Just("(at)".to_owned()),
         Just(" (dot) ".to_owned()),
         Just("%40".to_owned()),
+        Just("\x1b[1;31m".to_owned()),
+        Just("\x1b]0;".to_owned()),
+        Just("\x1b".to_owned()),
+        Just("\u{9b}".to_owned()),
+        Just("\u{0}\u{7f}\u{b}".to_owned()),
+        Just("\u{2800}".to_owned()),
+        Just(r"\\u00fc".to_owned()),
+        Just(r"\\n".to_owned()),
         Just("ä€😀".to_owned()),
         any::<char>().prop_map(String::from),
     ];

@@ -258,3 +258,84 @@ pub fn link_targets_split_independent(data: &[u8]) {
     }
     assert_eq!(split.in_target(), marks[at], "at the end");
 }
+
+/// Pieces the `view_controls` target writes its texts from: terminal sequences and their parts,
+/// control characters, backslash runs and JSON escapes, the braille blank, and value-like text.
+const VIEW_PIECES: &[&str] = &[
+    "\x1b",
+    "[",
+    "]",
+    "1;31",
+    "01",
+    "38;2;255",
+    "m",
+    "K",
+    "\x07",
+    "\x1b\\",
+    "(",
+    "B",
+    "7",
+    "\u{9b}",
+    "\u{9d}",
+    "\u{9c}",
+    "\u{85}",
+    "\u{80}",
+    "\\",
+    "\\\\",
+    "u",
+    "00fc",
+    "d83d",
+    "de00",
+    "u0040",
+    "n",
+    "t",
+    "\"",
+    "/",
+    "\0",
+    "\x7f",
+    "\x0b",
+    "\x0c",
+    "\t",
+    "\n",
+    "\r",
+    "\u{2800}",
+    "\u{200b}",
+    "4111",
+    "123456",
+    " ",
+    ";",
+    "?",
+    "max",
+    "@",
+    ".de",
+    "ü",
+    "😀",
+    "&#27;",
+    "\\u001b",
+    "&amp;",
+    "%40",
+    "(at)",
+    "Ju\u{308}",
+    "８",
+];
+
+/// The `view_controls` target's property: a text written mostly from [`VIEW_PIECES`] (a byte
+/// below 0x40 picks a piece, any other byte is the code point of its value) holds the matching
+/// view's mapping property, and its view holds no control character but tab, line feed and
+/// carriage return.
+pub fn view_controls_map_back(data: &[u8]) {
+    let mut text = String::new();
+    for &b in data {
+        match VIEW_PIECES.get(usize::from(b)) {
+            Some(piece) if b < 0x40 => text.push_str(piece),
+            _ => text.push(char::from(b)),
+        }
+    }
+    matching_view_maps_back(text.as_bytes());
+    let view = View::new(&text);
+    let stray = view
+        .as_str()
+        .chars()
+        .find(|&c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'));
+    assert_eq!(stray, None, "a control in the view of {text:?}");
+}

@@ -1,6 +1,7 @@
 //! Telephone numbers (docs/entities.md §4): international `+CC`/`00CC`, national `0…`, the old
 //! `(0 30)` style and US `(555) 123-4567`; digits with single separators, 6–15 digits; a
-//! national number may set its area code apart with a spaced hyphen or slash (`0171 - 234 56 78`).
+//! national or international number may set its area code apart with a spaced hyphen or slash
+//! (`0171 - 234 56 78`, `+49 (0) 171 / 2345678`), once.
 
 use regex::Regex;
 
@@ -16,7 +17,8 @@ impl PhoneRecognizer {
     pub fn new() -> Self {
         let pattern = Regex::new(
             r"(?x)
-            (?:\+|00)[1-9][0-9]{0,3}(?:\ ?\(0\))?(?:[\ \-./]?[0-9]+){1,7}
+            (?:\+|00)[1-9][0-9]{0,3}(?:\ ?\(0\))?[\ \-./]?[0-9]+
+              (?:\ [-/]\ [0-9]+(?:[\ \-./]?[0-9]+){0,5}|(?:[\ \-./]?[0-9]+){0,6})
             | \(0[0-9\ ]{1,6}\)\ ?[0-9]+(?:[\ \-./]?[0-9]+){0,5}
             | \([2-9][0-9]{2}\)\ ?[0-9]{3}[-.\ ][0-9]{4}
             | 0[1-9][0-9]{1,4}(?:\ [-/]\ [0-9]+(?:[\ \-./]?[0-9]+){0,5}|(?:[\ \-./]?[0-9]+){1,6})
@@ -233,6 +235,14 @@ mod tests {
             vec!["0171 - 234 56 78"]
         );
         assert_eq!(kept(&r, "Tel. 030 / 1234567"), vec!["030 / 1234567"]);
+        for v in [
+            "+49 (0) 171 / 2345678",
+            "+49 30 / 123 456 78",
+            "0049 (0) 89 - 1234567",
+            "+49 30 12345-67",
+        ] {
+            assert_eq!(kept(&r, &format!("Tel. {v}, danke.")), vec![v]);
+        }
     }
 
     #[test]
