@@ -22,6 +22,10 @@ pub struct ServerConfig {
     /// Longest time a client may take to send a request's body, from the end of its header;
     /// slower clients get 408 and are disconnected.
     pub client_body_timeout_ms: u64,
+    /// WebSockets (Responses API) open at once; one more is answered 503.
+    pub websocket_max_connections: usize,
+    /// A WebSocket with no message either way for this long is closed.
+    pub websocket_idle_timeout_ms: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -302,6 +306,8 @@ impl Default for ServerConfig {
             grace_period_seconds: default_grace(),
             client_header_timeout_ms: 10_000,
             client_body_timeout_ms: 60_000,
+            websocket_max_connections: 256,
+            websocket_idle_timeout_ms: 300_000,
         }
     }
 }

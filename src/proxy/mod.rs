@@ -34,5 +34,6 @@ pub(crate) mod sse;
 pub(crate) mod thinking;
 pub(crate) mod upstream;
 pub(crate) mod walk;
+mod websocket;
 
 pub(crate) use ctx::RequestCtx;

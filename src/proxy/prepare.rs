@@ -1,5 +1,6 @@
 //! Request preparation for a proxy route, before any upstream connection: the gate of a keyed
-//! route, the policy, the checks that refuse (upgrade, unknown path, compressed body), then the
+//! route, the policy, a WebSocket upgrade handed to `super::websocket`, the checks that refuse
+//! (unknown path, compressed body), then the
 //! body as its [`BodyPlan`] says: refused, read now under its deadline and rewritten, or
 //! deferred to `request_body_filter`.
 
@@ -17,7 +18,7 @@ use super::refuse::{refuse, refuse_for, refuse_with, BODY_TIMEOUT, TOO_LARGE};
 use super::rewrite::{rewrite, seed};
 use super::routes::Route;
 use super::thinking::Thinking;
-use super::{edges, format, policy, reply};
+use super::{edges, format, policy, reply, websocket};
 use crate::app::App;
 use crate::config::UnknownPolicy;
 use crate::http::Declared;
@@ -94,7 +95,7 @@ fn cache_caller(
 
 /// Everything `request_filter` does for a proxy route. `Ok(true)`: answered locally.
 pub(crate) async fn prepare(
-    app: &App,
+    app: &Arc<App>,
     body_timeout: Duration,
     session: &mut Session,
     ctx: &mut RequestCtx,
@@ -120,22 +121,23 @@ pub(crate) async fn prepare(
     ctx.telemetry.policy = Some(chosen.name.clone());
     ctx.policy = Some(chosen);
     let req = session.req_header();
-    if req.headers.contains_key("upgrade") {
-        refuse(
-            session,
-            format,
-            400,
-            "Protocol upgrades (WebSocket) cannot be inspected by the privacy proxy.",
-        )
-        .await?;
-        return Ok(true);
-    }
     match edges::screen(app, &route, ctx.policy.as_deref(), req) {
         Ok(screened) => ctx.edges = Some(screened),
         Err(refusal) => {
             refuse_for(session, format, &refusal).await?;
             return Ok(true);
         }
+    }
+    if req.headers.contains_key("upgrade") {
+        let caller = cache_caller(app, None, tenant.as_deref(), req);
+        let opening = websocket::Opening {
+            route,
+            tenant,
+            req: req.clone(),
+            policy: ctx.policy.clone(),
+            caller,
+        };
+        return websocket::serve(app, session, ctx, opening).await;
     }
     let req = session.req_header();
     let path = req.uri.path().to_owned();

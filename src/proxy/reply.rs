@@ -280,12 +280,7 @@ impl ReplyRewriter {
         }
         match json::parse(&data) {
             Ok(node) => {
-                self.note_id(&node);
-                if let Some(watch) = self.thinking.as_mut() {
-                    watch.event(&node);
-                }
-                let mut nodes = Vec::with_capacity(1);
-                self.handler.on_event(&self.restorer, node, &mut nodes);
+                let nodes = self.event(node);
                 let last = nodes.len().saturating_sub(1);
                 for (i, n) in nodes.into_iter().enumerate() {
                     let text = n.to_json_string();
@@ -304,10 +299,36 @@ impl ReplyRewriter {
         }
     }
 
-    fn sse_flush(&mut self, out: &mut Vec<u8>) {
+    /// One event of the stream, parsed: its restored form, preceded by any events that release
+    /// text held back on its channels. The SSE path and each WebSocket message
+    /// ([`super::websocket`]) go through here.
+    pub(crate) fn event(&mut self, node: Node) -> Vec<Node> {
+        self.note_id(&node);
+        if let Some(watch) = self.thinking.as_mut() {
+            watch.event(&node);
+        }
+        let mut nodes = Vec::with_capacity(1);
+        self.handler.on_event(&self.restorer, node, &mut nodes);
+        nodes
+    }
+
+    /// [`Self::event`] for one whole message of `len` bytes (a WebSocket event), with the
+    /// restorer's growth allowance for it.
+    pub(crate) fn message(&mut self, node: Node, len: usize) -> Vec<Node> {
+        self.restorer
+            .grant(GROWTH_PER_BYTE.saturating_mul(len as u64));
+        self.event(node)
+    }
+
+    /// The stream ended: events releasing whatever is still held back.
+    pub(crate) fn end(&mut self) -> Vec<Node> {
         let mut nodes = Vec::new();
         self.handler.on_end(&self.restorer, &mut nodes);
-        for n in nodes {
+        nodes
+    }
+
+    fn sse_flush(&mut self, out: &mut Vec<u8>) {
+        for n in self.end() {
             let name = if self.named { n.str_of("type") } else { None };
             sse::write_event(name, &n.to_json_string(), self.term, out);
         }

@@ -93,7 +93,7 @@ pub(crate) fn rewrite(
 }
 
 /// [`rewrite`] on the blocking pool.
-async fn rewrite_off_loop(
+pub(super) async fn rewrite_off_loop(
     app: &Arc<App>,
     ctx: &mut RequestCtx,
     route: &Arc<Route>,

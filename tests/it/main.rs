@@ -57,6 +57,7 @@ mod proxy_sdk;
 mod proxy_thinking;
 #[cfg(feature = "full-tier")]
 mod proxy_tls;
+mod proxy_websocket;
 mod restore_rules;
 mod smoke;
 mod web_access;

@@ -7,6 +7,7 @@ pub mod echo;
 pub mod provider;
 pub mod says;
 pub mod signed;
+pub mod socket;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
