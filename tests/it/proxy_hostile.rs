@@ -6,7 +6,7 @@
 
 use serde_json::{json, Value};
 
-use crate::harness::fixtures::CARD;
+use crate::harness::fixtures::{two_text_parts, CARD};
 use crate::harness::http::post_json;
 use crate::harness::server::TestServer;
 use crate::harness::tokens::tokens_in;
@@ -183,24 +183,11 @@ const IBAN_SPACED: &str = "DE89 3704 0044 0532 0130 00";
 
 /// The parts of a message that carry one IBAN between them, in each format's shape.
 fn split_iban_bodies(stream: bool) -> Vec<(&'static str, Value)> {
-    let (a, b) = ("Meine IBAN lautet DE89 3704 0044", "0532 0130 00. Danke!");
-    vec![
-        (
-            "/v1/chat/completions",
-            json!({"model": "m", "stream": stream, "messages": [{"role": "user", "content": [
-                {"type": "text", "text": a}, {"type": "text", "text": b}]}]}),
-        ),
-        (
-            "/v1/responses",
-            json!({"model": "m", "stream": stream, "input": [{"role": "user", "content": [
-                {"type": "input_text", "text": a}, {"type": "input_text", "text": b}]}]}),
-        ),
-        (
-            "/v1/messages",
-            json!({"model": "c", "max_tokens": 50, "stream": stream, "messages": [{"role": "user",
-                "content": [{"type": "text", "text": a}, {"type": "text", "text": b}]}]}),
-        ),
-    ]
+    two_text_parts(
+        stream,
+        "Meine IBAN lautet DE89 3704 0044",
+        "0532 0130 00. Danke!",
+    )
 }
 
 /// The upstream repeats the first token it received, plain or streamed.

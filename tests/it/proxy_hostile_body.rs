@@ -9,7 +9,7 @@
 
 use serde_json::{json, Value};
 
-use crate::harness::fixtures::{base64_of, from_base64, CARD, IBAN};
+use crate::harness::fixtures::{base64_of, from_base64, two_text_parts, CARD, IBAN};
 use crate::harness::http::post_json;
 use crate::harness::server::TestServer;
 use crate::harness::tokens::tokens_in;
@@ -250,27 +250,6 @@ fn fetched_pdfs_are_refused() {
     assert!(up.requests().is_empty(), "nothing is forwarded");
 }
 
-/// Two adjacent text parts in each format's shape.
-fn parts_bodies(stream: bool, a: &str, b: &str) -> Vec<(&'static str, Value)> {
-    vec![
-        (
-            "/v1/chat/completions",
-            json!({"model": "m", "stream": stream, "messages": [{"role": "user", "content": [
-                {"type": "text", "text": a}, {"type": "text", "text": b}]}]}),
-        ),
-        (
-            "/v1/responses",
-            json!({"model": "m", "stream": stream, "input": [{"role": "user", "content": [
-                {"type": "input_text", "text": a}, {"type": "input_text", "text": b}]}]}),
-        ),
-        (
-            "/v1/messages",
-            json!({"model": "c", "max_tokens": 50, "stream": stream, "messages": [{"role": "user",
-                "content": [{"type": "text", "text": a}, {"type": "text", "text": b}]}]}),
-        ),
-    ]
-}
-
 #[test]
 fn values_cut_mid_word_at_a_part_boundary_are_replaced() {
     let up = FakeUpstream::start(echo);
@@ -291,7 +270,7 @@ fn values_cut_mid_word_at_a_part_boundary_are_replaced() {
     ];
     for stream in [false, true] {
         for (a, b, value, pieces) in cases {
-            for (path, body) in parts_bodies(stream, a, b) {
+            for (path, body) in two_text_parts(stream, a, b) {
                 exchange(&server, path, &body, &[value]);
                 let r = up.last();
                 assert_absent(&r, &pieces);

@@ -2,6 +2,7 @@
 //! the right shape.
 
 use base64::Engine;
+use serde_json::{json, Value};
 
 pub const EMAIL: &str = "maria.keller@example.org";
 pub const IBAN: &str = "DE89370400440532013000";
@@ -32,4 +33,26 @@ pub fn from_base64(s: &str) -> String {
         .decode(s)
         .expect("the upstream received base64");
     String::from_utf8(bytes).expect("UTF-8 text")
+}
+
+/// Request bodies of one user message of two adjacent text parts, `a` then `b`, in each
+/// format's shape (chat completions, Responses, Anthropic), with their paths.
+pub fn two_text_parts(stream: bool, a: &str, b: &str) -> Vec<(&'static str, Value)> {
+    vec![
+        (
+            "/v1/chat/completions",
+            json!({"model": "m", "stream": stream, "messages": [{"role": "user", "content": [
+                {"type": "text", "text": a}, {"type": "text", "text": b}]}]}),
+        ),
+        (
+            "/v1/responses",
+            json!({"model": "m", "stream": stream, "input": [{"role": "user", "content": [
+                {"type": "input_text", "text": a}, {"type": "input_text", "text": b}]}]}),
+        ),
+        (
+            "/v1/messages",
+            json!({"model": "c", "max_tokens": 50, "stream": stream, "messages": [{"role": "user",
+                "content": [{"type": "text", "text": a}, {"type": "text", "text": b}]}]}),
+        ),
+    ]
 }
