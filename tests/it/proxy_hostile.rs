@@ -6,6 +6,7 @@
 
 use serde_json::{json, Value};
 
+use crate::harness::config::card_blocking_route;
 use crate::harness::fixtures::{two_text_parts, CARD};
 use crate::harness::http::post_json;
 use crate::harness::server::TestServer;
@@ -89,19 +90,10 @@ fn json_numbers_in_tool_arguments_and_tool_use_input_are_replaced() {
     assert_eq!(input["menge"], 2);
 }
 
-const BLOCKING: &str = r#"
-[policies.karten]
-actions = { CREDIT_CARD = "block" }
-"#;
-
 #[test]
 fn block_mode_sees_a_card_written_as_a_number() {
     let up = FakeUpstream::start(ok);
-    let toml = format!(
-        "{}\n[[route]]\nprefix = \"/karten/\"\nupstream = \"{}\"\nformat = \"openai\"\npolicy = \"karten\"\n{BLOCKING}",
-        tarnkappe::config::DEFAULT_TOML,
-        up.url()
-    );
+    let toml = card_blocking_route(&up.url());
     let server = TestServer::start_with_config(&[], &toml);
     let args = format!(r#"{{"card_number":{CARD}}}"#);
     for stream in [false, true] {

@@ -9,6 +9,7 @@
 
 use serde_json::{json, Value};
 
+use crate::harness::config::card_blocking_route;
 use crate::harness::fixtures::{base64_of, from_base64, two_text_parts, CARD, IBAN};
 use crate::harness::http::post_json;
 use crate::harness::server::TestServer;
@@ -84,19 +85,10 @@ fn prompt_variables_are_text_whatever_their_names() {
     }
 }
 
-const BLOCKING: &str = r#"
-[policies.karten]
-actions = { CREDIT_CARD = "block" }
-"#;
-
 #[test]
 fn block_mode_sees_a_card_in_a_prompt_variable_named_id() {
     let up = FakeUpstream::start(echo);
-    let toml = format!(
-        "{}\n[[route]]\nprefix = \"/karten/\"\nupstream = \"{}\"\nformat = \"openai\"\npolicy = \"karten\"\n{BLOCKING}",
-        tarnkappe::config::DEFAULT_TOML,
-        up.url()
-    );
+    let toml = card_blocking_route(&up.url());
     let server = TestServer::start_with_config(&[], &toml);
     for stream in [false, true] {
         for key in ["id", "name", "type"] {

@@ -33,3 +33,12 @@ pub fn config_with(dir: &Path, lines: &str) -> String {
         .display()
         .to_string()
 }
+
+/// The shipped configuration plus an `openai` route at `/karten/` to `upstream` whose policy
+/// blocks credit cards (the block-mode tests of hostile input).
+pub fn card_blocking_route(upstream: &str) -> String {
+    format!(
+        "{}\n[[route]]\nprefix = \"/karten/\"\nupstream = \"{upstream}\"\nformat = \"openai\"\npolicy = \"karten\"\n\n[policies.karten]\nactions = {{ CREDIT_CARD = \"block\" }}\n",
+        tarnkappe::config::DEFAULT_TOML
+    )
+}
