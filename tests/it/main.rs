@@ -42,6 +42,7 @@ mod policies;
 mod proxy_agents;
 mod proxy_agents_codex;
 mod proxy_behaviour;
+mod proxy_code;
 mod proxy_conversation;
 mod proxy_formats;
 mod proxy_hostile;

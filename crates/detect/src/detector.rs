@@ -30,7 +30,7 @@ use super::finding::{Candidate, Finding, DEFAULT_THRESHOLD};
 use super::recognizer::Recognizer;
 use super::scope::{self, Everything, Scope};
 use super::text::Text;
-use super::{context_rules, registry, resolve, tagger, two_threads};
+use super::{code, context_rules, registry, resolve, tagger, two_threads};
 
 /// Texts (bytes of the matching view) from this size on run the finders and the tagger on two
 /// threads (see the module doc).
@@ -162,6 +162,7 @@ impl Detector {
         for recognizer in &self.readers {
             recognizer.recognize(&text, &mut candidates);
         }
+        code::read_as_code(&text, &mut candidates);
         scope.propose(&text, &mut candidates);
         candidates
             .retain(|c| c.start < c.end && scope.admits(c.entity_type, c.score, self.threshold));

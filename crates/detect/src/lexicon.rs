@@ -105,6 +105,10 @@ word_lists! {
     town_context_strong,
     // Example values in instructions (examples.rs).
     example_markers,
+    // Code is not prose (code/).
+    code_keywords,
+    code_shell_keywords,
+    example_domains,
     // Context words of the other types (docs/entities.md §1.5).
     kvnr_context_strong,
     kvnr_context_weak,
@@ -558,6 +562,9 @@ mod tests {
             ("url_personal_parts", &l.url_personal_parts),
             ("url_bare_tlds", &l.url_bare_tlds),
             ("example_markers", &l.example_markers),
+            ("code_keywords", &l.code_keywords),
+            ("code_shell_keywords", &l.code_shell_keywords),
+            ("example_domains", &l.example_domains),
         ] {
             for w in words {
                 assert_eq!(*w, w.to_lowercase(), "{name}: {w:?} would never match");

@@ -8,6 +8,7 @@
 //!
 //! A [`Detector`] is built once at start-up and shared across threads (`Send + Sync`).
 
+mod code;
 mod context_rules;
 mod detector;
 mod entity;

@@ -397,6 +397,12 @@ enum FieldKind {
     Token,
 }
 
+/// Whether a field named `name` holds a secret (a password or a token), by [`classify`]: the
+/// code reader's labelled literals ask the same question as this recognizer.
+pub(crate) fn names_a_secret(name: &str) -> bool {
+    classify(name.as_bytes()).is_some()
+}
+
 /// Splits a name into lower-case parts at `_ - .` and lower→upper case changes, and looks at
 /// the last part (or the last two joined): `DB_PASSWORD`, `apiKey`, `client_secret`,
 /// `aws_secret_access_key`, `Passwort`.
@@ -431,6 +437,14 @@ fn classify(name: &[u8]) -> Option<FieldKind> {
         if lists.secret_token_words.contains(&two.as_str()) {
             return Some(FieldKind::Token);
         }
+    }
+    // `PGPASSWORD`, `mysqlpasswort`: a long password word closing a name written as one word.
+    if lists
+        .secret_password_words
+        .iter()
+        .any(|w| w.len() >= 6 && last.len() > w.len() && last.ends_with(w))
+    {
+        return Some(FieldKind::Password);
     }
     // `Pass` alone is the German passport (`Pass: C01X00T47`); `db_pass`, `smtp.pass` are not.
     if last == "pass" && parts.len() < 2 {

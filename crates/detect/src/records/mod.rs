@@ -22,7 +22,7 @@
 mod cells;
 mod dateline;
 mod delimited;
-mod fields;
+pub(crate) mod fields;
 mod json;
 mod keyvalue;
 mod markdown;

@@ -1,0 +1,185 @@
+//! Which candidates code refutes.
+//!
+//! Inside a code region a candidate must lie where code carries values. A name or a place must
+//! lie wholly inside literals (a name never spans a closing `)`); any other reading type must
+//! touch no identifier and overlap a literal (`passwd = getpass(prompt)` has no literal after
+//! the label, `DB_PASSWORD = "hunter2"` has). Values whose format proves them — e-mail addresses
+//! and check-digit-validated numbers — stay wherever they are. And in code only, addresses
+//! reserved for documentation or the local host and example host names name nobody.
+
+use std::net::IpAddr;
+
+use super::languages::is_line_keyword;
+use super::lexer::Layout;
+use super::regions::Region;
+use crate::finding::Candidate;
+use crate::lexicon::Lexicon;
+use crate::EntityType;
+
+pub(crate) fn drop_refuted(
+    view: &str,
+    regions: &[Region],
+    layouts: &[Layout],
+    candidates: &mut Vec<Candidate>,
+) {
+    candidates.retain(|c| {
+        let at = regions.partition_point(|r| r.end() <= c.start);
+        match regions.get(at) {
+            Some(region) if region.start() <= c.start => !refuted(view, c, &layouts[at]),
+            _ => true,
+        }
+    });
+}
+
+/// Drops the PERSON candidates that hold a keyword of code as code writes it, lowercase
+/// (`elif`, `else`, `return`): anywhere, not only in code regions.
+pub(crate) fn drop_keyword_names(view: &str, candidates: &mut Vec<Candidate>) {
+    candidates.retain(|c| {
+        c.entity_type != EntityType::Person
+            || !view
+                .get(c.start..c.end)
+                .unwrap_or("")
+                .split(|ch: char| !ch.is_alphanumeric())
+                .any(is_line_keyword)
+    });
+}
+
+fn refuted(view: &str, c: &Candidate, layout: &Layout) -> bool {
+    let value = view.get(c.start..c.end).unwrap_or("");
+    match c.entity_type {
+        EntityType::EmailAddress => return false,
+        _ if c.validated => return false,
+        EntityType::IpAddress => return names_no_host(value),
+        EntityType::Url if on_example_host(value) => return true,
+        _ => {}
+    }
+    match c.entity_type {
+        EntityType::Person | EntityType::Location => {
+            !outside_is_blank(view, &layout.literals, c.start, c.end)
+                || !value.chars().any(is_latin_letter)
+        }
+        _ => {
+            overlap(&layout.words, c.start, c.end) > 0
+                || overlap(&layout.literals, c.start, c.end) == 0
+        }
+    }
+}
+
+/// Bytes of `[start, end)` covered by `spans` (sorted, disjoint).
+fn overlap(spans: &[(usize, usize)], start: usize, end: usize) -> usize {
+    let from = spans.partition_point(|&(_, e)| e <= start);
+    spans[from..]
+        .iter()
+        .take_while(|&&(s, _)| s < end)
+        .map(|&(s, e)| e.min(end) - s.max(start))
+        .sum()
+}
+
+/// Whether every byte of `[start, end)` outside `spans` is whitespace: a name may run over two
+/// words of a comment that the lexer read as two literals, never over code.
+fn outside_is_blank(view: &str, spans: &[(usize, usize)], start: usize, end: usize) -> bool {
+    let bytes = view.as_bytes();
+    let mut at = start;
+    let from = spans.partition_point(|&(_, e)| e <= start);
+    for &(s, e) in spans[from..].iter().take_while(|&&(s, _)| s < end) {
+        if bytes[at..s.max(at)]
+            .iter()
+            .any(|b| !b.is_ascii_whitespace())
+        {
+            return false;
+        }
+        at = at.max(e);
+    }
+    at >= end || bytes[at..end].iter().all(u8::is_ascii_whitespace)
+}
+
+fn is_latin_letter(c: char) -> bool {
+    c.is_ascii_alphabetic() || ('\u{c0}'..='\u{24f}').contains(&c) && c.is_alphabetic()
+}
+
+/// An address of a documentation range (RFC 5737, RFC 3849), the loopback or the unspecified
+/// address: in code these are examples and local endpoints, nobody's host.
+fn names_no_host(value: &str) -> bool {
+    let bare = value.split('%').next().unwrap_or(value);
+    match bare.parse::<IpAddr>() {
+        Ok(IpAddr::V4(v4)) => {
+            let [a, b, c, _] = v4.octets();
+            v4.is_loopback()
+                || v4.is_unspecified()
+                || (a, b, c) == (192, 0, 2)
+                || (a, b, c) == (198, 51, 100)
+                || (a, b, c) == (203, 0, 113)
+        }
+        Ok(IpAddr::V6(v6)) => {
+            let s = v6.segments();
+            v6.is_loopback() || v6.is_unspecified() || (s[0], s[1]) == (0x2001, 0x0db8)
+        }
+        Err(_) => false,
+    }
+}
+
+/// Whether a URL's host is reserved for examples (`data/lexicon/example_domains.txt`).
+fn on_example_host(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+    let host_port = authority.rsplit('@').next().unwrap_or(authority);
+    let host = host_port
+        .split(':')
+        .next()
+        .unwrap_or(host_port)
+        .trim_end_matches('.')
+        .to_ascii_lowercase();
+    Lexicon::get().lists.example_domains.iter().any(|entry| {
+        let name = entry.trim_start_matches('.');
+        host == name || host.strip_suffix(name).is_some_and(|h| h.ends_with('.'))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documentation_and_local_addresses_name_no_host() {
+        for ip in [
+            "192.0.2.130",
+            "198.51.100.7",
+            "203.0.113.1",
+            "2001:db8::1",
+            "127.0.0.1",
+            "::1",
+        ] {
+            assert!(names_no_host(ip), "{ip}");
+        }
+        for ip in ["8.8.8.8", "192.168.0.1", "2a00:1450::1"] {
+            assert!(!names_no_host(ip), "{ip}");
+        }
+    }
+
+    #[test]
+    fn example_hosts_and_their_subdomains() {
+        for url in [
+            "http://example.com/",
+            "proxy.example.com",
+            "https://a.test:8080/x",
+            "http://localhost:3000",
+        ] {
+            assert!(on_example_host(url), "{url}");
+        }
+        for url in [
+            "https://www.example.de/kontakt",
+            "https://notexample.com",
+            "github.com",
+        ] {
+            assert!(!on_example_host(url), "{url}");
+        }
+    }
+
+    #[test]
+    fn overlap_counts_covered_bytes() {
+        let spans = [(0, 4), (10, 20), (30, 31)];
+        assert_eq!(overlap(&spans, 2, 12), 4);
+        assert_eq!(overlap(&spans, 20, 30), 0);
+        assert_eq!(overlap(&spans, 0, 40), 15);
+    }
+}
