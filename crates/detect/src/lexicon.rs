@@ -108,6 +108,8 @@ word_lists! {
     // Code is not prose (code/).
     code_keywords,
     code_shell_keywords,
+    code_secret_labels,
+    code_userinfo_options,
     example_domains,
     // Context words of the other types (docs/entities.md §1.5).
     kvnr_context_strong,
@@ -564,6 +566,8 @@ mod tests {
             ("example_markers", &l.example_markers),
             ("code_keywords", &l.code_keywords),
             ("code_shell_keywords", &l.code_shell_keywords),
+            ("code_secret_labels", &l.code_secret_labels),
+            ("code_userinfo_options", &l.code_userinfo_options),
             ("example_domains", &l.example_domains),
         ] {
             for w in words {

@@ -57,6 +57,7 @@ fn refuted(view: &str, c: &Candidate, layout: &Layout) -> bool {
         EntityType::Person | EntityType::Location => {
             !outside_is_blank(view, &layout.literals, c.start, c.end)
                 || !value.chars().any(is_latin_letter)
+                || c.entity_type == EntityType::Person && !cased_as_a_name(value)
         }
         _ => {
             overlap(&layout.words, c.start, c.end) > 0
@@ -91,6 +92,12 @@ fn outside_is_blank(view: &str, spans: &[(usize, usize)], start: usize, end: usi
         at = at.max(e);
     }
     at >= end || bytes[at..end].iter().all(u8::is_ascii_whitespace)
+}
+
+/// Upper and lower case letters both: inside code, `asdf`, `alice`, `ok` are test strings and
+/// `EEEE`, `D MMM YYYY` format patterns, not names.
+pub(crate) fn cased_as_a_name(value: &str) -> bool {
+    value.chars().any(char::is_uppercase) && value.chars().any(char::is_lowercase)
 }
 
 fn is_latin_letter(c: char) -> bool {

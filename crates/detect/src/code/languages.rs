@@ -166,9 +166,10 @@ static SQL: Syntax = Syntax {
 /// Fence info strings, space-separated per row, and what they select (`None`: data or prose).
 static FENCES: &[(&str, Option<Family>)] = &[
     ("py python python3 py3 ipython pyi", Some(Family::Python)),
+    ("node deno bun", Some(Family::CLike)),
     ("rs rust", Some(Family::Rust)),
     (
-        "sh bash zsh shell ksh fish console shell-session shellsession dockerfile makefile",
+        "sh bash zsh dash ksh shell fish console shell-session shellsession dockerfile makefile",
         Some(Family::Shell),
     ),
     (

@@ -52,4 +52,7 @@ pub(crate) fn read_as_code(text: &Text<'_>, candidates: &mut Vec<Candidate>) {
         fields::propose(text.view(), layout, candidates);
     }
     judge::drop_refuted(text.view(), &regions, &layout, candidates);
+    for layout in &layout {
+        fields::mentions(text.view(), layout, candidates);
+    }
 }

@@ -49,6 +49,9 @@ enum Reads {
 /// The code regions of `view`, in order.
 pub(crate) fn find(view: &str) -> Vec<Region> {
     let lines = split_lines(view);
+    if let Some(family) = script_family(view) {
+        return vec![Region { family, lines }];
+    }
     let gutter = has_gutter(view, &lines);
     let mut regions = Vec::new();
     let mut run = Run::default();
@@ -188,6 +191,18 @@ impl Run {
             family,
             lines: spans,
         });
+    }
+}
+
+/// The family a script's `#!` line names (`#!/usr/bin/env bash`): the whole text is then that
+/// script, whatever its lines look like.
+fn script_family(view: &str) -> Option<Family> {
+    let first = view.lines().next()?.strip_prefix("#!")?;
+    let interpreter = first.split_whitespace().last()?.rsplit('/').next()?;
+    let name = interpreter.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    match Family::of_fence(name) {
+        Some(Some(family)) => Some(family),
+        _ => None,
     }
 }
 
@@ -392,6 +407,16 @@ mod tests {
         let prose = "Sehr geehrte Frau Müller,\nvielen Dank für Ihre Nachricht vom 3. Mai.\n\
                      Wir melden uns bald. Ihr Konto endet auf 1234.\nMit freundlichen Grüßen\n";
         assert!(kinds(prose).is_empty());
+    }
+
+    #[test]
+    fn a_script_is_code_whatever_its_lines_look_like() {
+        let script = "#!/usr/bin/env bash\npg_dump -h db.intern -U backup shop > /tmp/x.sql\n";
+        assert_eq!(kinds(script), [(Family::Shell, 2)]);
+        assert_eq!(
+            kinds("#!/usr/bin/python3\nprint('x')\n"),
+            [(Family::Python, 2)]
+        );
     }
 
     #[test]

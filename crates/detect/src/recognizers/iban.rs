@@ -3,6 +3,7 @@
 //! reached; mod 97 decides. A separator is a hyphen, one or two spaces, or a single line break
 //! with spaces around it (an IBAN wrapped in an e-mail or a form).
 
+use super::window::{number_continues_right, standalone};
 use super::{cand, numeric_standalone};
 use crate::finding::{Form, Needs};
 use crate::{validate, Candidate, EntityType, Recognizer, Text};
@@ -108,7 +109,13 @@ impl Recognizer for IbanRecognizer {
             let Some((end, compact)) = collect(s, start, len) else {
                 continue;
             };
-            if !numeric_standalone(s, start, end) || !validate::iban(&compact) {
+            // An IBAN opens with letters and its length is fixed: a number cell before or after
+            // it in a CSV row (`5,DE89…00,1958-07-12`) is its own value; only a decimal point
+            // after it would continue a number.
+            if !standalone(s, start, end)
+                || number_continues_right(s, end, &['.'])
+                || !validate::iban(&compact)
+            {
                 continue;
             }
             let lower_cc = s.as_bytes()[start].is_ascii_lowercase();

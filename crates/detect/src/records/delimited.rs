@@ -70,7 +70,13 @@ pub(super) fn is_header(s: &str, cells: &[(usize, usize)]) -> bool {
     cells.iter().any(|c| fields::kind(name(c)) != Kind::Unknown)
         && cells.iter().all(|c| {
             let n = name(c);
-            n.len() <= 48 && !n.bytes().any(|b| b.is_ascii_digit())
+            // A brace, bracket or `": ` makes a line of JSON or code, not a header
+            // (`{ "name": "Henrik Scholz", "email": … }`).
+            n.len() <= 48
+                && !n
+                    .bytes()
+                    .any(|b| b.is_ascii_digit() || b"{}[]".contains(&b))
+                && !n.contains("\": ")
         })
 }
 
