@@ -12,7 +12,7 @@ use std::net::IpAddr;
 use super::languages::is_line_keyword;
 use super::lexer::Layout;
 use super::regions::Region;
-use crate::finding::Candidate;
+use crate::finding::{Basis, Candidate};
 use crate::lexicon::Lexicon;
 use crate::EntityType;
 
@@ -57,7 +57,8 @@ fn refuted(view: &str, c: &Candidate, layout: &Layout) -> bool {
         EntityType::Person | EntityType::Location => {
             !outside_is_blank(view, &layout.literals, c.start, c.end)
                 || !value.chars().any(is_latin_letter)
-                || c.entity_type == EntityType::Person && !cased_as_a_name(value)
+                || c.entity_type == EntityType::Person
+                    && (!cased_as_a_name(value) || guessed_lone_word(c, value))
         }
         _ => {
             overlap(&layout.words, c.start, c.end) > 0
@@ -92,6 +93,13 @@ fn outside_is_blank(view: &str, spans: &[(usize, usize)], start: usize, end: usi
         at = at.max(e);
     }
     at >= end || bytes[at..end].iter().all(u8::is_ascii_whitespace)
+}
+
+/// A single word that only the tagger calls a name, no name list: in a code comment a
+/// capitalised word opens a sentence (`// Penalize for…`, `Gregorian calendar`) far more often
+/// than it names somebody, and no label, anchor or earlier mention backs it.
+fn guessed_lone_word(c: &Candidate, value: &str) -> bool {
+    !value.contains(' ') && c.evidence.basis == Basis::Tagger
 }
 
 /// Upper and lower case letters both: inside code, `asdf`, `alice`, `ok` are test strings and

@@ -330,6 +330,11 @@ fn has_code_marks(t: &str) -> bool {
     if t.ends_with('{') || OPERATORS.iter().any(|op| t.contains(op)) {
         return true;
     }
+    // An element of a literal table: `('ʹ', '͵'),`, `number: { label: "…" },`; not a JSON
+    // line (`"name": …},`), which is data.
+    if (t.ends_with("),") || t.ends_with("},") || t.ends_with("],")) && !t.contains("\": ") {
+        return true;
+    }
     if t.starts_with('@') && t[1..].starts_with(|c: char| c.is_ascii_alphabetic()) {
         return true;
     }
