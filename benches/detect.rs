@@ -1,8 +1,9 @@
 //! Engine speed: anonymizing 100,000 code points of generated German prose with a realistic
 //! density of personal data, the same prose under a large policy (50 allow entries, 50 deny
 //! terms, 10 custom recognizers; issue 12, goal: at most +20 % over the plain case), the same
-//! length of a generated CSV export (record shapes, issue 16), and building the engine
-//! (gazetteers included).
+//! length of a generated CSV export (record shapes, issue 16), the same length of generated
+//! source code read by an agent's tool (issue 50: code costs no more per byte than prose), and
+//! building the engine (gazetteers included).
 //!
 //! `cargo bench --bench detect`
 
@@ -13,6 +14,8 @@ use tarnkappe::tokens::{anonymize, anonymize_in};
 #[path = "support/prose.rs"]
 mod prose;
 use prose::{csv, prose};
+#[path = "support/code.rs"]
+mod code;
 #[path = "support/policy.rs"]
 mod policy;
 use policy::large_policy;
@@ -61,6 +64,14 @@ fn bench(c: &mut Criterion) {
         b.iter(|| anonymize(&detector, black_box(&table)))
     });
     r.finish();
+    let source = code::code(100_000);
+    let mut k = c.benchmark_group("code");
+    k.throughput(Throughput::Bytes(source.len() as u64));
+    k.sample_size(30);
+    k.bench_function("anonymize_100k_codepoints_code", |b| {
+        b.iter(|| anonymize(&detector, black_box(&source)))
+    });
+    k.finish();
     let mut s = c.benchmark_group("startup");
     s.sample_size(10);
     // Warm: gazetteers are built once per process and shared, so this measures the patterns.

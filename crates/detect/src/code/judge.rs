@@ -112,22 +112,35 @@ fn is_latin_letter(c: char) -> bool {
     c.is_ascii_alphabetic() || ('\u{c0}'..='\u{24f}').contains(&c) && c.is_alphabetic()
 }
 
-/// An address of a documentation range (RFC 5737, RFC 3849), the loopback or the unspecified
-/// address: in code these are examples and local endpoints, nobody's host.
+/// An address that names no host in code: a documentation range (RFC 5737, RFC 3849), the
+/// loopback or unspecified address, link-local, shared, multicast or reserved space, a network
+/// written with its host part zero (`10.0.0.0`), or an IPv6 prefix of two groups or fewer
+/// (`fe80::`, `1::2`). Code writes these as examples and constants.
 fn names_no_host(value: &str) -> bool {
     let bare = value.split('%').next().unwrap_or(value);
     match bare.parse::<IpAddr>() {
         Ok(IpAddr::V4(v4)) => {
-            let [a, b, c, _] = v4.octets();
+            let [a, b, c, d] = v4.octets();
             v4.is_loopback()
                 || v4.is_unspecified()
+                || v4.is_link_local()
+                || v4.is_multicast()
+                || v4.is_broadcast()
+                || a >= 240
+                || d == 0
+                || (a == 100 && (64..128).contains(&b))
                 || (a, b, c) == (192, 0, 2)
                 || (a, b, c) == (198, 51, 100)
                 || (a, b, c) == (203, 0, 113)
         }
         Ok(IpAddr::V6(v6)) => {
             let s = v6.segments();
-            v6.is_loopback() || v6.is_unspecified() || (s[0], s[1]) == (0x2001, 0x0db8)
+            let written = bare.split(':').filter(|g| !g.is_empty()).count();
+            v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || (s[0], s[1]) == (0x2001, 0x0db8)
+                || (bare.contains("::") && written <= 2)
         }
         Err(_) => false,
     }
@@ -166,7 +179,15 @@ mod tests {
         ] {
             assert!(names_no_host(ip), "{ip}");
         }
-        for ip in ["8.8.8.8", "192.168.0.1", "2a00:1450::1"] {
+        for ip in ["10.0.0.0", "169.254.0.0", "fe80::", "1::2", "F800::"] {
+            assert!(names_no_host(ip), "{ip}");
+        }
+        for ip in [
+            "8.8.8.8",
+            "192.168.0.1",
+            "2a00:1450:4001::1",
+            "64.32.235.228",
+        ] {
             assert!(!names_no_host(ip), "{ip}");
         }
     }

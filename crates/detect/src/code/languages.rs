@@ -5,6 +5,10 @@
 //! comments and strings), so they share [`Family::CLike`]; Rust differs only in its lifetimes and
 //! raw strings.
 
+use std::sync::OnceLock;
+
+use ahash::AHashSet;
+
 use crate::lexicon::Lexicon;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,7 +104,10 @@ fn mark_in(line: &str, mark: &str) -> bool {
 
 /// Whether `word` (lowercase) may begin a line of code (`data/lexicon/code_keywords.txt`).
 pub(crate) fn is_line_keyword(word: &str) -> bool {
-    Lexicon::get().lists.code_keywords.contains(&word)
+    static KEYWORDS: OnceLock<AHashSet<&'static str>> = OnceLock::new();
+    KEYWORDS
+        .get_or_init(|| Lexicon::get().lists.code_keywords.iter().copied().collect())
+        .contains(word)
 }
 
 /// Whether `word` is shell syntax rather than an argument (`data/lexicon/code_shell_keywords.txt`).

@@ -6,7 +6,7 @@
 //! reads token by token without a grammar, carrying an open comment or string across lines.
 
 use super::languages::{is_shell_keyword, SingleQuote, Syntax};
-use super::regions::Region;
+use super::regions::{is_prose, Region};
 
 /// Byte ranges of the view, each list sorted and non-overlapping.
 #[derive(Debug, Default)]
@@ -32,6 +32,7 @@ enum Open {
 
 pub(crate) fn split(view: &str, region: &Region) -> Layout {
     let mut lexer = Lexer {
+        text: view,
         view: view.as_bytes(),
         syntax: region.family.syntax(),
         layout: Layout::default(),
@@ -44,6 +45,7 @@ pub(crate) fn split(view: &str, region: &Region) -> Layout {
 }
 
 struct Lexer<'v> {
+    text: &'v str,
     view: &'v [u8],
     syntax: &'static Syntax,
     layout: Layout,
@@ -52,6 +54,13 @@ struct Lexer<'v> {
 
 impl Lexer<'_> {
     fn line(&mut self, start: usize, end: usize) {
+        // A shell command reads like prose (`mysql -u root -p'…'`) and is lexed all the same.
+        let prose =
+            !self.syntax.bare_words_are_values && is_prose(self.text.get(start..end).unwrap_or(""));
+        if matches!(self.open, Open::Nothing) && prose {
+            self.literal(start, end);
+            return;
+        }
         let mut i = start;
         while i < end {
             i = match self.open {

@@ -46,40 +46,56 @@ enum Reads {
     Neither,
 }
 
+/// One line as the finder sees it: where its content starts (behind a gutter or diff marker),
+/// how it reads, and the info string if it is a fence line.
+struct Line<'v> {
+    start: usize,
+    content: usize,
+    end: usize,
+    reads: Reads,
+    fence: Option<&'v str>,
+    diff: bool,
+}
+
 /// The code regions of `view`, in order.
 pub(crate) fn find(view: &str) -> Vec<Region> {
-    let lines = split_lines(view);
+    let spans = split_lines(view);
     if let Some(family) = script_family(view) {
-        return vec![Region { family, lines }];
+        return vec![Region {
+            family,
+            lines: spans,
+        }];
     }
-    let gutter = has_gutter(view, &lines);
+    let lines = classify(view, &spans);
+    let fenced = lines.iter().any(|l| l.fence.is_some());
+    let code = lines.iter().filter(|l| l.reads == Reads::Code).count();
+    // Prose, the common case, ends here: one pass over its lines.
+    if !fenced && code < MIN_CODE_LINES {
+        return Vec::new();
+    }
+    if !fenced && !lines.iter().any(|l| l.diff) {
+        if let Some(region) = whole_file(view, &lines, code) {
+            return vec![region];
+        }
+    }
     let mut regions = Vec::new();
     let mut run = Run::default();
     let mut fence: Option<Fence> = None;
-    let mut in_hunk = false;
-    for &(start, end) in &lines {
-        let line = &view[start..end];
+    for line in &lines {
         if let Some(open) = fence.as_mut() {
-            if is_fence(line).is_none() {
-                open.lines.push((start, end));
+            if line.fence.is_none() {
+                open.lines.push((line.start, line.end));
             } else if let Some(region) = fence.take().and_then(|f| f.close(view)) {
                 regions.push(region);
             }
             continue;
         }
-        if let Some(info) = is_fence(line) {
+        if let Some(info) = line.fence {
             run.close(view, &mut regions);
             fence = Some(Fence::open(info));
             continue;
         }
-        let content_start = start + gutter.then(|| gutter_width(line)).flatten().unwrap_or(0);
-        let content = &view[content_start..end];
-        let (content_start, reads) = match diff_line(content, &mut in_hunk) {
-            DiffLine::Header => (content_start, Reads::Neither),
-            DiffLine::InHunk => (content_start + 1, reads(&content[1..])),
-            DiffLine::Not => (content_start, reads(content)),
-        };
-        run.push((content_start, end), reads, view, &mut regions);
+        run.push((line.content, line.end), line.reads, view, &mut regions);
     }
     if let Some(open) = fence {
         if let Some(region) = open.close(view) {
@@ -88,6 +104,37 @@ pub(crate) fn find(view: &str) -> Vec<Region> {
     }
     run.close(view, &mut regions);
     regions
+}
+
+/// Every line classified once: gutter and diff markers stepped over, docstrings told.
+fn classify<'v>(view: &'v str, spans: &[(usize, usize)]) -> Vec<Line<'v>> {
+    let gutter = has_gutter(view, spans);
+    let mut in_hunk = false;
+    let mut docstrings = Docstrings::default();
+    spans
+        .iter()
+        .map(|&(start, end)| {
+            let line = &view[start..end];
+            let fence = is_fence(line);
+            let from = start + gutter.then(|| gutter_width(line)).flatten().unwrap_or(0);
+            let content = &view[from..end];
+            let kind = diff_line(content, &mut in_hunk);
+            let (content, reads) = match kind {
+                _ if fence.is_some() => (from, Reads::Neither),
+                DiffLine::Header => (from, Reads::Neither),
+                DiffLine::InHunk => (from + 1, docstrings.reads(&content[1..])),
+                DiffLine::Not => (from, docstrings.reads(content)),
+            };
+            Line {
+                start,
+                content,
+                end,
+                reads,
+                fence,
+                diff: !matches!(kind, DiffLine::Not),
+            }
+        })
+        .collect()
 }
 
 /// An open fence: what its info string said, and its lines so far.
@@ -194,6 +241,54 @@ impl Run {
     }
 }
 
+/// The whole text as one region when it is a file of code: no fence, no diff, and at least as
+/// many code lines as prose lines (a file's long docstrings and comments stay inside it, read as
+/// literals, instead of cutting it into runs). Prose before the first line of code and after
+/// the last is a message around the file, and stays out.
+fn whole_file(view: &str, lines: &[Line<'_>], code: usize) -> Option<Region> {
+    let prose = lines.iter().filter(|l| l.reads == Reads::Prose).count();
+    if code < prose {
+        return None;
+    }
+    let first = lines.iter().position(|l| l.reads == Reads::Code)?;
+    let last = lines.iter().rposition(|l| l.reads == Reads::Code)?;
+    let mut from = first;
+    while from > 0 && lines[from - 1].reads != Reads::Prose {
+        from -= 1;
+    }
+    let content: Vec<(usize, usize)> = lines[from..=last]
+        .iter()
+        .map(|l| (l.content, l.end))
+        .collect();
+    let family = Family::guess(content.iter().map(|&(s, e)| &view[s..e]));
+    Some(Region {
+        family,
+        lines: content,
+    })
+}
+
+/// Tells the lines of triple-quoted strings, which read as comments: a docstring's prose belongs
+/// to the code around it.
+#[derive(Default)]
+struct Docstrings {
+    open: bool,
+}
+
+impl Docstrings {
+    fn reads(&mut self, line: &str) -> Reads {
+        let quotes = line.matches("\"\"\"").count() + line.matches("'''").count();
+        let inside = self.open || quotes % 2 == 1;
+        if quotes % 2 == 1 {
+            self.open = !self.open;
+        }
+        if inside {
+            Reads::Comment
+        } else {
+            reads(line)
+        }
+    }
+}
+
 /// The family a script's `#!` line names (`#!/usr/bin/env bash`): the whole text is then that
 /// script, whatever its lines look like.
 fn script_family(view: &str) -> Option<Family> {
@@ -292,6 +387,12 @@ fn diff_line(line: &str, in_hunk: &mut bool) -> DiffLine {
     DiffLine::Not
 }
 
+/// Whether a line reads as prose: inside code, a prose line that no comment or string holds is
+/// a message's text, and the lexer leaves it to the prose readers.
+pub(crate) fn is_prose(line: &str) -> bool {
+    reads(line) == Reads::Prose
+}
+
 /// How one line reads (module doc).
 fn reads(line: &str) -> Reads {
     let t = line.trim();
@@ -347,13 +448,17 @@ fn has_code_marks(t: &str) -> bool {
         .unwrap_or("");
     let code_end = t.ends_with(';') || t.ends_with("):") || t.ends_with(')');
     // `SELECT`, `select`; not `If` or `For` opening a sentence.
-    let keyword = (first.bytes().all(|b| b.is_ascii_uppercase())
-        || first.bytes().all(|b| !b.is_ascii_uppercase()))
-        && is_line_keyword(&first.to_ascii_lowercase());
+    let keyword = if first.bytes().all(|b| !b.is_ascii_uppercase()) {
+        is_line_keyword(first)
+    } else {
+        first.len() <= 16
+            && first.bytes().all(|b| b.is_ascii_uppercase())
+            && is_line_keyword(&first.to_ascii_lowercase())
+    };
     if keyword {
         // `pass`, `return x`, `import os`, `else:`; not a wrapped prose line `for the customer.`
         let short = t.split_whitespace().count() <= 3 && !t.ends_with(['.', ',']);
-        if short || code_end || t.ends_with(':') || t.contains('(') || t.contains(" = ") {
+        if short || code_end || t.contains([':', '(', '=', ';', '{', '[']) {
             return true;
         }
     }
