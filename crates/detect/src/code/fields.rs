@@ -107,7 +107,7 @@ fn literal_body(view: &str, start: usize, end: usize) -> Option<(usize, usize)> 
 
 /// The words before the literal at `start` on its line, nearest first, across joints
 /// (`(`, `=`, `:`, `=>`, `&`, `.`) and at most [`LABEL_WORDS`] words; a `,`, `;`, a brace or
-/// another literal ends the walk.
+/// another literal ends the walk, but a quoted key right before the value is its label.
 fn labels_before(
     view: &str,
     layout: &Layout,
@@ -126,6 +126,16 @@ fn labels_before(
             i -= 1;
         }
         let at = layout.words.partition_point(|&(_, e)| e < i);
+        if found.is_empty() && layout.words.get(at).is_none_or(|&(_, e)| e != i) {
+            // A quoted key: `'strasse' => '…'`, `"name": "…"`.
+            let key = layout.literals.partition_point(|&(_, e)| e < i);
+            if let Some(&(s, e)) = layout.literals.get(key).filter(|&&(_, e)| e == i) {
+                if let Some(body) = literal_body(view, s, e) {
+                    found.push(body);
+                }
+                break;
+            }
+        }
         match layout.words.get(at) {
             Some(&(s, e)) if e == i && s < i => {
                 // A type in an annotation (`API_KEY: &str`, `x: String`) labels nothing.
