@@ -66,6 +66,13 @@ pub(crate) fn find(view: &str) -> Vec<Region> {
             lines: spans,
         }];
     }
+    // Fewer lines than a run needs and no fence, or none of the bytes code is written with:
+    // nothing to read as code (most prose leaves here without a look at its lines).
+    let fence_mark = memchr::memmem::find(view.as_bytes(), b"```").is_some()
+        || memchr::memmem::find(view.as_bytes(), b"~~~").is_some();
+    if !fence_mark && (spans.len() < MIN_CODE_LINES || !holds_code_bytes(view)) {
+        return Vec::new();
+    }
     let lines = classify(view, &spans);
     let fenced = lines.iter().any(|l| l.fence.is_some());
     let code = lines.iter().filter(|l| l.reads == Reads::Code).count();
@@ -104,6 +111,22 @@ pub(crate) fn find(view: &str) -> Vec<Region> {
     }
     run.close(view, &mut regions);
     regions
+}
+
+/// Whether `view` holds a byte that code of any family writes and prose rarely does (`=`, `;`,
+/// `{`, `[`, `|`, `&`, `$`): a file without one is not code.
+fn holds_code_bytes(view: &str) -> bool {
+    const CODE_BYTES: [bool; 256] = {
+        let mut table = [false; 256];
+        let bytes = b"=;{}[]|&$";
+        let mut i = 0;
+        while i < bytes.len() {
+            table[bytes[i] as usize] = true;
+            i += 1;
+        }
+        table
+    };
+    view.bytes().any(|b| CODE_BYTES[usize::from(b)])
 }
 
 /// Every line classified once: gutter and diff markers stepped over, docstrings told.
@@ -276,7 +299,11 @@ struct Docstrings {
 
 impl Docstrings {
     fn reads(&mut self, line: &str) -> Reads {
-        let quotes = line.matches("\"\"\"").count() + line.matches("'''").count();
+        let quotes = if memchr::memchr2(b'"', b'\'', line.as_bytes()).is_some() {
+            line.matches("\"\"\"").count() + line.matches("'''").count()
+        } else {
+            0
+        };
         let inside = self.open || quotes % 2 == 1;
         if quotes % 2 == 1 {
             self.open = !self.open;
@@ -405,11 +432,11 @@ fn reads(line: &str) -> Reads {
     if t.bytes().all(|b| b"{}[]();,".contains(&b)) {
         return Reads::Code;
     }
-    if has_code_marks(t) {
+    let facts = LineFacts::of(t);
+    if has_code_marks(t, &facts) {
         return Reads::Code;
     }
-    let words = t.split_whitespace().count();
-    if words >= 4 || t.ends_with(['.', '!', '?']) {
+    if facts.words >= 4 || t.ends_with(['.', '!', '?']) {
         Reads::Prose
     } else {
         Reads::Neither
@@ -423,12 +450,56 @@ fn is_comment_line(t: &str) -> bool {
         || t == "*"
 }
 
+/// What one pass over a line finds: whether it holds an operator prose does not write, `=`,
+/// a call `name(`, and how many words it has.
+struct LineFacts {
+    operator: bool,
+    equals: bool,
+    call: bool,
+    words: usize,
+}
+
+impl LineFacts {
+    fn of(t: &str) -> LineFacts {
+        let b = t.as_bytes();
+        let mut facts = LineFacts {
+            operator: false,
+            equals: false,
+            call: false,
+            words: 0,
+        };
+        let mut prev = b' ';
+        for (i, &c) in b.iter().enumerate() {
+            if !c.is_ascii_whitespace() && prev.is_ascii_whitespace() {
+                facts.words += 1;
+            }
+            match (prev, c) {
+                // `==` `!=` `&&` `||` `->` `=>` `::` `+=` `-=` `:=` `${`
+                (b'=' | b'!' | b'+' | b'-' | b':', b'=')
+                | (b'&', b'&')
+                | (b'|', b'|')
+                | (b'-' | b'=', b'>')
+                | (b':', b':')
+                | (b'$', b'{') => facts.operator = true,
+                // `();`, `self.`, `this.`
+                (b')', b';') => facts.operator |= i >= 2 && b[i - 2] == b'(',
+                (b'f' | b's', b'.') => {
+                    let head = &b[..i];
+                    facts.operator |= head.ends_with(b"self") || head.ends_with(b"this");
+                }
+                (p, b'(') if p.is_ascii_alphanumeric() || p == b'_' => facts.call = true,
+                _ => {}
+            }
+            facts.equals |= c == b'=';
+            prev = c;
+        }
+        facts
+    }
+}
+
 /// Marks that prose does not make (module doc).
-fn has_code_marks(t: &str) -> bool {
-    const OPERATORS: [&str; 14] = [
-        "==", "!=", "&&", "||", "->", "=>", "::", "+=", "-=", ":=", "();", "self.", "this.", "${",
-    ];
-    if t.ends_with('{') || OPERATORS.iter().any(|op| t.contains(op)) {
+fn has_code_marks(t: &str, facts: &LineFacts) -> bool {
+    if t.ends_with('{') || facts.operator {
         return true;
     }
     // An element of a literal table: `('ʹ', '͵'),`, `number: { label: "…" },`; not a JSON
@@ -457,12 +528,12 @@ fn has_code_marks(t: &str) -> bool {
     };
     if keyword {
         // `pass`, `return x`, `import os`, `else:`; not a wrapped prose line `for the customer.`
-        let short = t.split_whitespace().count() <= 3 && !t.ends_with(['.', ',']);
+        let short = facts.words <= 3 && !t.ends_with(['.', ',']);
         if short || code_end || t.contains([':', '(', '=', ';', '{', '[']) {
             return true;
         }
     }
-    (is_assignment(t) && !is_setting(t)) || (code_end && has_call(t))
+    (facts.equals && is_assignment(t) && !is_setting(t)) || (code_end && facts.call)
 }
 
 /// `KEY=value`, `name = "Anna"`: an assignment of a plain value, as a configuration file
@@ -484,13 +555,6 @@ fn is_assignment(t: &str) -> bool {
     }
     let rest = t[lhs_len..].trim_start();
     rest.starts_with('=') && !rest.starts_with("==") && rest.len() > 1
-}
-
-/// An identifier directly followed by `(`: `f(x)`, `obj.call(a, b)`.
-fn has_call(t: &str) -> bool {
-    let b = t.as_bytes();
-    b.windows(2)
-        .any(|w| (w[0].is_ascii_alphanumeric() || w[0] == b'_') && w[1] == b'(')
 }
 
 #[cfg(test)]
