@@ -24,12 +24,11 @@ RUN apt-get update \
 WORKDIR /src
 COPY Cargo.toml Cargo.lock build.rs proxy.toml openapi.json ./
 COPY src ./src
-# The workspace's library crates (the detection engine).
+# The workspace's library crates: the detection engine with its data (crates/detect/data/:
+# gazetteers, tagger tables and weights, compiled in), copied whole so that a new data file
+# cannot be left out.
 COPY crates ./crates
 COPY benches ./benches
-# Everything under data/ (gazetteers, tagger tables and weights) is compiled in: copy the folder
-# whole, so that a new data file cannot be left out.
-COPY data ./data
 # The build script and its own training texts (scripts/pgo/texts/).
 COPY scripts/compiler-guard.sh ./scripts/
 COPY scripts/pgo ./scripts/pgo

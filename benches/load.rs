@@ -641,7 +641,7 @@ fn external_phases(bodies: &Bodies, secs: f64) {
     }
     drop(t);
     // nginx answers once it has the header, before the body: a large body, which the proxy
-    // rewrites only after the header is sent (docs/llm-proxy.md), would be answered before it was
+    // rewrites only after the header is sent (docs/proxy.md), would be answered before it was
     // anonymized. This bench's own upstream reads every body first, as an LLM does.
     let up = start_upstream();
     let t = Targets {

@@ -1,7 +1,7 @@
 //! Trains the name tagger (`src/detect/tagger/`) and measures it, deterministically.
 //!
 //! ```bash
-//! # rebuild data/tagger/weights.bin from every corpus plus the synthetic prompts
+//! # rebuild crates/detect/data/tagger/weights.bin from every corpus plus the synthetic prompts
 //! cargo run --release --example train_tagger -- train
 //! # GermEval's dev split held out (the tagger trained on everything else, as `train`), PERSON
 //! # per source and LOCATION; `--write` also writes the weights file
@@ -20,7 +20,7 @@
 //! ```
 //!
 //! Material: `../shared/data/ner/` (see its README; `TARNKAPPE_NER_DIR` overrides the path) and
-//! sentences generated from `data/tagger/templates.txt` with the gazetteers in `data/`.
+//! sentences generated from `crates/detect/data/tagger/templates.txt` with the gazetteers in `crates/detect/data/`.
 
 use std::sync::Arc;
 
@@ -239,10 +239,10 @@ struct Fill {
 
 impl Fill {
     fn load() -> Res<Fill> {
-        let first = gazetteer("data/first_names.txt")?;
-        let last = gazetteer("data/last_names.txt")?;
-        let towns = gazetteer("data/towns_dach.txt")?;
-        let world = gazetteer("data/places_world.txt")?;
+        let first = gazetteer("crates/detect/data/first_names.txt")?;
+        let last = gazetteer("crates/detect/data/last_names.txt")?;
+        let towns = gazetteer("crates/detect/data/towns_dach.txt")?;
+        let world = gazetteer("crates/detect/data/places_world.txt")?;
         let known = [&first, &last, &towns, &world]
             .into_iter()
             .flatten()
@@ -333,14 +333,14 @@ fn material(dir: &str) -> Res<Vec<Document>> {
     docs.extend(more(dir)?);
     docs.extend(weighted(&germeval_train(dir)?)?);
     docs.extend(synthetic(
-        "data/tagger/templates.txt",
+        "crates/detect/data/tagger/templates.txt",
         env_num("TAGGER_SYNTH", 40)?,
         0x5eed_7a67,
         0,
     )?);
     // News- and encyclopedia-style sentences: lone surnames, roles, parties, quotes.
     docs.extend(synthetic(
-        "data/tagger/news_templates.txt",
+        "crates/detect/data/tagger/news_templates.txt",
         env_num("TAGGER_NEWS", 10)?,
         0x6e65_7773,
         env_num("TAGGER_INVENT_PLACE", 500)?,
@@ -652,9 +652,10 @@ fn cv(dir: &str, folds: usize, misses_to: Option<&str>) -> Res<()> {
 }
 
 /// PERSON and LOCATION overlap counts on an eval corpus (`score.py`'s format), with the tagger
-/// read from `data/tagger/weights.bin` at run time.
+/// read from `crates/detect/data/tagger/weights.bin` at run time.
 fn dev(corpus: &str) -> Res<()> {
-    let path = std::env::var("TAGGER_WEIGHTS").unwrap_or_else(|_| "data/tagger/weights.bin".into());
+    let path = std::env::var("TAGGER_WEIGHTS")
+        .unwrap_or_else(|_| "crates/detect/data/tagger/weights.bin".into());
     let mut model = Model::from_bytes(&read_bytes(&path)?)?;
     decode_bias(&mut model)?;
     let tagger = Tagger::new(model);
@@ -743,7 +744,7 @@ fn main() -> Res<()> {
             let docs = material(&dir)?;
             let started = std::time::Instant::now();
             let model = train(&docs, config()?);
-            let out = "data/tagger/weights.bin";
+            let out = "crates/detect/data/tagger/weights.bin";
             std::fs::write(out, model.to_bytes())?;
             eprintln!(
                 "trained on {} documents in {:.1} s, wrote {out}",
@@ -772,8 +773,11 @@ fn main() -> Res<()> {
             std::env::set_var("TAGGER_SAVE_FOLDS", &save);
             cv(&dir, 0, None)?;
             if write {
-                std::fs::copy(format!("{save}/fold1.bin"), "data/tagger/weights.bin")?;
-                eprintln!("wrote data/tagger/weights.bin");
+                std::fs::copy(
+                    format!("{save}/fold1.bin"),
+                    "crates/detect/data/tagger/weights.bin",
+                )?;
+                eprintln!("wrote crates/detect/data/tagger/weights.bin");
             }
         }
         Some("dev") => {
@@ -798,7 +802,7 @@ fn main() -> Res<()> {
             // saved by `cv` with `TAGGER_SAVE_FOLDS=DIR`) or the weights file.
             use tarnkappe::detect::tagger::{infer::emissions, model::Model};
             let path = std::env::var("TAGGER_WEIGHTS")
-                .unwrap_or_else(|_| "data/tagger/weights.bin".into());
+                .unwrap_or_else(|_| "crates/detect/data/tagger/weights.bin".into());
             let model = Model::from_bytes(&std::fs::read(&path)?)?;
             for s in args {
                 let text = Text::new(&s);

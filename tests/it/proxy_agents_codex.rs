@@ -1,6 +1,6 @@
 //! The Codex CLI's requests through the proxy (issue 48). Quick tier: the shape of the request
 //! Codex 0.171.0 sends (captured from the real client against a fake upstream, see
-//! docs/llm-proxy.md) — its settings (`reasoning.effort`, `text.verbosity`, the turn metadata
+//! docs/proxy.md) — its settings (`reasoning.effort`, `text.verbosity`, the turn metadata
 //! that repeats `"reasoning_effort":"low"`) reach a provider that validates them unchanged,
 //! its instructions stay byte-identical, and tool-call arguments keep their bytes except for
 //! the replaced strings. Full tier ([`real`]): the real Codex CLI, pinned in

@@ -5,13 +5,13 @@ use ahash::{AHashMap, AHashSet as HashSet};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-static FIRST_NAMES: &str = include_str!("../../../data/first_names.txt");
-static LAST_NAMES: &str = include_str!("../../../data/last_names.txt");
-static PLACES_DACH: &str = include_str!("../../../data/places_dach.txt");
-static TOWNS_DACH: &str = include_str!("../../../data/towns_dach.txt");
-static PLACES_WORLD: &str = include_str!("../../../data/places_world.txt");
-static KFZ_CODES: &str = include_str!("../../../data/kfz_codes.txt");
-static ENGLISH_WORDS: &str = include_str!("../../../data/english_words.tsv");
+static FIRST_NAMES: &str = include_str!("../data/first_names.txt");
+static LAST_NAMES: &str = include_str!("../data/last_names.txt");
+static PLACES_DACH: &str = include_str!("../data/places_dach.txt");
+static TOWNS_DACH: &str = include_str!("../data/towns_dach.txt");
+static PLACES_WORLD: &str = include_str!("../data/places_world.txt");
+static KFZ_CODES: &str = include_str!("../data/kfz_codes.txt");
+static ENGLISH_WORDS: &str = include_str!("../data/english_words.tsv");
 
 /// Every keyword list of the detector, one data file each under `data/lexicon/` (one entry a
 /// line, `#` starts a comment line). Recognizers read their lists from [`Lexicon::lists`] and
@@ -27,7 +27,7 @@ macro_rules! word_lists {
             fn load() -> Lists {
                 Lists {
                     $($field: lines(include_str!(concat!(
-                        "../../../data/lexicon/",
+                        "../data/lexicon/",
                         stringify!($field),
                         ".txt"
                     )))

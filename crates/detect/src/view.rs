@@ -41,7 +41,7 @@ use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 #[path = "view_controls.rs"]
 mod controls;
 
-static ENTITIES: &str = include_str!("../../../data/view/html_entities.tsv");
+static ENTITIES: &str = include_str!("../data/view/html_entities.tsv");
 
 /// One stretch of the original (`orig..orig_end`) that reads as `view..view_end` of the view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

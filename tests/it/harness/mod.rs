@@ -6,7 +6,7 @@
 //! - `http` (client, raw HTTP/1.1), `api` (REST calls and the error shape), `metrics`, `web`
 //!   (the tenant cookie), `browser` (Chromium over WebDriver);
 //! - `config` (the defaults with edits), `fixtures` (values, keys, the prompt), `detect` (the
-//!   engine's findings), `redis` (shared and private servers), `python` (pip-installed tools),
+//!   shared detector), `redis` (shared and private servers), `python` (pip-installed tools),
 //!   `image` (the Dockerfile built without a container engine).
 //!
 //! `browser`, `python`, `redis` and `image` need tools from outside the Rust toolchain: they,

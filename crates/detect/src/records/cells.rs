@@ -10,7 +10,7 @@ use crate::lexicon::{class, Lexicon};
 use crate::recognizers::with_exact_lower;
 use crate::EntityType;
 
-static VALUES: &str = include_str!("../../../../data/record_values.txt");
+static VALUES: &str = include_str!("../../data/record_values.txt");
 
 /// How much the column vouches for its cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

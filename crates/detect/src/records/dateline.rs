@@ -11,7 +11,7 @@ use crate::lexicon::{class, Lexicon};
 use crate::recognizers::cand;
 use crate::{Candidate, EntityType};
 
-static NOT_PLACES: &str = include_str!("../../../../data/dateline_words.txt");
+static NOT_PLACES: &str = include_str!("../../data/dateline_words.txt");
 
 /// Words that begin dateline-shaped lines without being a place (lowercase).
 fn not_places() -> &'static HashSet<&'static str> {

@@ -9,7 +9,7 @@ use ahash::AHashMap as HashMap;
 
 use crate::EntityType;
 
-static FIELDS: &str = include_str!("../../../../data/record_fields.txt");
+static FIELDS: &str = include_str!("../../data/record_fields.txt");
 
 /// What a column name makes of its cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

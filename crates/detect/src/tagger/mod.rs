@@ -37,7 +37,7 @@ use model::{viterbi, Model, B_LOC, B_OTH, B_PER, I_LOC, I_OTH, I_PER, O};
 
 use super::Text;
 
-static WEIGHTS: &[u8] = include_bytes!("../../../../data/tagger/weights.bin");
+static WEIGHTS: &[u8] = include_bytes!("../../data/tagger/weights.bin");
 
 /// An entity kind the tagger learns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

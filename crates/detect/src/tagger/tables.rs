@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-static CLUSTERS: &str = include_str!("../../../../data/tagger/clusters.tsv");
-static NOUNS: &str = include_str!("../../../../data/tagger/nouns.txt");
+static CLUSTERS: &str = include_str!("../../data/tagger/clusters.tsv");
+static NOUNS: &str = include_str!("../../data/tagger/nouns.txt");
 
 /// Keys are 64-bit hashes of the word as written (a collision among ~240,000 words and one
 /// looked-up word has a probability of about 10^-14), so a lookup touches no string.

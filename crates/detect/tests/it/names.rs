@@ -2,9 +2,9 @@
 //! found (and does not survive `anonymize`), the label, sentence opener or common word next to
 //! it is not. The context word nearest to a value decides its type; a label is never a value.
 
-use tarnkappe::detect::EntityType;
+use tarnkappe_detect::EntityType;
 
-use crate::harness::detect::{found, hidden, kept, names, places};
+use crate::harness::{found, hidden, kept, names, places};
 
 #[test]
 fn a_lowercase_given_name_in_a_request() {

@@ -4,9 +4,9 @@
 //! alone do not know most of them. Both directions: personal cells masked, ids, amounts, codes,
 //! status words and headers kept.
 
-use tarnkappe::detect::EntityType;
+use tarnkappe_detect::EntityType;
 
-use crate::harness::detect::{findings, masked};
+use crate::harness::{findings, masked};
 
 /// Asserts that every `(type, value)` of `personal` is found exactly so, and that every string
 /// of `kept` is still verbatim in the anonymized text.

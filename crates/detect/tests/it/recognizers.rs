@@ -1,9 +1,9 @@
 //! Recognizer tests: the VALID / INVALID vectors of entities.md per type, plus German sentences
 //! written for these tests.
 
-use tarnkappe::detect::EntityType;
+use tarnkappe_detect::EntityType;
 
-use crate::harness::detect::{detector, found};
+use crate::harness::{detector, found};
 
 /// The whole input (or `expect`) is found as exactly one finding of type `t`.
 fn valid(t: EntityType, input: &str, expect: &str) {
