@@ -454,3 +454,129 @@ mod real {
         }
     }
 }
+
+/// The real Codex CLI with its built-in provider pointed at the proxy (`openai_base_url`): it
+/// opens the socket, and a WebSocket provider runs a full tool loop with it.
+#[cfg(feature = "full-tier")]
+mod codex {
+    use serde_json::{json, Value};
+
+    use crate::harness::tokens::tokens_in;
+    use crate::harness::upstream::socket::{item_response, response_id, Seen, SocketProvider};
+    use crate::proxy_agents_codex::real::{first_difference, instructions, run_codex, NAME};
+
+    /// The provider's side of the loop: Codex's warm-up (`generate: false`) gets "ok"; a turn
+    /// with the user's message gets a call of Codex's `exec` tool whose script prints the first
+    /// token of that message; a turn with the tool's output gets "Fertig:" and the tokens in it.
+    fn tool_loop(event: &Value, n: usize, seen: &std::sync::Mutex<Seen>) -> Vec<Value> {
+        let id = response_id(n);
+        let previous = event["previous_response_id"].as_str();
+        let input = event["input"].as_array().cloned().unwrap_or_default();
+        let outputs: Vec<&Value> = input
+            .iter()
+            .filter(|i| i["type"] == "custom_tool_call_output")
+            .collect();
+        let user = input.iter().rev().find(|i| i["role"] == "user");
+        let text = |t: String| {
+            json!({"type": "message", "id": format!("msg_{n}"), "status": "completed",
+                "role": "assistant", "content": [{"type": "output_text", "text": t, "annotations": []}]})
+        };
+        let item = if !outputs.is_empty() {
+            let tokens = tokens_in(&json!(outputs).to_string());
+            text(format!("Fertig: {}", tokens.join(" ")))
+        } else if let (Some(user), false) = (user, event["generate"] == json!(false)) {
+            let token = tokens_in(&user.to_string())
+                .into_iter()
+                .next()
+                .unwrap_or_default();
+            json!({"type": "custom_tool_call", "id": format!("ctc_{n}"), "call_id": "call_1",
+                "namespace": "functions", "name": "exec", "status": "completed",
+                "input": format!("text(\"Kunde: {token}\")")})
+        } else {
+            text("ok".to_owned())
+        };
+        seen.lock()
+            .unwrap()
+            .responses
+            .insert(id.clone(), Vec::new());
+        item_response(&id, previous, item)
+    }
+
+    /// Codex's turn with the user's message, as the provider received it.
+    fn user_turn(messages: &[String]) -> Value {
+        messages
+            .iter()
+            .filter_map(|m| serde_json::from_str::<Value>(m).ok())
+            .find(|m| m.to_string().contains("Antworte nur mit ok"))
+            .expect("Codex sent the user's turn")
+    }
+
+    #[test]
+    fn codex_built_in_provider_runs_a_tool_loop_over_the_socket() {
+        let home = tempfile::tempdir().expect("temp home");
+        let work = tempfile::tempdir().expect("temp work dir");
+        let config = |base: &str| format!("openai_base_url = \"{base}/v1\"\n");
+        // once straight to the provider: what Codex sends
+        let direct = SocketProvider::answering(tool_loop);
+        run_codex(home.path(), work.path(), &config(&direct.url()), &[]);
+        let upstream = SocketProvider::answering(tool_loop);
+        let server = super::proxy(&upstream);
+        let stdout = run_codex(home.path(), work.path(), &config(&server.url("")), &[]);
+        assert!(
+            stdout.contains(&format!("Fertig: {NAME}")),
+            "{stdout}\n{}",
+            server.log()
+        );
+        let sent = upstream.messages();
+        assert!(sent.len() >= 3, "warm-up, turn, tool output: {sent:?}");
+        for m in &sent {
+            assert!(
+                !m.contains("Quernheim"),
+                "the user's name reached the upstream"
+            );
+        }
+        let output = sent
+            .iter()
+            .filter_map(|m| serde_json::from_str::<Value>(m).ok())
+            .flat_map(|m| m["input"].as_array().cloned().unwrap_or_default())
+            .find(|i| i["type"] == "custom_tool_call_output")
+            .expect("Codex sent the tool's output");
+        let turn = user_turn(&sent);
+        let user = turn["input"]
+            .as_array()
+            .and_then(|i| i.last())
+            .expect("input");
+        assert_eq!(
+            tokens_in(&output.to_string()),
+            tokens_in(&user.to_string()),
+            "{output}"
+        );
+        let (want, have) = (user_turn(&direct.messages()), user_turn(&sent));
+        let (a, b) = (instructions(&want), instructions(&have));
+        assert!(a.iter().map(|v| v.to_string().len()).sum::<usize>() > 10_000);
+        let changed: Vec<String> = a
+            .iter()
+            .zip(&b)
+            .filter(|(x, y)| x != y)
+            .map(|(x, y)| first_difference(&x.to_string(), &y.to_string()))
+            .collect();
+        assert!(
+            changed.is_empty(),
+            "Codex's instructions changed:\n{}",
+            changed.join("\n")
+        );
+        for key in [
+            "model",
+            "reasoning",
+            "text",
+            "include",
+            "tool_choice",
+            "store",
+        ] {
+            assert_eq!(have[key], want[key], "{key} changed");
+        }
+        let shake = &upstream.seen.lock().unwrap().handshakes[0];
+        let beta = shake.iter().find(|(k, _)| k == "openai-beta");
+        assert!(beta.is_some_and(|(_, v)| v.starts_with("responses_websockets")));
+    }
+}

@@ -18,11 +18,12 @@ use super::super::format::openai::RESPONSES;
 use super::super::refuse::Refusal;
 use super::super::reply::{Framing, ReplyRewriter};
 use super::super::rewrite;
+use super::super::thinking::Seed;
 use super::exchange::Opening;
 use super::responses::{Pending, Responses};
 use crate::app::App;
 use crate::json::{self, Node};
-use crate::tokens::{TokenTable, TolerantRestorer};
+use crate::tokens::TolerantRestorer;
 
 /// What the client asked for.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -45,12 +46,12 @@ const NO_TARGET: &str = "A response.steer names the response it steers (previous
 const TOO_MANY_STEERED: &str =
     "Too many steered responses are waiting on this WebSocket; wait for them to start.";
 
-/// A client event anonymized: the text that goes upstream and the response it leads to; for a
-/// steer, the response it steers and the table it leaves for it.
+/// A client event anonymized: the text that goes upstream and the response it leads to (with
+/// its table); for a steer, the response it steers.
 pub(super) struct Outgoing {
     pub event: String,
     pub pending: Pending,
-    pub steer: Option<(String, TokenTable)>,
+    pub steer: Option<String>,
 }
 
 /// The client event `text` as it goes upstream, or why nothing goes.
@@ -89,20 +90,28 @@ pub(super) async fn anonymize(
         }
     }
     let body = Node::Obj(members).to_bytes();
-    let mut ctx = context(app, o, kind);
-    let mut seed = rewrite::seed(app, &mut ctx, &body).await?;
+    let mut ctx = context(app, o);
+    // a response this socket served goes on from the table it holds (the provider keeps a
+    // `store: false` response for the socket too); any other from the store
+    let held = previous.as_deref().and_then(|p| responses.table_of(p));
+    let mut seed = match (held, ctx.conversation.as_mut()) {
+        (Some(table), Some(turn)) => Seed {
+            table: turn.resume(&body, table.clone()),
+            signed: None,
+        },
+        _ => rewrite::seed(app, &mut ctx, &body).await?,
+    };
     edges::take_over(&o.handshake, &mut seed.table)?;
-    if let Some(steer) = previous.as_deref().and_then(|p| responses.steer_of(p)) {
-        edges::take_over(steer, &mut seed.table)?;
-    }
     let route = o.route.clone();
     let out = rewrite::rewrite_off_loop(app, &mut ctx, &route, body, seed).await?;
     let event = with_type(&out, name);
     let pending = pending(o, &mut ctx, previous.clone());
+    let mut pending = pending;
     let steer = match (kind, previous) {
-        (Kind::Steer, Some(target)) => ctx.table.take().map(|table| (target, table)),
+        (Kind::Steer, Some(target)) => Some(target),
         _ => None,
     };
+    pending.table = ctx.table.take();
     Ok(Outgoing {
         event,
         pending,
@@ -111,7 +120,7 @@ pub(super) async fn anonymize(
 }
 
 /// The exchange of one client event: a turn of the Responses API, under the socket's policy.
-fn context(app: &App, o: &Opening, kind: Kind) -> RequestCtx {
+fn context(app: &App, o: &Opening) -> RequestCtx {
     let format = o.route.format;
     RequestCtx {
         route: Some(o.route.clone()),
@@ -126,7 +135,7 @@ fn context(app: &App, o: &Opening, kind: Kind) -> RequestCtx {
             o.tenant.as_deref(),
             &o.req,
         ),
-        keep_table: kind == Kind::Steer,
+        keep_table: true,
         ..RequestCtx::default()
     }
 }

@@ -17,7 +17,7 @@ use super::super::refuse::Refusal;
 use super::super::routes::Route;
 use super::events::{self, error_event, Outgoing, NOT_JSON};
 use super::link::{self, Upstream};
-use super::responses::{Responses, Steered};
+use super::responses::Responses;
 use crate::app::App;
 use crate::json;
 use crate::tokens::TokenTable;
@@ -105,7 +105,7 @@ async fn from_client(
             steer,
         }) => {
             match steer {
-                Some((target, table)) => responses.steered(target, Steered { table, pending }),
+                Some(target) => responses.steered(target, pending),
                 None => responses.asked(pending),
             }
             upstream.send(Message::text(event)).await.is_ok()

@@ -4,12 +4,14 @@
 //! successor the provider starts on its own (its `response.created` names the steered response
 //! as `previous_response_id`), or the client's own `response.create` continuing that response.
 //! A response's table is kept sealed under its id once its first event shows it was accepted
-//! (anything but `error`), as a 2xx header does over HTTP.
+//! (anything but `error`), as a 2xx header does over HTTP; the socket also holds the tables of
+//! the last responses it served, for a turn that continues one (the provider keeps a
+//! `store: false` response for the socket, which nothing sealed was kept for).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
-use super::super::conversation::Turn;
+use super::super::conversation::{reply_id, Turn};
 use super::super::format::openai::RESPONSES;
 use super::super::format::WireFormat;
 use super::super::reply::{Framing, ReplyRewriter};
@@ -27,6 +29,9 @@ const LAST: [&str; 4] = [
 
 /// Steered responses whose input a socket holds at once; one more `response.steer` is refused.
 pub(super) const MAX_STEERED: usize = 64;
+/// Tables of served responses a socket holds; the oldest goes first (a turn continuing it
+/// then reads the store).
+const MAX_HELD: usize = 64;
 
 /// A response asked for and not yet finished: its restorer and its conversation turn.
 pub(super) struct Pending {
@@ -34,6 +39,8 @@ pub(super) struct Pending {
     pub turn: Option<Turn>,
     /// The response it continues (`previous_response_id`).
     pub previous: Option<String>,
+    /// The table it was asked for with, held under its id once that is known.
+    pub table: Option<TokenTable>,
     /// Its first event was read (the table is kept or dropped by then).
     started: bool,
 }
@@ -44,16 +51,10 @@ impl Pending {
             reply,
             turn,
             previous,
+            table: None,
             started: false,
         }
     }
-}
-
-/// A steer's input, queued by the provider for the response it steers: the table it was
-/// anonymized with, and the response that will take it.
-pub(super) struct Steered {
-    pub table: TokenTable,
-    pub pending: Pending,
 }
 
 /// Who a server event belongs to.
@@ -67,7 +68,10 @@ enum Owner {
 pub(super) struct Responses {
     format: &'static dyn WireFormat,
     queue: VecDeque<Pending>,
-    steered: HashMap<String, Steered>,
+    /// By the response steered: the response that takes the steer's input.
+    steered: HashMap<String, Pending>,
+    /// Tables of the responses served, by id, oldest first.
+    held: VecDeque<(String, TokenTable)>,
     /// Rows of the handshake: what an event of no known response is restored with.
     handshake: Vec<crate::tokens::MappingEntry>,
 }
@@ -78,6 +82,7 @@ impl Responses {
             format,
             queue: VecDeque::new(),
             steered: HashMap::new(),
+            held: VecDeque::new(),
             handshake: handshake.entries().to_vec(),
         }
     }
@@ -88,14 +93,16 @@ impl Responses {
     }
 
     /// A `response.steer` of `target` sent upstream (a later steer of the same response took
-    /// over this one's rows, so its table replaces it).
-    pub fn steered(&mut self, target: String, steered: Steered) {
-        self.steered.insert(target, steered);
+    /// over this one's rows, so it replaces it).
+    pub fn steered(&mut self, target: String, pending: Pending) {
+        self.steered.insert(target, pending);
     }
 
-    /// The table a steer of `target` left, if any.
-    pub fn steer_of(&self, target: &str) -> Option<&TokenTable> {
-        self.steered.get(target).map(|s| &s.table)
+    /// The table a turn continuing `id` goes on from, when this socket holds it: a steer's of
+    /// that response (the earlier rows and the steer's), else the response's own.
+    pub fn table_of(&self, id: &str) -> Option<&TokenTable> {
+        let steer = self.steered.get(id).and_then(|p| p.table.as_ref());
+        steer.or_else(|| self.held.iter().find(|(h, _)| h == id).map(|(_, t)| t))
     }
 
     /// Whether a steer of `target` can be held.
@@ -108,8 +115,8 @@ impl Responses {
         let kind = node.str_of("type").unwrap_or("").to_owned();
         let owner = self.owner(&node, &kind);
         if let Owner::Steer(target) = owner {
-            if let Some(s) = self.steered.get_mut(&target) {
-                return s.pending.reply.message(node, len);
+            if let Some(p) = self.steered.get_mut(&target) {
+                return p.reply.message(node, len);
             }
         }
         if self.queue.is_empty() {
@@ -127,6 +134,18 @@ impl Responses {
                 turn.reply_header(app, status).await;
             }
         }
+        let id = (kind == "response.created")
+            .then(|| reply_id(&node))
+            .flatten();
+        if let (Some(id), Some(table)) = (id, p.table.take()) {
+            if self.held.len() >= MAX_HELD {
+                self.held.pop_front();
+            }
+            self.held.push_back((id.to_owned(), table));
+        }
+        let Some(p) = self.queue.front_mut() else {
+            return Vec::new();
+        };
         let last = LAST.contains(&kind.as_str());
         let mut out = p.reply.message(node, len);
         if last {
@@ -173,8 +192,8 @@ impl Responses {
         if waiting.is_some_and(|p| p.previous.as_deref() == Some(previous)) {
             // the client's own continuation: it took the steer's rows when it was anonymized
             self.steered.remove(previous);
-        } else if let Some(s) = self.steered.remove(previous) {
-            self.queue.push_front(s.pending);
+        } else if let Some(p) = self.steered.remove(previous) {
+            self.queue.push_front(p);
         }
         Owner::Front
     }
@@ -189,7 +208,7 @@ impl Responses {
 
     /// The socket closes: the writes of responses still running are waited for.
     pub async fn finish(&mut self) {
-        let steered = self.steered.drain().map(|(_, s)| s.pending);
+        let steered = self.steered.drain().map(|(_, p)| p);
         for mut p in self.queue.drain(..).chain(steered) {
             if let Some(turn) = p.turn.as_mut() {
                 turn.finish().await;

@@ -178,7 +178,7 @@ pub fn answer(event: &Value, n: usize, seen: &Mutex<Seen>) -> Vec<Value> {
                 "input": event["input"]}}),
         );
     }
-    let id = format!("resp_{}_{}_{n}", std::process::id(), rand_part());
+    let id = response_id(n);
     seen.lock()
         .unwrap()
         .responses
@@ -221,6 +221,32 @@ pub fn echo_response(id: &str, previous: Option<&str>, tokens: &[String]) -> Vec
         "response": response("completed", &full)}),
     );
     out
+}
+
+/// A response `id` (continuing `previous`) whose one output is `item`, as the events a client
+/// that reads whole items expects (`output_item.added`, `.done`, and the usage at the end).
+pub fn item_response(id: &str, previous: Option<&str>, item: Value) -> Vec<Value> {
+    let mut response = json!({"id": id, "object": "response", "created_at": 1,
+        "status": "in_progress", "model": "m", "output": [], "previous_response_id": previous});
+    let created = json!({"type": "response.created", "sequence_number": 0, "response": response});
+    response["status"] = json!("completed");
+    response["output"] = json!([item]);
+    response["usage"] = json!({"input_tokens": 1, "output_tokens": 1, "total_tokens": 2,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens_details": {"reasoning_tokens": 0}});
+    vec![
+        created,
+        json!({"type": "response.output_item.added", "sequence_number": 1, "output_index": 0,
+            "item": item}),
+        json!({"type": "response.output_item.done", "sequence_number": 2, "output_index": 0,
+            "item": item}),
+        json!({"type": "response.completed", "sequence_number": 3, "response": response}),
+    ]
+}
+
+/// A fresh response id.
+pub fn response_id(n: usize) -> String {
+    format!("resp_{}_{}_{n}", std::process::id(), rand_part())
 }
 
 /// Ids unique across sockets and test processes.
