@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
+#[cfg(feature = "full-tier")]
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -49,6 +50,7 @@ impl SocketProvider {
     }
 
     /// A `wss://` provider with the certificate `cert.pem` and key `key.pem` of `dir`.
+    #[cfg(feature = "full-tier")]
     pub fn start_tls(dir: &Path) -> SocketProvider {
         let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
         let (certs, key) =
@@ -64,6 +66,7 @@ impl SocketProvider {
     }
 
     /// A plain provider answering each client event with `answer`.
+    #[cfg(feature = "full-tier")]
     pub fn answering(answer: Answer) -> SocketProvider {
         SocketProvider::start_with(None, answer)
     }
@@ -225,6 +228,7 @@ pub fn echo_response(id: &str, previous: Option<&str>, tokens: &[String]) -> Vec
 
 /// A response `id` (continuing `previous`) whose one output is `item`, as the events a client
 /// that reads whole items expects (`output_item.added`, `.done`, and the usage at the end).
+#[cfg(feature = "full-tier")]
 pub fn item_response(id: &str, previous: Option<&str>, item: Value) -> Vec<Value> {
     let mut response = json!({"id": id, "object": "response", "created_at": 1,
         "status": "in_progress", "model": "m", "output": [], "previous_response_id": previous});
