@@ -19,7 +19,7 @@ use super::super::refuse::Refusal;
 use super::super::reply::{Framing, ReplyRewriter};
 use super::super::rewrite;
 use super::super::thinking::Seed;
-use super::exchange::Opening;
+use super::opening::Opening;
 use super::responses::{Pending, Responses};
 use crate::app::App;
 use crate::json::{self, Node};

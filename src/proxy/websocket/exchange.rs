@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use pingora::http::RequestHeader;
 use pingora::protocols::Stream;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::protocol::Role;
@@ -14,28 +13,14 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
 use super::super::refuse::Refusal;
-use super::super::routes::Route;
 use super::events::{self, error_event, Outgoing, NOT_JSON};
 use super::link::{self, Upstream};
+use super::opening::Opening;
 use super::responses::Responses;
 use crate::app::App;
 use crate::json;
-use crate::tokens::TokenTable;
 
 type Client = WebSocketStream<Stream>;
-
-/// What a socket's messages need of the request that opened it.
-pub(crate) struct Opening {
-    pub route: Arc<Route>,
-    pub tenant: Option<String>,
-    /// The client's handshake request, as it arrived (its credential binds conversation state).
-    pub req: RequestHeader,
-    pub policy: Option<Arc<crate::policy::Policy>>,
-    pub caller: Option<String>,
-    /// The tokens the handshake's headers and query string went upstream with: every message's
-    /// table takes them over.
-    pub handshake: TokenTable,
-}
 
 const UPSTREAM_GONE: &str = "The upstream closed the WebSocket.";
 const UNREADABLE: &str = "The upstream sent a WebSocket message the privacy proxy cannot read.";

@@ -10,9 +10,10 @@ mod detach;
 mod events;
 mod exchange;
 mod link;
+mod opening;
 mod responses;
 
-pub(crate) use exchange::Opening;
+pub(crate) use opening::Opening;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
