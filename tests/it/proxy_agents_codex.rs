@@ -324,6 +324,28 @@ pub(crate) mod real {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// `codex login --with-api-key` in `home`: the key the built-in provider sends (it reads no
+    /// key variable).
+    pub(crate) fn codex_login(home: &Path, key: &str) {
+        std::fs::create_dir_all(home.join(".codex")).expect("codex home");
+        let mut child = Command::new(codex())
+            .args(["login", "--with-api-key"])
+            .env("HOME", home)
+            .env("CODEX_HOME", home.join(".codex"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the Codex CLI must be installed (TARNKAPPE_SETUP_TESTS=1 scripts/setup)");
+        if let Some(mut stdin) = child.stdin.take() {
+            std::io::Write::write_all(&mut stdin, key.as_bytes()).expect("key to codex login");
+        }
+        assert!(
+            child.wait().expect("codex login").success(),
+            "codex login failed"
+        );
+    }
+
     /// Codex's own instructions: every input item but the user's messages, and the tools.
     pub(crate) fn instructions(req: &Value) -> Vec<Value> {
         let mut out: Vec<Value> = req["input"]

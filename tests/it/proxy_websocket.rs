@@ -455,15 +455,18 @@ mod real {
     }
 }
 
-/// The real Codex CLI with its built-in provider pointed at the proxy (`openai_base_url`): it
-/// opens the socket, and a WebSocket provider runs a full tool loop with it.
+/// The real Codex CLI with its built-in provider pointed at the proxy (`openai_base_url`, its key
+/// stored by `codex login`): it opens the socket, and a WebSocket provider runs a full tool
+/// loop with it.
 #[cfg(feature = "full-tier")]
 mod codex {
     use serde_json::{json, Value};
 
     use crate::harness::tokens::tokens_in;
     use crate::harness::upstream::socket::{item_response, response_id, Seen, SocketProvider};
-    use crate::proxy_agents_codex::real::{first_difference, instructions, run_codex, NAME};
+    use crate::proxy_agents_codex::real::{
+        codex_login, first_difference, instructions, run_codex, NAME,
+    };
 
     /// The provider's side of the loop: Codex's warm-up (`generate: false`) gets "ok"; a turn
     /// with the user's message gets a call of Codex's `exec` tool whose script prints the first
@@ -516,6 +519,7 @@ mod codex {
         let home = tempfile::tempdir().expect("temp home");
         let work = tempfile::tempdir().expect("temp work dir");
         let config = |base: &str| format!("openai_base_url = \"{base}/v1\"\n");
+        codex_login(home.path(), "sk-codex-login-key");
         // once straight to the provider: what Codex sends
         let direct = SocketProvider::answering(tool_loop);
         run_codex(home.path(), work.path(), &config(&direct.url()), &[]);
@@ -576,7 +580,13 @@ mod codex {
             assert_eq!(have[key], want[key], "{key} changed");
         }
         let shake = &upstream.seen.lock().unwrap().handshakes[0];
-        let beta = shake.iter().find(|(k, _)| k == "openai-beta");
-        assert!(beta.is_some_and(|(_, v)| v.starts_with("responses_websockets")));
+        let header = |name: &str| {
+            shake
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.as_str())
+        };
+        assert!(header("openai-beta").is_some_and(|v| v.starts_with("responses_websockets")));
+        assert_eq!(header("authorization"), Some("Bearer sk-codex-login-key"));
     }
 }
