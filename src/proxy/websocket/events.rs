@@ -105,13 +105,9 @@ pub(super) async fn anonymize(
     let route = o.route.clone();
     let out = rewrite::rewrite_off_loop(app, &mut ctx, &route, body, seed).await?;
     let event = with_type(&out, name);
-    let pending = pending(o, &mut ctx, previous.clone());
-    let mut pending = pending;
-    let steer = match (kind, previous) {
-        (Kind::Steer, Some(target)) => Some(target),
-        _ => None,
-    };
+    let mut pending = pending(o, &mut ctx, previous.clone());
     pending.table = ctx.table.take();
+    let steer = previous.filter(|_| kind == Kind::Steer);
     Ok(Outgoing {
         event,
         pending,
