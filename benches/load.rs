@@ -14,6 +14,7 @@
 //! - Streaming (SSE, 40 events, each its own write): time to first body byte and time per chunk.
 //!
 //! `cargo bench --bench load` (TARNKAPPE_BENCH_SECONDS scales the 32-connection phases;
+//! TARNKAPPE_LOAD_STREAM_ONLY=1 runs the streaming phase alone;
 //! TARNKAPPE_LOAD_BIN runs another build of the proxy binary; TARNKAPPE_LOAD_ANON=dense,N only
 //! anonymizes one of the bodies N times in process, for callgrind). The bare pass-through is
 //! pingora's plain set-up, one service over both threads; TARNKAPPE_LOAD_BARE_PER_THREAD=1
@@ -33,6 +34,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+#[path = "support/bare.rs"]
+mod bare;
 #[path = "support/http1.rs"]
 #[allow(dead_code)]
 mod http1;
@@ -41,8 +44,9 @@ mod http1;
 mod prose;
 #[path = "support/service.rs"]
 mod service;
+use bare::{run_bare, start_bare, BARE_ENV};
 use http1::{read_chunked, read_head, read_request, sse_event, wants_stream};
-use service::{free_addr, proxy_bin, serve, Service};
+use service::{proxy_bin, serve, Service};
 
 #[path = "support/external.rs"]
 mod external;
@@ -98,44 +102,6 @@ fn upstream_conn(stream: TcpStream) {
     }
 }
 
-// ------------------------------------------------------------------------------------------
-// Bare pingora pass-through (the yardstick)
-
-struct Bare {
-    upstream: SocketAddr,
-}
-
-#[async_trait::async_trait]
-impl pingora::proxy::ProxyHttp for Bare {
-    type CTX = ();
-
-    fn new_ctx(&self) {}
-
-    async fn upstream_peer(
-        &self,
-        _session: &mut pingora::proxy::Session,
-        _ctx: &mut (),
-    ) -> pingora::Result<Box<pingora::upstreams::peer::HttpPeer>> {
-        Ok(Box::new(pingora::upstreams::peer::HttpPeer::new(
-            self.upstream,
-            false,
-            String::new(),
-        )))
-    }
-}
-
-struct Never;
-
-#[async_trait::async_trait]
-impl pingora::server::ShutdownSignalWatch for Never {
-    async fn recv(&self) -> pingora::server::ShutdownSignal {
-        std::future::pending().await
-    }
-}
-
-/// The environment variable that makes this binary the bare pass-through: `upstream,listen`.
-const BARE_ENV: &str = "TARNKAPPE_LOAD_BARE";
-
 /// The environment variable that makes this binary anonymize one of the bench bodies in
 /// process and exit: `sparse|dense|large[,N]` (N calls, default 1), for callgrind — the
 /// instructions of N=2 minus N=1 are one warm call.
@@ -163,50 +129,6 @@ fn anonymize_only(spec: &str) {
         "{which}: {} B, {count} values replaced, {n} calls",
         body.len()
     );
-}
-
-/// Runs the bare pass-through until killed: threads and work stealing as the proxy's defaults
-/// (`server.threads = 2`, `server.work_stealing = false`; TARNKAPPE_LOAD_BARE_STEALING=1 turns
-/// stealing on, pingora's own default), pingora's defaults otherwise.
-fn run_bare(spec: &str) {
-    let (upstream, listen) = spec.split_once(',').expect("upstream,listen");
-    let upstream: SocketAddr = upstream.parse().expect("upstream address");
-    let conf = pingora::server::configuration::ServerConf {
-        threads: 2,
-        work_stealing: std::env::var("TARNKAPPE_LOAD_BARE_STEALING").is_ok_and(|v| v == "1"),
-        ..Default::default()
-    };
-    let mut server = pingora::server::Server::new_with_opt_and_conf(None, conf);
-    server.bootstrap();
-    if std::env::var("TARNKAPPE_LOAD_BARE_PER_THREAD").is_ok_and(|v| v == "1") {
-        // the proxy's own topology (src/server.rs): a one-thread service per worker thread on
-        // one SO_REUSEPORT port, each with its own upstream pool
-        for _ in 0..2 {
-            let mut service =
-                pingora::proxy::http_proxy_service(&server.configuration, Bare { upstream });
-            service.threads = Some(1);
-            let mut socket = pingora::listeners::TcpSocketOptions::default();
-            socket.so_reuseport = Some(true);
-            service.add_tcp_with_settings(listen, socket);
-            server.add_service(service);
-        }
-    } else {
-        let mut service =
-            pingora::proxy::http_proxy_service(&server.configuration, Bare { upstream });
-        service.add_tcp(listen);
-        server.add_service(service);
-    }
-    server.run(pingora::server::RunArgs {
-        shutdown_signal: Box::new(Never),
-    });
-}
-
-/// Starts the bare pass-through as a child process (this binary again) on a free port.
-fn start_bare(upstream: SocketAddr) -> Service {
-    let addr = free_addr();
-    let mut command = Command::new(std::env::current_exe().expect("own path"));
-    command.env(BARE_ENV, format!("{upstream},{addr}"));
-    service::start(command, addr, "bare pass-through")
 }
 
 // ------------------------------------------------------------------------------------------
@@ -580,6 +502,10 @@ fn main() {
         dense: dense_body(),
         large: chat_body(100_000, false),
     };
+    if std::env::var(STREAM_ONLY_ENV).is_ok_and(|v| v == "1") {
+        streaming_phase(&n);
+        return;
+    }
     if std::env::var(IN_PROCESS_ENV).is_ok_and(|v| v == "1") {
         in_process_phases(&bodies, secs, &n);
     } else {
@@ -597,6 +523,10 @@ struct Bodies {
     /// A 100 000-code-point chat request.
     large: String,
 }
+
+/// The environment variable that runs the streaming phase alone (its SSE time to first byte
+/// is one of the figures `benches/websocket.rs` is read beside).
+const STREAM_ONLY_ENV: &str = "TARNKAPPE_LOAD_STREAM_ONLY";
 
 /// The environment variable that drives the latency and throughput phases with this bench's
 /// own client and upstream instead of wrk and nginx: a profile aid (the client's CPU on the same

@@ -166,6 +166,15 @@ impl Turn {
         Ok(table)
     }
 
+    /// [`Turn::load`] for a turn whose earlier table is held already (a WebSocket holds the
+    /// tables of the responses it served, `store: false` ones too): no store read.
+    pub fn resume(&mut self, body: &[u8], table: TokenTable) -> TokenTable {
+        self.references(body);
+        self.state = Some(State::Found);
+        metrics().conversation(ConversationEvent::found);
+        table
+    }
+
     /// What the request refers to, and where its table is to be kept (`known`, `reply_kind`).
     fn references(&mut self, body: &[u8]) -> Option<(Kind, String)> {
         if self.endpoint == CONVERSATIONS {

@@ -49,6 +49,10 @@ pub struct RequestCtx {
     pub(crate) caller: Option<String>,
     /// What the request's headers and query string become upstream (`super::edges`).
     pub(crate) edges: Option<super::edges::Edges>,
+    /// Keep the token table the body was anonymized with in [`Self::table`] (a WebSocket's
+    /// `response.steer` leaves it for the response it steers).
+    pub(crate) keep_table: bool,
+    pub(crate) table: Option<crate::tokens::TokenTable>,
 }
 
 impl RequestCtx {

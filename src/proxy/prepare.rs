@@ -136,6 +136,7 @@ pub(crate) async fn prepare(
             req: req.clone(),
             policy: ctx.policy.clone(),
             caller,
+            handshake: TokenTable::new(),
         };
         return websocket::serve(app, session, ctx, opening).await;
     }

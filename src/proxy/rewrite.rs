@@ -160,6 +160,9 @@ fn finish(
     if let Some(thinking) = ctx.thinking.as_mut() {
         thinking.keep(&a.table);
     }
+    if ctx.keep_table {
+        ctx.table = Some(a.table.clone());
+    }
     if !a.table.is_empty() {
         // earlier turns' tokens with nothing replaced now: the body is read here once
         let original = original.or_else(|| {

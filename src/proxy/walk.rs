@@ -472,7 +472,8 @@ fn tools_rule(key: &str) -> Treat {
         "description" | "title" => Treat::Instruction,
         "parameters" | "input_schema" | "schema" | "json_schema" | "format" => Treat::Schema,
         "input_examples" | "examples" | "metadata" | "user_location" => Treat::Free,
-        "function" | "custom" => Treat::Tools,
+        // a namespace's own tools (Codex's `additional_tools` input item) are tools too
+        "function" | "custom" | "tools" => Treat::Tools,
         "server_url"
         | "server_label"
         | "connector_id"

@@ -145,6 +145,35 @@ impl TokenTable {
         row
     }
 
+    /// Takes `row`, issued by another table, as it is: same value, same token; later numbers of
+    /// its type go on above it. `false` (nothing changed) when this table gives the value
+    /// another token, or the token stands for another value or was written by the client.
+    pub(crate) fn adopt(&mut self, row: &MappingEntry) -> bool {
+        let Some(n) = token_number(&row.token) else {
+            return false;
+        };
+        let key = (row.entity_type, row.value.as_str());
+        let hash = match self.index.find(key, row_key(&self.entries)) {
+            Ok(at) => return self.entries[at].token == row.token,
+            Err(hash) => hash,
+        };
+        if self.taken.contains(&row.token) || self.entries.iter().any(|e| e.token == row.token) {
+            return false;
+        }
+        match self
+            .next_number
+            .iter_mut()
+            .find(|(t, _)| *t == row.entity_type)
+        {
+            Some((_, last)) => *last = (*last).max(n),
+            None => self.next_number.push((row.entity_type, n.max(self.floor))),
+        }
+        self.entries.push(row.clone());
+        let at = self.entries.len() - 1;
+        self.index.insert(hash, at, row_key(&self.entries));
+        true
+    }
+
     /// Rows in order of issue.
     pub fn entries(&self) -> &[MappingEntry] {
         &self.entries
@@ -211,6 +240,23 @@ mod tests {
         assert_eq!(t.token_for(EntityType::Person, "Ben"), "[[NAME_2]]");
         assert_eq!(t.token_for(EntityType::Person, "Anna"), "[[NAME_1]]");
         assert_eq!(t.entries().len(), 3);
+    }
+
+    #[test]
+    fn adopted_rows_keep_their_tokens_and_numbering_goes_on_above_them() {
+        let mut edges = TokenTable::new();
+        edges.token_for(EntityType::Person, "Anna");
+        edges.token_for(EntityType::Person, "Ben");
+        let mut t = TokenTable::starting_above(12_000);
+        assert!(edges.entries().iter().all(|row| t.adopt(row)));
+        assert_eq!(t.token_for(EntityType::Person, "Ben"), "[[NAME_2]]");
+        assert_eq!(t.token_for(EntityType::Person, "Cem"), "[[NAME_12001]]");
+        let mut other = TokenTable::new();
+        other.token_for(EntityType::Person, "Dora");
+        assert!(!other.adopt(&edges.entries()[0]), "NAME_1 is Dora here");
+        assert!(other.adopt(&edges.entries()[1]));
+        assert_eq!(other.token_for(EntityType::Person, "Emil"), "[[NAME_3]]");
+        assert!(other.adopt(&edges.entries()[1]), "the same row again");
     }
 
     #[test]

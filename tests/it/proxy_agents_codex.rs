@@ -13,7 +13,7 @@ use crate::harness::stream::sse;
 use crate::harness::upstream::{FakeUpstream, Recorded, Reply};
 
 /// The user's own value, planted in the prompt.
-const NAME: &str = "Roswitha Quernheim";
+pub(crate) const NAME: &str = "Roswitha Quernheim";
 
 /// Settings a Responses provider validates, with the values it accepts (as the real API,
 /// which answers 400 to anything else).
@@ -236,14 +236,15 @@ fn tool_call_arguments_keep_their_bytes_but_for_the_replaced_strings() {
 /// entry (`wire_api = "responses"`). Each run goes once straight to the fake provider (what
 /// Codex sends) and once through the proxy; a missing client fails the test.
 #[cfg(feature = "full-tier")]
-mod real {
+pub(crate) mod real {
     use std::path::Path;
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
 
     use serde_json::Value;
 
-    use super::{provider, NAME};
+    use super::provider;
+    pub(crate) use super::NAME;
     use crate::harness::upstream::{FakeUpstream, Recorded};
 
     fn codex() -> String {
@@ -260,9 +261,27 @@ mod real {
             "model_provider = \"tk\"\n[model_providers.tk]\nname = \"tk\"\n\
              base_url = \"{base}/v1\"\nwire_api = \"responses\"\nenv_key = \"TK_TEST_KEY\"\n"
         );
-        std::fs::create_dir_all(home.join(".codex")).expect("codex home");
-        std::fs::write(home.join(".codex/config.toml"), toml).expect("codex config");
         let before = up.requests().len();
+        run_codex(home, work, &toml, config);
+        up.requests()[before..]
+            .iter()
+            .filter(|r| r.path.ends_with("/responses"))
+            .map(Recorded::json)
+            .next_back()
+            .expect("codex sent a Responses request")
+    }
+
+    /// Runs `codex exec` in `work` with `config_toml` as its `~/.codex/config.toml` and
+    /// `config` overrides, the prompt naming [`NAME`] (the key in `TK_TEST_KEY` and
+    /// `OPENAI_API_KEY`); its standard output. A failed run fails the test.
+    pub(crate) fn run_codex(
+        home: &Path,
+        work: &Path,
+        config_toml: &str,
+        config: &[&str],
+    ) -> String {
+        std::fs::create_dir_all(home.join(".codex")).expect("codex home");
+        std::fs::write(home.join(".codex/config.toml"), config_toml).expect("codex config");
         let mut cmd = Command::new(codex());
         cmd.arg("exec").arg("--skip-git-repo-check");
         for c in config {
@@ -275,6 +294,8 @@ mod real {
             .env("HOME", home)
             .env("CODEX_HOME", home.join(".codex"))
             .env("TK_TEST_KEY", "dummy-key-for-the-fake-upstream")
+            .env("OPENAI_API_KEY", "dummy-key-for-the-fake-upstream")
+            .env_remove("OPENAI_BASE_URL")
             .env("NO_PROXY", "127.0.0.1,localhost")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -300,16 +321,33 @@ mod real {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
-        up.requests()[before..]
-            .iter()
-            .filter(|r| r.path.ends_with("/responses"))
-            .map(Recorded::json)
-            .next_back()
-            .expect("codex sent a Responses request")
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// `codex login --with-api-key` in `home`: the key the built-in provider sends (it reads no
+    /// key variable).
+    pub(crate) fn codex_login(home: &Path, key: &str) {
+        std::fs::create_dir_all(home.join(".codex")).expect("codex home");
+        let mut child = Command::new(codex())
+            .args(["login", "--with-api-key"])
+            .env("HOME", home)
+            .env("CODEX_HOME", home.join(".codex"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the Codex CLI must be installed (TARNKAPPE_SETUP_TESTS=1 scripts/setup)");
+        if let Some(mut stdin) = child.stdin.take() {
+            std::io::Write::write_all(&mut stdin, key.as_bytes()).expect("key to codex login");
+        }
+        assert!(
+            child.wait().expect("codex login").success(),
+            "codex login failed"
+        );
     }
 
     /// Codex's own instructions: every input item but the user's messages, and the tools.
-    fn instructions(req: &Value) -> Vec<Value> {
+    pub(crate) fn instructions(req: &Value) -> Vec<Value> {
         let mut out: Vec<Value> = req["input"]
             .as_array()
             .into_iter()
@@ -317,9 +355,10 @@ mod real {
             .filter(|i| i["role"] != "user")
             .map(|i| {
                 let mut i = i.clone();
-                // ids Codex draws per run
+                // ids and times Codex draws per run
                 if let Some(o) = i.as_object_mut() {
                     o.remove("id");
+                    o.remove("internal_chat_message_metadata_passthrough");
                 }
                 i
             })
@@ -329,7 +368,7 @@ mod real {
     }
 
     /// Where `b` first departs from `a`, with some context of both.
-    fn first_difference(a: &str, b: &str) -> String {
+    pub(crate) fn first_difference(a: &str, b: &str) -> String {
         let at = a
             .char_indices()
             .zip(b.chars())

@@ -8,7 +8,9 @@ use super::error::RewriteError;
 use super::identifier::{capitalised, identifier_words};
 use super::url::is_data;
 use super::values::Values;
-use crate::detect::examples::follows_example_marker;
+use crate::detect::examples::{
+    follows_example_marker, is_bare_origin, is_example_domain, is_json_member_value,
+};
 use crate::detect::{Detector, EntityType, Everything, Finding};
 use crate::detection_cache::Scope;
 use crate::json;
@@ -50,17 +52,31 @@ impl Collector<'_> {
         self.keep(s, &findings, None);
     }
 
-    /// A tool or schema description: every value but the dates it shows as examples
-    /// (`e.g. "2023-10-01 00:00"`); an e-mail address or IBAN there is still a value.
+    /// A tool or schema description: every value but the examples it shows — dates after a
+    /// marker (`e.g. "2023-10-01 00:00"`), names and dates as whole values of a JSON call it
+    /// shows (`{"pattern": "John Smith"}`), sites it names (`https://www.example.com`, no path)
+    /// and addresses on example domains; an e-mail address, an IBAN or an address with a path
+    /// there is still a value.
     fn collect_instruction(&mut self, s: &str) {
         if s.is_empty() || self.refusal.is_some() {
             return;
         }
         self.reserve_tokens(s);
         let findings = self.detect(s);
+        let instruction_only = |f: &Finding| match f.entity_type {
+            EntityType::Date => {
+                follows_example_marker(s, f.bytes.0)
+                    || is_json_member_value(s, f.bytes.0, f.bytes.1)
+            }
+            EntityType::Person => is_json_member_value(s, f.bytes.0, f.bytes.1),
+            EntityType::Url => s
+                .get(f.bytes.0..f.bytes.1)
+                .is_some_and(|u| is_bare_origin(u) || is_example_domain(u)),
+            _ => false,
+        };
         let kept: Vec<Finding> = findings
             .iter()
-            .filter(|f| f.entity_type != EntityType::Date || !follows_example_marker(s, f.bytes.0))
+            .filter(|f| !instruction_only(f))
             .copied()
             .collect();
         self.keep(s, &kept, None);

@@ -6,7 +6,8 @@
 //!
 //! Tokens are issued from the body's table when the body is rewritten before the header goes
 //! out (`settle`, from the rewrite's seed), else from a fresh table when the upstream header is
-//! written (`apply`), whose rows the body's table then takes over.
+//! written (`apply`), whose rows the body's table then takes over (`take_over`). A WebSocket's
+//! handshake issues them from its connection's table, which every message's table takes over.
 
 mod headers;
 mod query;
@@ -127,15 +128,7 @@ pub(crate) fn settle(edges: &mut Option<Edges>, table: &mut TokenTable) -> Resul
             query,
             table: Some(own),
         }) => {
-            if table.is_empty() {
-                *table = own;
-            } else if !own
-                .entries()
-                .iter()
-                .all(|row| table.token_for(row.entity_type, &row.value) == row.token)
-            {
-                return Err(Refusal::new(400, CONFLICT));
-            }
+            take_over(&own, table)?;
             (headers, query)
         }
         other => {
@@ -149,6 +142,17 @@ pub(crate) fn settle(edges: &mut Option<Edges>, table: &mut TokenTable) -> Resul
         table: None,
     });
     Ok(())
+}
+
+/// Takes the rows of `issued`, tokens that have gone out already (in a header, a query string,
+/// a WebSocket's handshake), into `table`, the exchange's: refused when one of their values has
+/// another token there, or one of their tokens another value.
+pub(crate) fn take_over(issued: &TokenTable, table: &mut TokenTable) -> Result<(), Refusal> {
+    if issued.entries().iter().all(|row| table.adopt(row)) {
+        Ok(())
+    } else {
+        Err(Refusal::new(400, CONFLICT))
+    }
 }
 
 /// Header values and query string of the edges, with tokens from `table`.

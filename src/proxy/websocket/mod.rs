@@ -1,15 +1,19 @@
 //! The Responses API over WebSocket (`docs/proxy.md`, "WebSocket"): the proxy ends the socket
 //! on both sides. It answers the client's upgrade only once its own socket to the upstream is
 //! open, then reads each message whole: a client event is anonymized by the same code as a
-//! `POST /v1/responses` body, a server event is restored by the same per-channel restorer as
-//! an SSE event. A message that cannot be anonymized is answered with an `error` event and
-//! nothing goes upstream; the socket stays open. The framing is tungstenite's on both sides.
+//! `POST /v1/responses` body (`events`), a server event is restored by the same per-channel
+//! restorer as an SSE event, the restorer of the response it belongs to (`responses`). A
+//! message that cannot be anonymized is answered with an `error` event and nothing goes
+//! upstream; the socket stays open. The framing is tungstenite's on both sides.
 
 mod detach;
+mod events;
 mod exchange;
 mod link;
+mod opening;
+mod responses;
 
-pub(crate) use exchange::Opening;
+pub(crate) use opening::Opening;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -19,8 +23,9 @@ use pingora::prelude::*;
 use pingora::proxy::Session;
 
 use super::ctx::RequestCtx;
+use super::edges;
 use super::format::openai::RESPONSES;
-use super::refuse::refuse;
+use super::refuse::{refuse, refuse_for};
 use crate::app::App;
 
 /// Sockets open now, against `server.websocket_max_connections`.
@@ -69,7 +74,7 @@ pub(crate) async fn serve(
     app: &Arc<App>,
     session: &mut Session,
     ctx: &mut RequestCtx,
-    opening: Opening,
+    mut opening: Opening,
 ) -> Result<bool> {
     let route = opening.route.clone();
     let format = route.format;
@@ -94,6 +99,11 @@ pub(crate) async fn serve(
     };
     ctx.route = Some(route.clone());
     ctx.endpoint = RESPONSES;
+    // the handshake's tokens come from the connection's table, which every message's takes over
+    if let Err(refusal) = edges::settle(&mut ctx.edges, &mut opening.handshake) {
+        refuse_for(session, format, &refusal).await?;
+        return Ok(true);
+    }
     let upstream = match link::connect(app, session.req_header(), ctx).await {
         Ok(upstream) => upstream,
         Err(e) => {

@@ -7,9 +7,10 @@
 //!   (the tenant cookie), `browser` (Chromium over WebDriver);
 //! - `config` (the defaults with edits), `fixtures` (values, keys, the prompt), `detect` (the
 //!   shared detector), `redis` (shared and private servers), `python` (pip-installed tools),
-//!   `image` (the Dockerfile built without a container engine).
+//!   `image` (the Dockerfile built without a container engine), `tls` (a private CA and a
+//!   server certificate).
 //!
-//! `browser`, `python`, `redis` and `image` need tools from outside the Rust toolchain: they,
+//! `browser`, `python`, `redis`, `tls` and `image` need tools from outside the Rust toolchain: they,
 //! and the tests that use them, are the full tier (feature `full-tier`, docs/development.md).
 
 pub mod api;
@@ -28,6 +29,8 @@ pub mod python;
 pub mod redis;
 pub mod server;
 pub mod stream;
+#[cfg(feature = "full-tier")]
+pub mod tls;
 pub mod tokens;
 pub mod upstream;
 pub mod web;

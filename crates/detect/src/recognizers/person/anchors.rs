@@ -166,8 +166,11 @@ fn self_introduction(cx: &NameContext<'_>, i: usize, l: &str, found: &mut Found)
         return false;
     }
     let k = cx.skip_titles(i + 1);
-    // `Ich bin einer der letzten`: a lower-case common word is no name.
-    if k < n && !(cx.words[k].shape == Shape::Lower && cx.word_info[k].common) {
+    // `Ich bin einer der letzten`: a lower-case common word is no name; after `it's` a
+    // lower-case word is what it is like (`it's best to …`), even one a gazetteer lists.
+    let lower = k < n && cx.words[k].shape == Shape::Lower;
+    let describes = lower && matches!(l, "its" | "it's");
+    if k < n && !describes && !(lower && cx.word_info[k].common) {
         if let Some(j) = cx.extend(k, Mode::Anchored, 4) {
             let gaz = (i + 1..=j).any(|x| cx.word_info[x].first || cx.word_info[x].last);
             let weak = matches!(l, "bin" | "am" | "i'm" | "im" | "its" | "it's")
@@ -329,6 +332,17 @@ mod tests {
         }
         assert_eq!(names("hey can, alles gut?"), vec!["can"]);
         assert_eq!(names("Hallo Ines, kurze Frage."), vec!["Ines"]);
+    }
+
+    #[test]
+    fn after_its_a_lower_case_word_says_what_it_is_like() {
+        for text in [
+            "If you call the tool by accident, it's best just to send an empty query.",
+            "its fine to wait",
+        ] {
+            assert_eq!(names(text), Vec::<String>::new(), "{text}");
+        }
+        assert_eq!(names("Hi, it's Anna Schmidt."), vec!["Anna Schmidt"]);
     }
 
     #[test]
