@@ -1,5 +1,7 @@
 //! The configured API keys: SHA-256 hashes decoded once at start-up, compared in constant time.
 
+use ahash::RandomState;
+use dashmap::DashMap;
 use sha2::{Digest, Sha256};
 use subtle::{Choice, ConstantTimeEq};
 
@@ -18,9 +20,17 @@ pub(super) struct KeyEntry {
     pub(super) rate_limit: u32,
 }
 
+/// Values [`KeyRing::holds`] remembers, at most: past this the memory is cleared and rebuilt.
+const REMEMBERED: usize = 4096;
+
 /// The configured keys, decoded once at start-up.
 pub(crate) struct KeyRing {
     entries: Vec<KeyEntry>,
+    /// What [`KeyRing::holds`] answered, by a keyed 64-bit hash of the value (never the value):
+    /// a provider's credential comes with every proxied request, and a SHA-256 of it each time
+    /// would cost more than the rest of a small request's header screening.
+    remembered: DashMap<u64, bool>,
+    hasher: RandomState,
 }
 
 /// Tenant name of the key generated when none is configured.
@@ -50,7 +60,12 @@ impl KeyRing {
             });
             generated = Some(key);
         }
-        Ok((KeyRing { entries }, generated))
+        let ring = KeyRing {
+            entries,
+            remembered: DashMap::new(),
+            hasher: RandomState::new(),
+        };
+        Ok((ring, generated))
     }
 
     /// The entry whose hash equals SHA-256(`presented`). Every entry is compared, each in
@@ -68,8 +83,19 @@ impl KeyRing {
     }
 
     /// Whether `presented` is one of Tarnkappe's own keys (so it must never leave the process).
+    /// Answers are remembered by a keyed hash of the value; a collision of two 64-bit hashes
+    /// under a per-process key is the only way to a wrong answer.
     pub(crate) fn holds(&self, presented: &[u8]) -> bool {
-        self.find(presented).is_some()
+        let id = self.hasher.hash_one(presented);
+        if let Some(known) = self.remembered.get(&id) {
+            return *known;
+        }
+        let held = self.find(presented).is_some();
+        if self.remembered.len() >= REMEMBERED {
+            self.remembered.clear();
+        }
+        self.remembered.insert(id, held);
+        held
     }
 }
 
@@ -128,6 +154,23 @@ mod tests {
         assert_eq!((b.tenant.as_str(), b.rate_limit), ("b", 5));
         assert!(ring.find(b"kc").is_none());
         assert!(ring.find(b"").is_none());
+    }
+
+    #[test]
+    fn remembered_answers_stay_right() {
+        let (ring, _) = KeyRing::from_config(&config(&[("a", "ka", None)])).unwrap();
+        for _ in 0..2 {
+            assert!(ring.holds(b"ka"));
+            assert!(!ring.holds(b"sk-provider"));
+        }
+        for i in 0..REMEMBERED + 10 {
+            assert!(!ring.holds(format!("other-{i}").as_bytes()));
+        }
+        assert!(ring.remembered.len() <= REMEMBERED);
+        assert!(
+            ring.holds(b"ka"),
+            "right again after the memory was cleared"
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! whole value of a member of a JSON example of a call (`{"pattern": "John Smith"}`), or an
 //! address that names nothing but a site or lies on a domain reserved for examples.
 
+use crate::hosts::{host_of, is_example_host};
 use crate::lexicon::Lexicon;
 
 /// How far before a value a marker is looked for, in bytes.
@@ -48,19 +49,7 @@ pub fn is_json_member_value(text: &str, start: usize, end: usize) -> bool {
 /// `example.com`, `example.org`, `example.net` and their subdomains, `.example`, `.test`,
 /// `.invalid`): no one's page can be there.
 pub fn is_example_domain(url: &str) -> bool {
-    let Some((_, rest)) = url.split_once("://") else {
-        return false;
-    };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host = authority.rsplit('@').next().unwrap_or("");
-    let host = host.split(':').next().unwrap_or("").to_ascii_lowercase();
-    let host = host.trim_end_matches('.');
-    ["example.com", "example.org", "example.net"]
-        .iter()
-        .any(|d| host == *d || host.ends_with(&format!(".{d}")))
-        || [".example", ".test", ".invalid"]
-            .iter()
-            .any(|tld| host.ends_with(tld))
+    url.contains("://") && is_example_host(&host_of(url))
 }
 
 /// Whether `url` is a bare origin: a scheme, a host and at most a port and a final `/` — no

@@ -14,6 +14,7 @@ mod detector;
 mod entity;
 pub mod examples;
 mod finding;
+mod hosts;
 pub(crate) mod lexicon;
 mod overlaps;
 mod recognizer;

@@ -13,7 +13,7 @@ use super::languages::is_line_keyword;
 use super::lexer::Layout;
 use super::regions::Region;
 use crate::finding::{Basis, Candidate};
-use crate::lexicon::Lexicon;
+use crate::hosts::{host_of, is_example_host};
 use crate::EntityType;
 
 pub(crate) fn drop_refuted(
@@ -50,7 +50,7 @@ fn refuted(view: &str, c: &Candidate, layout: &Layout) -> bool {
         EntityType::EmailAddress => return false,
         _ if c.validated => return false,
         EntityType::IpAddress => return names_no_host(value),
-        EntityType::Url if on_example_host(value) => return true,
+        EntityType::Url if is_example_host(&host_of(value)) => return true,
         _ => {}
     }
     match c.entity_type {
@@ -146,23 +146,6 @@ fn names_no_host(value: &str) -> bool {
     }
 }
 
-/// Whether a URL's host is reserved for examples (`data/lexicon/example_domains.txt`).
-fn on_example_host(url: &str) -> bool {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
-    let host_port = authority.rsplit('@').next().unwrap_or(authority);
-    let host = host_port
-        .split(':')
-        .next()
-        .unwrap_or(host_port)
-        .trim_end_matches('.')
-        .to_ascii_lowercase();
-    Lexicon::get().lists.example_domains.iter().any(|entry| {
-        let name = entry.trim_start_matches('.');
-        host == name || host.strip_suffix(name).is_some_and(|h| h.ends_with('.'))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,25 +172,6 @@ mod tests {
             "64.32.235.228",
         ] {
             assert!(!names_no_host(ip), "{ip}");
-        }
-    }
-
-    #[test]
-    fn example_hosts_and_their_subdomains() {
-        for url in [
-            "http://example.com/",
-            "proxy.example.com",
-            "https://a.test:8080/x",
-            "http://localhost:3000",
-        ] {
-            assert!(on_example_host(url), "{url}");
-        }
-        for url in [
-            "https://www.example.de/kontakt",
-            "https://notexample.com",
-            "github.com",
-        ] {
-            assert!(!on_example_host(url), "{url}");
         }
     }
 
