@@ -2,20 +2,9 @@
 //! TypeScript and Rust functions with comments, string literals, and now and then a personal
 //! value in a fixture or a comment, as files read by a tool, with a line-number gutter.
 
-/// Small deterministic generator (xorshift), so every run sees the same text.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[(self.next() % items.len() as u64) as usize]
-    }
-}
+#[path = "rng.rs"]
+mod rng;
+use rng::Rng;
 
 const NAMES: &[&str] = &[
     "Anna Schmidt",

@@ -1,20 +1,9 @@
 //! Generated German prose with a realistic density of personal data (bench input; written for
 //! this project, not taken from any corpus).
 
-/// Small deterministic generator (xorshift), so every run sees the same text.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[(self.next() % items.len() as u64) as usize]
-    }
-}
+#[path = "rng.rs"]
+mod rng;
+use rng::Rng;
 
 const FILLER: &[&str] = &[
     "Wir haben die Unterlagen gestern geprüft und melden uns in der kommenden Woche erneut.",
