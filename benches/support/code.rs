@@ -2,9 +2,8 @@
 //! TypeScript and Rust functions with comments, string literals, and now and then a personal
 //! value in a fixture or a comment, as files read by a tool, with a line-number gutter.
 
-#[path = "rng.rs"]
-mod rng;
-use rng::Rng;
+// The generator of `prose.rs` (loaded beside this file by the bench that uses both).
+use super::prose::Rng;
 
 const NAMES: &[&str] = &[
     "Anna Schmidt",

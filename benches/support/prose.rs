@@ -3,7 +3,7 @@
 
 #[path = "rng.rs"]
 mod rng;
-use rng::Rng;
+pub use rng::Rng;
 
 const FILLER: &[&str] = &[
     "Wir haben die Unterlagen gestern geprüft und melden uns in der kommenden Woche erneut.",
