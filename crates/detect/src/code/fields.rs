@@ -7,6 +7,8 @@
 //! `with`, `get`) are not part of the label. A weak label (`name`) needs a value of a name's
 //! shape; a secret label a value of a secret's shape.
 
+use ahash::AHashSet;
+
 use super::judge::cased_as_a_name;
 use super::lexer::Layout;
 use crate::finding::{Basis, Candidate, Evidence, DEFAULT_THRESHOLD};
@@ -51,7 +53,8 @@ pub(crate) fn propose(view: &str, layout: &Layout, out: &mut Vec<Candidate>) {
 /// Appends a PERSON candidate for every literal that repeats a name found in the text, whole or
 /// its last word (`"Graf".to_string()` after `"Anna-Lena Graf"`).
 pub(crate) fn mentions(view: &str, layout: &Layout, out: &mut Vec<Candidate>) {
-    let mut names: Vec<&str> = Vec::new();
+    // A set: a large file holds many literals and the text many names.
+    let mut names: AHashSet<&str> = AHashSet::new();
     for c in out
         .iter()
         .filter(|c| c.entity_type == EntityType::Person && c.score >= DEFAULT_THRESHOLD)
@@ -60,7 +63,7 @@ pub(crate) fn mentions(view: &str, layout: &Layout, out: &mut Vec<Candidate>) {
         let last = name.rsplit(' ').next().filter(|w| *w != name);
         for n in [Some(name), last].into_iter().flatten() {
             if n.len() >= 3 && n.starts_with(char::is_uppercase) && cased_as_a_name(n) {
-                names.push(n);
+                names.insert(n);
             }
         }
     }
@@ -71,7 +74,8 @@ pub(crate) fn mentions(view: &str, layout: &Layout, out: &mut Vec<Candidate>) {
         let Some((a, z)) = literal_body(view, start, end) else {
             continue;
         };
-        if names.contains(&&view[a..z]) && !out.iter().any(|c| c.start <= a && c.end >= z) {
+        // A literal found already (by its label) is resolved with this one as any overlap is.
+        if names.contains(&view[a..z]) {
             out.push(field_candidate(EntityType::Person, a, z, STRONG).because(Basis::Mention));
         }
     }

@@ -167,9 +167,10 @@ fn self_introduction(cx: &NameContext<'_>, i: usize, l: &str, found: &mut Found)
     }
     let k = cx.skip_titles(i + 1);
     // `Ich bin einer der letzten`: a lower-case common word is no name; after `it's` a
-    // lower-case word is what it is like (`it's best to …`), even one a gazetteer lists.
+    // lower-case word is what it is like (`it's best to …`), even a listed surname — but a
+    // listed given name is a chat's self-introduction (`its felizitas zu vogel`).
     let lower = k < n && cx.words[k].shape == Shape::Lower;
-    let describes = lower && matches!(l, "its" | "it's");
+    let describes = lower && matches!(l, "its" | "it's") && !cx.word_info[k].first;
     if k < n && !describes && !(lower && cx.word_info[k].common) {
         if let Some(j) = cx.extend(k, Mode::Anchored, 4) {
             let gaz = (i + 1..=j).any(|x| cx.word_info[x].first || cx.word_info[x].last);
@@ -343,6 +344,10 @@ mod tests {
             assert_eq!(names(text), Vec::<String>::new(), "{text}");
         }
         assert_eq!(names("Hi, it's Anna Schmidt."), vec!["Anna Schmidt"]);
+        assert!(
+            !names("its felizitas btw").is_empty(),
+            "a given name after its"
+        );
     }
 
     #[test]
