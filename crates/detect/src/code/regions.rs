@@ -59,18 +59,22 @@ struct Line<'v> {
 
 /// The code regions of `view`, in order.
 pub(crate) fn find(view: &str) -> Vec<Region> {
-    let spans = split_lines(view);
     if let Some(family) = script_family(view) {
         return vec![Region {
             family,
-            lines: spans,
+            lines: split_lines(view),
         }];
     }
-    // Fewer lines than a run needs and no fence, or none of the bytes code is written with:
-    // nothing to read as code (most prose leaves here without a look at its lines).
+    // No fence and none of the bytes code is written with: nothing to read as code (most prose
+    // leaves here, after a few vectorised byte searches, before its lines are split).
     let fence_mark = memchr::memmem::find(view.as_bytes(), b"```").is_some()
         || memchr::memmem::find(view.as_bytes(), b"~~~").is_some();
-    if !fence_mark && (spans.len() < MIN_CODE_LINES || !holds_code_bytes(view)) {
+    if !fence_mark && !holds_code_bytes(view) {
+        return Vec::new();
+    }
+    let spans = split_lines(view);
+    // Fewer lines than a run needs, and no fence.
+    if !fence_mark && spans.len() < MIN_CODE_LINES {
         return Vec::new();
     }
     let lines = classify(view, &spans);
@@ -116,17 +120,10 @@ pub(crate) fn find(view: &str) -> Vec<Region> {
 /// Whether `view` holds a byte that code of any family writes and prose rarely does (`=`, `;`,
 /// `{`, `[`, `|`, `&`, `$`): a file without one is not code.
 fn holds_code_bytes(view: &str) -> bool {
-    const CODE_BYTES: [bool; 256] = {
-        let mut table = [false; 256];
-        let bytes = b"=;{}[]|&$";
-        let mut i = 0;
-        while i < bytes.len() {
-            table[bytes[i] as usize] = true;
-            i += 1;
-        }
-        table
-    };
-    view.bytes().any(|b| CODE_BYTES[usize::from(b)])
+    let b = view.as_bytes();
+    memchr::memchr3(b'=', b';', b'{', b).is_some()
+        || memchr::memchr3(b'}', b'[', b']', b).is_some()
+        || memchr::memchr3(b'|', b'&', b'$', b).is_some()
 }
 
 /// Every line classified once: gutter and diff markers stepped over, docstrings told.
