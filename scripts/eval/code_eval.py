@@ -119,8 +119,6 @@ def planted(args):
             if not touched:
                 counts["leaked"] += 1
                 misses.append((f["kind"], want, f["text"].encode()[start:end].decode()))
-        marked = sum(e - s for s, e, _ in found)
-        counts["marked_bytes"] += marked
     n = counts["values"]
     print(f"planted values {n}: recall {counts['recalled'] / n:.3f}, leak {counts['leaked'] / n:.3%}")
     for kind, want, value in misses[: args.show or 0]:

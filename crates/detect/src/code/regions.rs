@@ -183,16 +183,14 @@ impl Fence {
         let family = match self.named {
             Some(named) => named?,
             None => {
-                let code = self
-                    .lines
-                    .iter()
-                    .filter(|&&(s, e)| reads(&view[s..e]) == Reads::Code)
-                    .count();
-                let prose = self
-                    .lines
-                    .iter()
-                    .filter(|&&(s, e)| reads(&view[s..e]) == Reads::Prose)
-                    .count();
+                let (mut code, mut prose) = (0, 0);
+                for &(s, e) in &self.lines {
+                    match reads(&view[s..e]) {
+                        Reads::Code => code += 1,
+                        Reads::Prose => prose += 1,
+                        Reads::Comment | Reads::Neither => {}
+                    }
+                }
                 if code == 0 || code < prose {
                     return None;
                 }
